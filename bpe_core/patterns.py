@@ -1,0 +1,146 @@
+"""Pre-tokenization: the regex that cuts text into pieces before BPE runs.
+
+BPE never merges across a piece boundary, so the split pattern decides what a
+token *can* be. With GPT-2's pattern " the" is one piece (and can become one
+token) while "the." never can; with no pattern at all a token may swallow
+spaces and punctuation ("e t", "ing.").
+
+The presets are tiktoken's patterns, character for character, so that a
+tokenizer trained here splits text exactly as the OpenAI encodings do. Like
+tiktoken, text that the pattern does not match is dropped: the presets match
+every character, a custom pattern may not (see `uncovered_spans`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import regex
+
+# GPT-2 and GPT-3 (tiktoken's r50k_base); an equivalent, faster form of the
+# pattern in the GPT-2 release.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+# GPT-3.5 and GPT-4 (cl100k_base): case-insensitive contractions, numbers in
+# groups of at most three digits, a letter run may take one leading symbol.
+CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+
+# GPT-4o (o200k_base): words split at case changes (camelCase), contractions
+# attached to their word, combining marks kept with their letters.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+# "No pre-tokenization", as in the tutorials: the whole text is one piece.
+WHOLE_TEXT_PATTERN = r"""[\s\S]+"""
+
+PRESETS = {
+    "none": WHOLE_TEXT_PATTERN,
+    "gpt2": GPT2_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+}
+
+# A custom pattern may backtrack catastrophically ("(a|aa)+$"); the `regex`
+# module can abandon a match after a deadline, so such a pattern is refused
+# with a message instead of freezing the app.
+CUSTOM_PATTERN_TIMEOUT_SECONDS = 2.0
+
+
+class PatternError(ValueError):
+    """A custom split pattern that cannot be used: it does not compile, can
+    match the empty string, or takes too long on the text."""
+
+
+def pattern_source(pattern: str) -> str:
+    """The regex for a preset name, or the custom regex itself."""
+    return PRESETS.get(pattern, pattern)
+
+
+def pattern_name(pattern: str) -> str:
+    """The preset name for `pattern` (a name or a preset's regex), else "custom"."""
+    if pattern in PRESETS:
+        return pattern
+    for name, source in PRESETS.items():
+        if pattern == source:
+            return name
+    return "custom"
+
+
+@functools.lru_cache(maxsize=64)
+def compile_pattern(pattern: str) -> regex.Pattern:
+    """Compile a preset name or a custom regex, refusing unusable ones.
+
+    A pattern that matches the empty string is refused: it would produce
+    empty pieces (or, with `regex`, loop over every position) and never
+    what the user meant.
+    """
+    source = pattern_source(pattern)
+    if not source:
+        raise PatternError("The split pattern is empty; choose a preset or type a regex.")
+    try:
+        compiled = regex.compile(source)
+    except (regex.error, OverflowError, RecursionError) as error:
+        raise PatternError(f"The split pattern is not a valid regex: {error}") from None
+    if compiled.match("") is not None:
+        raise PatternError(
+            "The split pattern matches the empty string; use + instead of * "
+            "so that every piece holds at least one character."
+        )
+    return compiled
+
+
+@contextlib.contextmanager
+def _deadline_as_pattern_error():
+    try:
+        yield
+    except TimeoutError:
+        raise PatternError(
+            f"The split pattern took longer than {CUSTOM_PATTERN_TIMEOUT_SECONDS:g} s on this "
+            "text (catastrophic backtracking?). Simplify it, e.g. avoid nested "
+            "quantifiers such as (a+)+."
+        ) from None
+
+
+def _timeout_for(pattern: str) -> float | None:
+    return None if pattern_name(pattern) != "custom" else CUSTOM_PATTERN_TIMEOUT_SECONDS
+
+
+def split_pieces(text: str, pattern: str) -> list[str]:
+    """Cut `text` into pre-token pieces (the matches of `pattern`, in order)."""
+    compiled = compile_pattern(pattern)
+    with _deadline_as_pattern_error():
+        if compiled.groups == 0:  # findall returns whole matches: the fast path
+            pieces = compiled.findall(text, timeout=_timeout_for(pattern))
+        else:
+            pieces = [m[0] for m in compiled.finditer(text, timeout=_timeout_for(pattern))]
+    return [piece for piece in pieces if piece]
+
+
+def piece_spans(text: str, pattern: str) -> list[tuple[int, int]]:
+    """The (start, end) character span of every piece, in order."""
+    compiled = compile_pattern(pattern)
+    with _deadline_as_pattern_error():
+        spans = [m.span() for m in compiled.finditer(text, timeout=_timeout_for(pattern))]
+    return [(start, end) for start, end in spans if end > start]
+
+
+def uncovered_spans(text: str, pattern: str) -> list[tuple[int, int]]:
+    """Character spans of text that no piece covers (and that encoding drops)."""
+    gaps, position = [], 0
+    for start, end in piece_spans(text, pattern):
+        if start > position:
+            gaps.append((position, start))
+        position = end
+    if position < len(text):
+        gaps.append((position, len(text)))
+    return gaps

@@ -1,0 +1,77 @@
+"""Special tokens: strings such as "<|endoftext|>" that map to reserved ids.
+
+They are never produced by merges. Because a model treats them as control
+signals, text that merely *contains* one is suspicious (prompt injection), so
+tiktoken refuses it unless the caller says what to do; this module keeps the
+same rules:
+
+- `allowed_special`: these strings in the text become their special ids;
+- `disallowed_special` ("all" = every special not allowed): finding one
+  raises ValueError;
+- anything else is encoded as ordinary text, byte by byte.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterable
+from typing import Literal
+
+import regex
+
+SpecialChoice = Literal["all"] | Collection[str]
+
+
+@functools.lru_cache(maxsize=64)
+def _alternation(specials: frozenset[str]) -> regex.Pattern:
+    # Longest first, so that a special that is a prefix of another never wins.
+    ordered = sorted(specials, key=lambda special: (-len(special), special))
+    return regex.compile("|".join(regex.escape(special) for special in ordered))
+
+
+def split_on_specials(text: str, specials: Iterable[str]) -> list[tuple[str, bool]]:
+    """Cut `text` at every occurrence of a special string.
+
+    Returns (segment, is_special) in order; ordinary segments are never empty.
+    """
+    specials = frozenset(specials)
+    if not specials:
+        return [(text, False)] if text else []
+    segments, position = [], 0
+    for match in _alternation(specials).finditer(text):
+        if match.start() > position:
+            segments.append((text[position : match.start()], False))
+        segments.append((match[0], True))
+        position = match.end()
+    if position < len(text):
+        segments.append((text[position:], False))
+    return segments
+
+
+def resolve_specials(
+    all_specials: Collection[str], allowed_special: SpecialChoice, disallowed_special: SpecialChoice
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Turn tiktoken-style arguments into (allowed, disallowed) sets."""
+    allowed = frozenset(all_specials) if allowed_special == "all" else frozenset(allowed_special)
+    if disallowed_special == "all":
+        disallowed = frozenset(all_specials) - allowed
+    else:
+        disallowed = frozenset(disallowed_special)
+    return allowed, disallowed
+
+
+def check_no_disallowed(text: str, disallowed: frozenset[str]) -> None:
+    """Raise ValueError, worded as tiktoken words it, if `text` holds a disallowed special."""
+    if not disallowed:
+        return
+    match = _alternation(disallowed).search(text)
+    if match:
+        token = match[0]
+        raise ValueError(
+            f"Encountered text corresponding to disallowed special token {token!r}.\n"
+            "If you want this text to be encoded as a special token, "
+            f"pass it to `allowed_special`, e.g. `allowed_special={{{token!r}, ...}}`.\n"
+            "If you want this text to be encoded as normal text, disable the check for this token "
+            f"by passing `disallowed_special=(enc.special_tokens_set - {{{token!r}}})`.\n"
+            "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+        )

@@ -1,0 +1,213 @@
+"""Learning BPE merges: the reference algorithm, made fast.
+
+The reference algorithm (Sennrich et al. 2016; minbpe; every tutorial):
+
+    repeat:
+        count every adjacent pair of tokens in the corpus
+        pick the most frequent pair; on a tie, the one that occurs first
+        replace it everywhere, left to right, by a new token
+
+This module learns exactly the same merges, in the same order, with the same
+counts, but without recounting the corpus after every merge:
+
+1. Identical pieces are stored once with a weight (a word seen 500 times is
+   one piece of weight 500), so the work scales with the vocabulary of the
+   text, not its length.
+2. The pieces lie in one array of token positions linked as lists, so a
+   merge rewires two neighbours instead of rebuilding a sequence.
+3. Pair counts are kept current: a merge at one position only changes the
+   pairs around it. Each pair keeps the sorted positions where it occurs, so
+   a merge visits only its own occurrences. In all, the merge work is bounded
+   by the number of tokens in the (deduplicated) corpus.
+4. The best pair comes from a heap ordered by (-count, first position). Its
+   entries may be out of date, but only in one direction: a pair that
+   already exists can only *lose* occurrences (new pairs all contain the new
+   token), so its count only falls and its first occurrence only moves
+   right. A stale entry therefore sorts too early, never too late; when one
+   reaches the top it is refreshed and pushed back, and the first entry that
+   is up to date is the true best pair.
+
+Positions never move (merging just unlinks the right-hand token), so the
+first occurrence of a pair is the smallest position holding it: pieces are
+laid out in order of first appearance in the text, which makes that position
+the pair's first occurrence in the whole corpus, as in the reference.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+
+Pair = tuple[int, int]
+Progress = Callable[[int, int], None]
+
+_UNLINKED = -1  # a neighbour index meaning "none": the piece ends here
+_ABSORBED = -1  # the token id of a position merged into its left neighbour
+
+
+class MergeStep(NamedTuple):
+    """One learned merge, as the step-through view shows it."""
+
+    pair: Pair  # the ids that were merged
+    new_id: int  # the id of the new token
+    count: int  # occurrences of the pair when it was chosen (overlaps count)
+    token: bytes | str  # what the new token stands for
+    corpus_tokens: int  # length of the whole training corpus, in tokens, afterwards
+
+
+class _MergeState:
+    """The deduplicated corpus as linked token lists, with live pair statistics."""
+
+    def __init__(self, pieces: list[list[int]], counts: list[int]):
+        token: list[int] = []  # token id at each position (_ABSORBED once merged away)
+        following: list[int] = []  # next position in the same piece
+        preceding: list[int] = []  # previous position in the same piece
+        weight: list[int] = []  # how often the piece holding the position occurs
+        for units, count in zip(pieces, counts):
+            first = len(token)
+            token.extend(units)
+            following.extend(range(first + 1, first + len(units)))
+            following.append(_UNLINKED)
+            preceding.append(_UNLINKED)
+            preceding.extend(range(first, first + len(units) - 1))
+            weight.extend([count] * len(units))
+        self.token, self.following, self.preceding, self.weight = token, following, preceding, weight
+        self.corpus_tokens = sum(len(units) * count for units, count in zip(pieces, counts))
+
+        self.pair_count: dict[Pair, int] = {}
+        self.pair_positions: dict[Pair, list[int]] = {}  # ascending; may hold stale positions
+        for position, right in enumerate(following):
+            if right != _UNLINKED:
+                self._add(position, (token[position], token[right]))
+        self.heap = [(-count, self.pair_positions[pair][0], pair) for pair, count in self.pair_count.items()]
+        heapq.heapify(self.heap)
+
+    def _add(self, position: int, pair: Pair) -> None:
+        self.pair_count[pair] = self.pair_count.get(pair, 0) + self.weight[position]
+        self.pair_positions.setdefault(pair, []).append(position)
+
+    def _remove(self, position: int, pair: Pair) -> None:
+        remaining = self.pair_count[pair] - self.weight[position]
+        if remaining:
+            self.pair_count[pair] = remaining
+        else:  # forget the pair; its heap entries die when they surface
+            del self.pair_count[pair]
+            self.pair_positions.pop(pair, None)
+
+    def _holds(self, position: int, pair: Pair) -> bool:
+        right = self.following[position]
+        return (
+            self.token[position] == pair[0]
+            and right != _UNLINKED
+            and self.token[right] == pair[1]
+        )
+
+    def _first_position(self, pair: Pair) -> int:
+        positions = self.pair_positions[pair]
+        stale = 0
+        while not self._holds(positions[stale], pair):
+            stale += 1
+        del positions[:stale]
+        return positions[0]
+
+    def best_pair(self) -> tuple[Pair, int] | None:
+        """The most frequent pair (earliest first occurrence on a tie) and its count."""
+        heap = self.heap
+        while heap:
+            negative_count, first, pair = heap[0]
+            count = self.pair_count.get(pair, 0)
+            if count == 0:
+                heapq.heappop(heap)
+            elif count != -negative_count:
+                heapq.heapreplace(heap, (-count, first, pair))
+            elif (actual_first := self._first_position(pair)) != first:
+                heapq.heapreplace(heap, (-count, actual_first, pair))
+            else:
+                heapq.heappop(heap)
+                return pair, count
+        return None
+
+    def merge(self, pair: Pair, new_id: int) -> None:
+        """Replace every occurrence of `pair`, left to right, by `new_id`."""
+        token, following, preceding = self.token, self.following, self.preceding
+        created: set[Pair] = set()
+        for left in self.pair_positions.pop(pair):
+            if not self._holds(left, pair):  # stale, or consumed by an overlapping merge
+                continue
+            right = following[left]
+            before, after = preceding[left], following[right]
+            if before != _UNLINKED:
+                self._remove(before, (token[before], token[left]))
+            if after != _UNLINKED:
+                self._remove(right, (token[right], token[after]))
+            token[left], token[right] = new_id, _ABSORBED
+            following[left] = after
+            if after != _UNLINKED:
+                preceding[after] = left
+            if before != _UNLINKED:
+                created.add(new_pair := (token[before], new_id))
+                self._add(before, new_pair)
+            if after != _UNLINKED:
+                created.add(new_pair := (new_id, token[after]))
+                self._add(left, new_pair)
+            self.corpus_tokens -= self.weight[left]
+        self.pair_count.pop(pair, None)
+        for new_pair in created:
+            if new_pair in self.pair_count:
+                heapq.heappush(self.heap, (-self.pair_count[new_pair], self.pair_positions[new_pair][0], new_pair))
+
+
+def learn_merges(
+    pieces: list[list[int]],
+    counts: list[int],
+    base_tokens: Sequence[bytes | str],
+    num_merges: int,
+    min_count: int = 1,
+    progress: Progress | None = None,
+) -> tuple[list[MergeStep], str | None]:
+    """Learn up to `num_merges` merges over weighted pieces of base-token ids.
+
+    `base_tokens[i]` is what id i stands for (a byte, or a character); merge k
+    gets id len(base_tokens) + k. Returns the merges, and why training stopped
+    early (None if all `num_merges` were learned).
+    """
+    state = _MergeState(pieces, counts)
+    tokens = list(base_tokens)
+    learned: list[MergeStep] = []
+    report_every = max(1, num_merges // 200)
+    stop_reason = None
+    for step in range(num_merges):
+        best = state.best_pair()
+        if best is None:
+            stop_reason = f"no adjacent pair is left to merge after {step} merges"
+            break
+        pair, count = best
+        if count < min_count:
+            stop_reason = (
+                f"after {step} merges the most frequent pair occurs {count} times, "
+                f"below min_count={min_count}"
+            )
+            break
+        new_id = len(tokens)
+        state.merge(pair, new_id)
+        tokens.append(tokens[pair[0]] + tokens[pair[1]])
+        learned.append(MergeStep(pair, new_id, count, tokens[new_id], state.corpus_tokens))
+        if progress is not None and (step + 1) % report_every == 0:
+            progress(step + 1, num_merges)
+    if progress is not None:
+        progress(num_merges, num_merges)
+    return learned, stop_reason
+
+
+def rank_pairs(pieces: Iterable[tuple[Sequence[int], int]]) -> list[tuple[Pair, int]]:
+    """Every adjacent pair of (ids, weight) pieces with its weighted count, best
+    first, ranked as the reference ranks them: by count, then by first
+    occurrence (the pieces given in corpus order). Overlaps count: "aaa"
+    holds (a, a) twice."""
+    counts: dict[Pair, int] = {}
+    for ids, weight in pieces:
+        for pair in zip(ids, ids[1:]):
+            counts[pair] = counts.get(pair, 0) + weight
+    return sorted(counts.items(), key=lambda item: -item[1])  # stable: ties keep first occurrence

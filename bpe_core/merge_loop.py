@@ -1,0 +1,76 @@
+"""Encoding one piece: merge the adjacent pair with the lowest rank, repeat.
+
+This is the whole of BPE encoding. A piece starts as one part per unit (byte
+or character); while some adjacent pair of parts can merge, the pair whose
+merge has the lowest rank is merged, the leftmost one on a tie. The result is
+the same as replaying the training merges in order, because a merge can only
+create pairs that contain its new token, and those rank later.
+
+Two tokenizers differ only in how they say whether two parts merge, so that
+is a parameter, `rank_of(left_id, right_id, start, end)`:
+
+- tiktoken looks up the *bytes* of the would-be token (units start..end) in
+  its ranks; ids are ranks, so the merged part's id is that rank.
+- replaying training looks up the *pair of ids* in the learned merges, which
+  reproduces the training state exactly, also after only the first k merges.
+
+The naive loop rescans all pairs after every merge (quadratic in the piece
+length, see tiktoken's `_educational.py`). Keeping candidate merges in a heap
+makes it O(n log n), which matters for long pieces: whitespace runs, or the
+whole text when there is no pre-tokenization. A heap entry goes stale when
+one of its parts merges elsewhere; it is recognised on pop because the parts
+now there no longer give the recorded rank, and skipped.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+
+RankOf = Callable[[int, int, int, int], "int | None"]
+
+
+def merge_lowest_rank_first(unit_ids: Sequence[int], rank_of: RankOf) -> list[tuple[int, int, int]]:
+    """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
+
+    `unit_ids` holds one id per unit of the piece. `rank_of(left_id,
+    right_id, start, end)` returns the id of the token made by merging the
+    adjacent parts that cover units start..end, or None if they do not merge.
+    """
+    size = len(unit_ids)
+    ids = list(unit_ids)  # ids[s]: id of the part starting at unit s
+    end = list(range(1, size + 1))  # end[s]: where that part ends; -1 once absorbed
+    previous = list(range(-1, size - 1))  # previous[s]: start of the part before it
+
+    candidates = []  # (rank, start of left part)
+    for start in range(size - 1):
+        rank = rank_of(ids[start], ids[start + 1], start, start + 2)
+        if rank is not None:
+            candidates.append((rank, start))
+    heapq.heapify(candidates)
+
+    while candidates:
+        rank, left = heapq.heappop(candidates)
+        right = end[left]
+        if right == -1 or right == size:  # absorbed, or has no right neighbour
+            continue
+        if rank_of(ids[left], ids[right], left, end[right]) != rank:  # stale entry
+            continue
+        ids[left], end[left], end[right] = rank, end[right], -1
+        after = end[left]
+        if after < size:
+            previous[after] = left
+            rank = rank_of(ids[left], ids[after], left, end[after])
+            if rank is not None:
+                heapq.heappush(candidates, (rank, left))
+        before = previous[left]
+        if before >= 0:
+            rank = rank_of(ids[before], ids[left], before, end[left])
+            if rank is not None:
+                heapq.heappush(candidates, (rank, before))
+
+    tokens, start = [], 0
+    while start < size:
+        tokens.append((ids[start], start, end[start]))
+        start = end[start]
+    return tokens

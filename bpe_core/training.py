@@ -1,0 +1,122 @@
+"""`train`: learn a BPE tokenizer from a corpus.
+
+    >>> tok = train("aaabdaaabac", num_merges=3, pattern="none")
+    >>> [(step.pair, step.new_id) for step in tok.trace]
+    [((97, 97), 256), ((256, 97), 257), ((257, 98), 258)]
+    >>> tok.encode("aaabdaaabac")
+    [258, 100, 258, 97, 99]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .corpus import count_pieces
+from .merge_learning import Progress, learn_merges
+from .patterns import pattern_name
+from .tokenizer import UNKNOWN_CHARACTER, Tokenizer, Units, encodable
+
+# Far above any real tokenizer (o200k has 200k tokens); a guard against typos.
+MAX_VOCAB_SIZE = 1_000_000
+
+
+def train(
+    corpus: str | Mapping[str, int],
+    *,
+    vocab_size: int | None = None,
+    num_merges: int | None = None,
+    pattern: str = "cl100k",
+    special_tokens: Sequence[str] = (),
+    units: Units = "bytes",
+    min_count: int = 1,
+    progress: Progress | None = None,
+) -> Tokenizer:
+    """Learn BPE merges from `corpus` and return the tokenizer.
+
+    corpus: a text, or word counts such as {"low": 5, "lower": 2}.
+    vocab_size / num_merges: give exactly one. With bytes, vocab_size is
+        256 + merges; with chars, the alphabet size + merges. Special tokens
+        come on top, with ids after the merges.
+    pattern: "none" (one piece), "gpt2", "cl100k", "o200k", or a regex.
+    units: "bytes" (byte-level BPE, as GPT models use) or "chars" (the
+        textbook variant; characters unseen in training become an unknown
+        token).
+    min_count: stop once the best pair occurs fewer times than this.
+    progress: called as progress(merges_done, merges_requested).
+
+    Training stops early when no pair is left; `stop_reason` says why.
+    """
+    if (vocab_size is None) == (num_merges is None):
+        raise ValueError("Give exactly one of vocab_size and num_merges.")
+    if units not in ("bytes", "chars"):
+        raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
+        raise ValueError(f"min_count must be a positive integer, not {min_count!r}.")
+    special_tokens = _checked_specials(special_tokens)
+    if isinstance(corpus, str):
+        corpus = encodable(corpus)
+    pieces = count_pieces(corpus, pattern, special_tokens)
+    if not pieces:
+        raise ValueError("The corpus is empty: there is no text to learn merges from.")
+
+    if units == "bytes":
+        base_tokens: list[bytes | str] = [bytes([byte]) for byte in range(256)]
+        piece_units = [list(piece.encode("utf-8")) for piece in pieces]
+    else:
+        alphabet = dict.fromkeys(char for piece in pieces for char in piece)  # first-appearance order
+        base_tokens = list(alphabet)
+        char_ids = {char: index for index, char in enumerate(base_tokens)}
+        piece_units = [[char_ids[char] for char in piece] for piece in pieces]
+
+    num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
+    trace, stop_reason = learn_merges(
+        piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress
+    )
+
+    vocab = dict(enumerate(base_tokens))
+    vocab.update((step.new_id, step.token) for step in trace)
+    next_id = len(vocab)
+    unknown_id = None
+    if units == "chars":
+        unknown_id, next_id = next_id, next_id + 1
+        vocab[unknown_id] = UNKNOWN_CHARACTER
+    return Tokenizer(
+        name=f"trained ({pattern_name(pattern)}, {len(trace)} merges)",
+        pattern=pattern,
+        vocab=vocab,
+        units=units,
+        special_tokens={special: next_id + index for index, special in enumerate(special_tokens)},
+        merges=[(step.pair, step.new_id) for step in trace],
+        trace=trace,
+        stop_reason=stop_reason,
+        unknown_id=unknown_id,
+    )
+
+
+def _merge_budget(vocab_size: int | None, num_merges: int | None, base_size: int, units: str) -> int:
+    if num_merges is not None:
+        if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
+            raise ValueError(f"num_merges must be a non-negative integer, not {num_merges!r}.")
+        if num_merges > MAX_VOCAB_SIZE:
+            raise ValueError(f"num_merges must be at most {MAX_VOCAB_SIZE:,}.")
+        return num_merges
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise ValueError(f"vocab_size must be an integer, not {vocab_size!r}.")
+    if vocab_size < base_size:
+        what = "the 256 byte tokens" if units == "bytes" else f"the corpus's {base_size} distinct characters"
+        raise ValueError(f"vocab_size must be at least {base_size} ({what}); got {vocab_size}.")
+    if vocab_size > MAX_VOCAB_SIZE:
+        raise ValueError(f"vocab_size must be at most {MAX_VOCAB_SIZE:,}; got {vocab_size:,}.")
+    return vocab_size - base_size
+
+
+def _checked_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(special_tokens, str):
+        raise ValueError("special_tokens must be a list of strings, not one string.")
+    specials = tuple(special_tokens)
+    for special in specials:
+        if not isinstance(special, str) or not special:
+            raise ValueError(f"Every special token must be a non-empty string, not {special!r}.")
+    if len(set(specials)) != len(specials):
+        raise ValueError("The special tokens contain a duplicate.")
+    return specials

@@ -1,0 +1,363 @@
+"""The Tokenizer: a BPE vocabulary that encodes and decodes text the tiktoken way.
+
+A tokenizer is three things: a split pattern (see `patterns`), a vocabulary
+of tokens (byte strings, or strings in the character-level variant) whose
+ids are their merge ranks, and a few special tokens. Encoding splits the
+text into pieces, and runs the merge loop (see `merge_loop`) on each piece.
+
+Two ways to encode, on purpose:
+
+- `encode` is tiktoken's algorithm: a piece that is itself a token maps to
+  that token, otherwise adjacent parts merge whenever their *bytes* form a
+  token, lowest rank first. Ids equal tiktoken's for the same ranks, which
+  is what exports and comparisons need.
+- `encode_with_offsets(..., step=k)` replays the *learned merges* (pairs of
+  ids) up to step k: exactly the state training had reached after k merges,
+  which is what the step-through view shows. With all merges it agrees with
+  `encode` except in rare cases where a token's bytes can also be formed
+  from a pair that training never merged.
+
+A piece that was encoded once is remembered, so encoding ordinary text
+mostly costs one regex pass and one dictionary lookup per piece.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, NamedTuple
+
+from .corpus import count_pieces
+from .merge_learning import MergeStep, Pair, rank_pairs
+from .merge_loop import merge_lowest_rank_first
+from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
+from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
+
+Units = Literal["bytes", "chars"]
+Token = bytes | str
+
+# In the character-level variant, a character never seen in training maps to
+# this id's token; it decodes to U+FFFD like an undecodable byte does.
+UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
+
+_PIECE_CACHE_LIMIT = 200_000
+
+
+class TokenSpan(NamedTuple):
+    """A token and the bytes of the UTF-8 text it covers: text.encode()[start:end]."""
+
+    id: int
+    start: int
+    end: int
+
+
+def encodable(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD, as tiktoken does,
+    since they have no UTF-8 encoding (they only come from broken input)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+class Tokenizer:
+    """Byte-level (or character-level) BPE with tiktoken's interface.
+
+    Attributes: `name`; `pattern` (the split regex); `units` ("bytes" or
+    "chars"); `vocab` (id -> token, ordinary tokens only); `special_tokens`
+    (string -> id); `merges` (((left, right), new_id) in learned order);
+    `trace` (one `MergeStep` per merge, for tokenizers trained here) and
+    `stop_reason` (why training stopped early, or None).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        pattern: str,
+        vocab: Mapping[int, Token],
+        units: Units = "bytes",
+        special_tokens: Mapping[str, int] | None = None,
+        merges: Sequence[tuple[Pair, int]] | None = None,
+        trace: Sequence[MergeStep] = (),
+        stop_reason: str | None = None,
+        unknown_id: int | None = None,
+    ):
+        if units not in ("bytes", "chars"):
+            raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
+        compile_pattern(pattern)  # refuse a broken pattern now, not at first use
+        self.name = name
+        self.pattern = pattern_source(pattern)
+        self.units: Units = units
+        self.vocab: dict[int, Token] = dict(vocab)
+        self.special_tokens: dict[str, int] = dict(special_tokens or {})
+        self.trace: list[MergeStep] = list(trace)
+        self.stop_reason = stop_reason
+        self.unknown_id = unknown_id
+        # Ids below this are the base units: the 256 bytes, or the alphabet.
+        self.first_merge_id = 256 if units == "bytes" else sum(
+            1 for token_id, token in self.vocab.items() if len(token) == 1 and token_id != unknown_id
+        )
+        self._merges = None if merges is None else list(merges)
+        self._merge_ids: dict[Pair, int] | None = None
+        self._special_by_id = {token_id: special for special, token_id in self.special_tokens.items()}
+
+        # token -> id. Two merges can build the same bytes ("ab"+"c", "a"+"bc");
+        # only the first (lowest id) is reachable by encoding, as in tiktoken.
+        self._ids_by_token: dict[Token, int] = {}
+        for token_id in sorted(self.vocab):
+            if token_id != unknown_id:
+                self._ids_by_token.setdefault(self.vocab[token_id], token_id)
+        if units == "bytes":
+            missing = [byte for byte in range(256) if bytes([byte]) not in self._ids_by_token]
+            if missing:
+                raise ValueError(f"A byte-level vocabulary needs all 256 single bytes; {len(missing)} are missing.")
+            self._byte_ids = [self._ids_by_token[bytes([byte])] for byte in range(256)]
+        clashes = set(self._special_by_id) & set(self.vocab)
+        if clashes:
+            raise ValueError(f"Special token ids clash with ordinary token ids: {sorted(clashes)[:5]}.")
+        self._cache: dict[str, tuple[int, ...]] = {}
+
+    # ------------------------------------------------------------------ facts
+
+    @property
+    def pattern_name(self) -> str:
+        """"none", "gpt2", "cl100k", "o200k" or "custom"."""
+        return pattern_name(self.pattern)
+
+    @property
+    def n_vocab(self) -> int:
+        """One more than the largest id, special tokens included (tiktoken's n_vocab)."""
+        return max([*self.vocab, *self._special_by_id], default=-1) + 1
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        return set(self.special_tokens)
+
+    @property
+    def merges(self) -> list[tuple[Pair, int]]:
+        """The merges in rank order; recovered from the ranks for a loaded encoding."""
+        if self._merges is None:
+            self._merges = self._recover_merges()
+        return self._merges
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes a token stands for (special tokens: their UTF-8 text)."""
+        token = self.vocab.get(token_id)
+        if token is None:
+            special = self._special_by_id.get(token_id)
+            if special is None:
+                raise ValueError(self._unknown_id_message(token_id))
+            return special.encode("utf-8")
+        return token if isinstance(token, bytes) else token.encode("utf-8")
+
+    def _unknown_id_message(self, token_id: object) -> str:
+        return (
+            f"{token_id!r} is not a token id of {self.name!r}: ids run from 0 to "
+            f"{self.n_vocab - 1}."
+        )
+
+    # --------------------------------------------------------------- encoding
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialChoice = frozenset(),
+        disallowed_special: SpecialChoice = "all",
+    ) -> list[int]:
+        """Encode like tiktoken, special-token rules included (see `specials`)."""
+        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
+        check_no_disallowed(text, disallowed)
+        ids: list[int] = []
+        for segment, is_special in split_on_specials(encodable(text), allowed):
+            if is_special:
+                ids.append(self.special_tokens[segment])
+            else:
+                ids.extend(self.encode_ordinary(segment))
+        return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """Encode, treating special-token strings as ordinary text."""
+        ids: list[int] = []
+        cache = self._cache
+        for piece in split_pieces(encodable(text), self.pattern):
+            piece_ids = cache.get(piece)
+            if piece_ids is None:
+                piece_ids = self._encode_new_piece(piece)
+            ids.extend(piece_ids)
+        return ids
+
+    def encode_at_step(
+        self, text: str, step: int, *, allowed_special: SpecialChoice = "all"
+    ) -> list[int]:
+        """Encode with only the first `step` merges, exactly as training had it."""
+        spans = self.encode_with_offsets(text, step=step, allowed_special=allowed_special)
+        return [span.id for span in spans]
+
+    def encode_with_offsets(
+        self,
+        text: str,
+        *,
+        allowed_special: SpecialChoice = frozenset(),
+        disallowed_special: SpecialChoice = "all",
+        step: int | None = None,
+    ) -> list[TokenSpan]:
+        """Every token with the UTF-8 byte span it covers, for colouring text.
+
+        Spans are byte offsets because a token may hold part of a character
+        (one byte of "é"); text the split pattern drops gets no span. With
+        `step`, only the first `step` merges apply (training's own state).
+        """
+        text = encodable(text)
+        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
+        check_no_disallowed(text, disallowed)
+        spans: list[TokenSpan] = []
+        offset = 0  # byte offset of the current segment in the whole text
+        for segment, is_special in split_on_specials(text, allowed):
+            if is_special:
+                spans.append(TokenSpan(self.special_tokens[segment], offset, offset + len(segment.encode())))
+            else:
+                spans.extend(self._segment_spans(segment, offset, step))
+            offset += len(segment.encode())
+        return spans
+
+    def _segment_spans(self, segment: str, offset: int, step: int | None) -> Iterable[TokenSpan]:
+        position = 0  # character position in the segment
+        for start, end in piece_spans(segment, self.pattern):
+            offset += len(segment[position:start].encode())  # text the pattern dropped
+            piece = segment[start:end]
+            ids = self._piece_ids(piece) if step is None else self._piece_ids_at_step(piece, step)
+            unit = 0
+            for token_id in ids:
+                length = 1 if token_id == self.unknown_id else len(self.vocab[token_id])
+                size = length if self.units == "bytes" else len(piece[unit : unit + length].encode())
+                yield TokenSpan(token_id, offset, offset + size)
+                offset += size
+                unit += length
+            position = end
+
+    def _piece_ids(self, piece: str) -> tuple[int, ...]:
+        piece_ids = self._cache.get(piece)
+        return self._encode_new_piece(piece) if piece_ids is None else piece_ids
+
+    def _units_of(self, piece: str) -> Token:
+        return piece.encode("utf-8") if self.units == "bytes" else piece
+
+    def _unit_ids(self, units: Token) -> list[int]:
+        if self.units == "bytes":
+            return [self._byte_ids[byte] for byte in units]
+        return [self._ids_by_token.get(char, self.unknown_id) for char in units]
+
+    def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
+        units = self._units_of(piece)
+        ids_by_token = self._ids_by_token
+        whole = ids_by_token.get(units)
+        if whole is not None:  # tiktoken's shortcut: a piece that is a token
+            piece_ids: tuple[int, ...] = (whole,)
+        else:
+            parts = merge_lowest_rank_first(
+                self._unit_ids(units), lambda left, right, start, end: ids_by_token.get(units[start:end])
+            )
+            piece_ids = tuple(token_id for token_id, _, _ in parts)
+        if len(self._cache) >= _PIECE_CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[piece] = piece_ids
+        return piece_ids
+
+    def _piece_ids_at_step(self, piece: str, step: int) -> tuple[int, ...]:
+        if self._merge_ids is None:
+            self._merge_ids = {pair: new_id for pair, new_id in self.merges}
+        merge_ids, limit = self._merge_ids, self.first_merge_id + step
+
+        def rank_of(left: int, right: int, start: int, end: int) -> int | None:
+            new_id = merge_ids.get((left, right))
+            return new_id if new_id is not None and new_id < limit else None
+
+        parts = merge_lowest_rank_first(self._unit_ids(self._units_of(piece)), rank_of)
+        return tuple(token_id for token_id, _, _ in parts)
+
+    def _recover_merges(self) -> list[tuple[Pair, int]]:
+        """The merge that made each token, from ranks alone (tiktoken files
+        store no merges): encode the token's bytes with the lower ranks only;
+        what is left is the two parts it was merged from."""
+        merges = []
+        for token_id in sorted(self._ids_by_token.values()):
+            units = self.vocab[token_id]
+            if len(units) < 2:
+                continue
+            ids_by_token = self._ids_by_token
+
+            def rank_of(left: int, right: int, start: int, end: int, units=units, below=token_id) -> int | None:
+                rank = ids_by_token.get(units[start:end])
+                return rank if rank is not None and rank < below else None
+
+            parts = merge_lowest_rank_first(self._unit_ids(units), rank_of)
+            if len(parts) == 2:  # otherwise the ranks are not a BPE history
+                merges.append(((parts[0][0], parts[1][0]), token_id))
+        return merges
+
+    def candidate_pairs(
+        self, corpus: str | Mapping[str, int], step: int, top: int = 10
+    ) -> list[tuple[Pair, int]]:
+        """The `top` most frequent pairs of `corpus` after `step` merges, with
+        their counts, ranked as training ranks them (the next merge is first)."""
+        pieces = count_pieces(corpus, self.pattern, tuple(self.special_tokens))
+        encoded = ((self._piece_ids_at_step(piece, step), count) for piece, count in pieces.items())
+        return rank_pairs(encoded)[:top]
+
+    # --------------------------------------------------------------- decoding
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes the tokens stand for, concatenated."""
+        return b"".join(self.token_bytes(_as_token_id(token_id, self)) for token_id in ids)
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Decode to text; bytes that are not valid UTF-8 become U+FFFD."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    # ------------------------------------------------------ files and exports
+
+    def save(self, path) -> None:
+        """Write this tokenizer as versioned JSON (see `serialization`)."""
+        from .serialization import save_tokenizer
+
+        save_tokenizer(self, path)
+
+    @classmethod
+    def load(cls, path) -> "Tokenizer":
+        """Read a tokenizer written by `save`; a foreign or broken file raises
+        `TokenizerFileError` with the reason."""
+        from .serialization import load_tokenizer
+
+        return load_tokenizer(path)
+
+    def to_tiktoken(self):
+        """A `tiktoken.Encoding` that gives the same ids (see `exports`)."""
+        from .exports import to_tiktoken
+
+        return to_tiktoken(self)
+
+    def to_tiktoken_file(self) -> str:
+        """This vocabulary as the text of a `.tiktoken` rank file."""
+        from .exports import tiktoken_file_text
+
+        return tiktoken_file_text(self)
+
+    def to_hf_json(self) -> str:
+        """A Hugging Face `tokenizer.json` (as text) that gives the same ids."""
+        from .exports import hf_tokenizer_json
+
+        return hf_tokenizer_json(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Tokenizer {self.name!r}: {len(self.vocab)} tokens, {self.units}, "
+            f"pattern {self.pattern_name}, {len(self.special_tokens)} special>"
+        )
+
+
+def _as_token_id(token_id: object, tokenizer: Tokenizer) -> int:
+    if isinstance(token_id, bool) or not isinstance(token_id, int):
+        raise ValueError(tokenizer._unknown_id_message(token_id))
+    return token_id

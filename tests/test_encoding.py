@@ -1,0 +1,201 @@
+"""Encoding: identical to tiktoken, lossless, and honest about offsets and steps."""
+
+import gzip
+import hashlib
+
+import pytest
+import tiktoken_ext.openai_public as openai_public
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe_core import PRESETS, train
+from bpe_core import encodings as encodings_module
+from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
+from tests.texts import TRICKY_TEXTS
+
+NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
+unicode_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=120)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_patterns_and_specials_are_tiktokens_own(name, monkeypatch):
+    # tiktoken's constructors would download the ranks; stub that, keep the rest.
+    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
+    monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: {})
+    official = getattr(openai_public, name)()
+    spec = encodings_module.ENCODINGS[name]
+    assert spec.pattern == official["pat_str"]
+    assert spec.special_tokens == official["special_tokens"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_tricky_texts(name):
+    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    for text in TRICKY_TEXTS:
+        assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all"), text
+        assert ours.encode_ordinary(text) == reference.encode_ordinary(text), text
+        assert ours.encode(text, disallowed_special=()) == reference.encode(text, disallowed_special=()), text
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+@given(text=unicode_text)
+def test_same_ids_as_tiktoken_on_any_unicode(name, text):
+    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+@given(text=unicode_text)
+def test_decode_inverts_encode(name, text):
+    tok = load_encoding(name)
+    assert tok.decode(tok.encode_ordinary(text)) == text
+
+
+def test_sizes_and_specials_match_tiktoken():
+    for name in NAMES:
+        ours, reference = load_encoding(name), tiktoken_encoding(name)
+        assert ours.n_vocab == reference.n_vocab
+        assert ours.special_tokens_set == reference.special_tokens_set
+        assert ours.decode_bytes(range(0, ours.n_vocab, 997)) == reference.decode_bytes(range(0, ours.n_vocab, 997))
+
+
+def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
+    original = (encodings_module.RANK_FILES / "r50k_base.tiktoken.gz").read_bytes()
+    tampered = gzip.decompress(original).replace(b"IQ== 0", b"Ig== 0", 1)
+    assert hashlib.sha256(tampered).hexdigest() != encodings_module.ENCODINGS["gpt2"].sha256
+    (tmp_path / "r50k_base.tiktoken.gz").write_bytes(gzip.compress(tampered))
+    monkeypatch.setattr(encodings_module, "RANK_FILES", tmp_path)
+    load_ranks.cache_clear()
+    try:
+        with pytest.raises(EncodingFileError, match="SHA-256"):
+            load_ranks("gpt2")
+    finally:
+        load_ranks.cache_clear()
+
+
+def test_unknown_encoding_name_lists_the_choices():
+    with pytest.raises(ValueError, match="cl100k_base"):
+        load_encoding("gpt5")
+
+
+# ----------------------------------------------------------- trained tokenizers
+
+
+@pytest.fixture(scope="module")
+def sample_text():
+    return "\n".join(TRICKY_TEXTS[2:25]) * 3
+
+
+@pytest.mark.parametrize("pattern", list(PRESETS) + [r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"])
+@pytest.mark.parametrize("units", ["bytes", "chars"])
+def test_trained_tokenizer_round_trips_its_own_and_other_text(sample_text, pattern, units):
+    tok = train(sample_text, num_merges=200, pattern=pattern, units=units)
+    for text in TRICKY_TEXTS:
+        ids = tok.encode(text, disallowed_special=())
+        if units == "bytes":
+            assert tok.decode(ids) == text
+        elif all(char in sample_text for char in text):
+            assert tok.decode(ids) == text
+
+
+@given(text=unicode_text)
+def test_trained_byte_tokenizer_round_trips_any_unicode(text):
+    tok = _trained_for_properties()
+    assert tok.decode(tok.encode_ordinary(text)) == text
+
+
+def _trained_for_properties(cache={}):
+    if not cache:
+        cache["tok"] = train("\n".join(TRICKY_TEXTS), num_merges=300, pattern="o200k")
+    return cache["tok"]
+
+
+def test_encode_at_final_step_replays_training(sample_text):
+    tok = train(sample_text, num_merges=150, pattern="cl100k")
+    assert len(tok.encode_at_step(sample_text, len(tok.merges))) == tok.trace[-1].corpus_tokens
+    assert tok.encode_at_step(sample_text, 0) == list(sample_text.encode())
+
+
+def test_candidate_pairs_put_the_next_merge_first(sample_text):
+    tok = train(sample_text, num_merges=40, pattern="gpt2")
+    for step in (0, 5, 39):
+        best_pair, count = tok.candidate_pairs(sample_text, step, top=5)[0]
+        assert (best_pair, count) == (tok.trace[step].pair, tok.trace[step].count)
+
+
+def test_candidate_pairs_on_word_counts():
+    corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    tok = train(corpus, num_merges=3, pattern="none", units="chars")
+    top = tok.candidate_pairs(corpus, 0, top=3)
+    assert [(tok.vocab[a] + tok.vocab[b], n) for (a, b), n in top] == [("es", 9), ("st", 9), ("we", 8)]
+
+
+def test_offsets_cover_every_byte_in_order():
+    tok = load_encoding("cl100k_base")
+    text = "Hi 👋🏽 你好 naïve <|endoftext|>\r\n"
+    spans = tok.encode_with_offsets(text, allowed_special="all")
+    data = text.encode()
+    assert [span.id for span in spans] == tok.encode(text, allowed_special="all")
+    assert spans[0].start == 0 and spans[-1].end == len(data)
+    assert all(a.end == b.start for a, b in zip(spans, spans[1:]))
+    assert all(data[s.start : s.end] == tok.token_bytes(s.id) for s in spans)
+
+
+def test_offsets_show_tokens_holding_part_of_a_character():
+    tok = train("ab", num_merges=0, pattern="none")
+    spans = tok.encode_with_offsets("é")
+    assert [(s.start, s.end) for s in spans] == [(0, 1), (1, 2)]
+    assert [tok.token_bytes(s.id) for s in spans] == [b"\xc3", b"\xa9"]
+
+
+def test_offsets_in_character_mode_are_utf8_byte_offsets():
+    tok = train("héllo wörld", num_merges=5, pattern="gpt2", units="chars")
+    text = "héllo ∑"
+    spans = tok.encode_with_offsets(text)
+    assert spans[-1].end == len(text.encode())
+    assert spans[-1].id == tok.unknown_id
+    assert text.encode()[spans[-1].start : spans[-1].end] == "∑".encode()
+
+
+def test_offsets_at_a_step_follow_that_step():
+    tok = train("aaabdaaabac", num_merges=3, pattern="none")
+    assert [s.end for s in tok.encode_with_offsets("aaab", step=1)] == [2, 3, 4]
+    assert [s.end for s in tok.encode_with_offsets("aaab", step=3)] == [4]
+
+
+def test_special_tokens_follow_tiktoken_rules():
+    tok = load_encoding("cl100k_base")
+    text = "a<|endoftext|>b"
+    with pytest.raises(ValueError, match="disallowed special token"):
+        tok.encode(text)
+    assert tok.encode(text, allowed_special={"<|endoftext|>"})[1] == 100257
+    assert 100257 not in tok.encode(text, disallowed_special=())
+    assert tok.encode_ordinary(text) == tok.encode(text, disallowed_special=())
+    assert tok.decode(tok.encode(text, allowed_special="all")) == text
+
+
+def test_lone_surrogates_become_replacement_characters_like_tiktoken():
+    text = "a\ud800b"
+    assert load_encoding("gpt2").encode(text) == tiktoken_encoding("gpt2").encode(text)
+
+
+@pytest.mark.parametrize("bad", [[10**9], [-1], ["12"], [1.5], [None]])
+def test_decoding_an_invalid_id_says_which_and_the_valid_range(bad):
+    tok = load_encoding("gpt2")
+    with pytest.raises(ValueError, match="is not a token id of 'gpt2': ids run from 0 to 50256"):
+        tok.decode(bad)
+
+
+def test_character_mode_maps_unseen_characters_to_unknown():
+    tok = train("abcabc", num_merges=2, pattern="none", units="chars")
+    ids = tok.encode("abz")
+    assert ids[-1] == tok.unknown_id
+    assert tok.decode(ids) == "ab\N{REPLACEMENT CHARACTER}"
+
+
+def test_recovered_merges_rebuild_every_token():
+    tok = load_encoding("gpt2")
+    merges = tok.merges
+    assert len(merges) == 50256 - 256
+    for (left, right), new_id in merges[:2000]:
+        assert tok.vocab[left] + tok.vocab[right] == tok.vocab[new_id]

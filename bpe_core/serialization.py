@@ -1,0 +1,170 @@
+"""Saving a trained tokenizer as JSON, and loading it back with clear errors.
+
+The file holds what cannot be recomputed, and nothing else: the split
+pattern, the merges in order (merge i makes id first_merge_id + i, and its
+bytes are its two parts joined), the alphabet for character-level
+tokenizers, the special tokens, and the training trace's numbers so the
+step-through view can be reopened without the corpus.
+
+    {"format": "bpe-playground-tokenizer", "version": 1, "name": "...",
+     "units": "bytes", "pattern": "<regex>", "merges": [[97, 97], ...],
+     "special_tokens": {"<|endoftext|>": 1000},
+     "training": {"counts": [...], "corpus_tokens": [...], "stop_reason": null}}
+
+Anything unexpected in a file raises `TokenizerFileError` saying what is
+wrong, so that an upload of the wrong file is a message, not a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .merge_learning import MergeStep
+from .patterns import PatternError
+from .tokenizer import UNKNOWN_CHARACTER, Tokenizer
+
+FORMAT = "bpe-playground-tokenizer"
+VERSION = 1
+
+
+class TokenizerFileError(ValueError):
+    """A file that is not a readable tokenizer of this format and version."""
+
+
+def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
+    """The JSON-ready form of a trained tokenizer."""
+    if tokenizer.units == "bytes" and any(tokenizer.vocab[byte] != bytes([byte]) for byte in range(256)):
+        raise ValueError(
+            f"{tokenizer.name!r} was not trained here (its byte ids are not 0-255); "
+            "save it with to_tiktoken_file() instead."
+        )
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "name": tokenizer.name,
+        "units": tokenizer.units,
+        "pattern": tokenizer.pattern,
+        "merges": [list(pair) for pair, _ in tokenizer.merges],
+        "special_tokens": tokenizer.special_tokens,
+    }
+    if tokenizer.units == "chars":
+        data["alphabet"] = [tokenizer.vocab[i] for i in range(tokenizer.first_merge_id)]
+    if tokenizer.trace:
+        data["training"] = {
+            "counts": [step.count for step in tokenizer.trace],
+            "corpus_tokens": [step.corpus_tokens for step in tokenizer.trace],
+            "stop_reason": tokenizer.stop_reason,
+        }
+    return data
+
+
+def tokenizer_to_json(tokenizer: Tokenizer) -> str:
+    return json.dumps(tokenizer_to_dict(tokenizer), ensure_ascii=False)
+
+
+def save_tokenizer(tokenizer: Tokenizer, path) -> None:
+    Path(path).write_text(tokenizer_to_json(tokenizer), encoding="utf-8")
+
+
+def load_tokenizer(path) -> Tokenizer:
+    try:
+        text = Path(path).read_bytes()
+    except OSError as error:
+        raise TokenizerFileError(f"Cannot read {path}: {error.strerror or error}") from None
+    return tokenizer_from_json(text)
+
+
+def tokenizer_from_json(text: str | bytes) -> Tokenizer:
+    """Rebuild a tokenizer from the text of a saved file."""
+    try:
+        data = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TokenizerFileError(f"Not a tokenizer file: it is not valid JSON ({error}).") from None
+    return tokenizer_from_dict(data)
+
+
+def tokenizer_from_dict(data: object) -> Tokenizer:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        hint = ""
+        if isinstance(data, dict) and "model" in data:
+            hint = " It looks like a Hugging Face tokenizer.json."
+        raise TokenizerFileError(f"Not a BPE playground tokenizer file (no \"format\": \"{FORMAT}\").{hint}")
+    version = data.get("version")
+    if version != VERSION:
+        raise TokenizerFileError(f"Unsupported file version {version!r}; this version reads version {VERSION}.")
+    units = data.get("units")
+    if units not in ("bytes", "chars"):
+        raise TokenizerFileError(f'"units" must be "bytes" or "chars", not {units!r}.')
+
+    if units == "bytes":
+        vocab: dict[int, bytes | str] = {byte: bytes([byte]) for byte in range(256)}
+    else:
+        alphabet = data.get("alphabet")
+        if not isinstance(alphabet, list) or not all(isinstance(c, str) and len(c) == 1 for c in alphabet):
+            raise TokenizerFileError('"alphabet" must be a list of single characters.')
+        if len(set(alphabet)) != len(alphabet):
+            raise TokenizerFileError('"alphabet" lists a character twice.')
+        vocab = dict(enumerate(alphabet))
+
+    merges = []
+    raw_merges = data.get("merges")
+    if not isinstance(raw_merges, list):
+        raise TokenizerFileError('"merges" must be a list of [left, right] id pairs.')
+    for index, pair in enumerate(raw_merges):
+        new_id = len(vocab)
+        if not (
+            isinstance(pair, list)
+            and len(pair) == 2
+            and all(type(part) is int and 0 <= part < new_id for part in pair)
+        ):
+            raise TokenizerFileError(f"Merge {index} is not a pair of earlier ids: {pair!r}.")
+        vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
+        merges.append(((pair[0], pair[1]), new_id))
+
+    unknown_id = None
+    if units == "chars":
+        unknown_id = len(vocab)
+        vocab[unknown_id] = UNKNOWN_CHARACTER
+
+    specials = data.get("special_tokens", {})
+    if not isinstance(specials, dict) or not all(
+        isinstance(s, str) and s and type(i) is int and i >= 0 for s, i in specials.items()
+    ):
+        raise TokenizerFileError('"special_tokens" must map non-empty strings to non-negative ids.')
+
+    trace, stop_reason = [], None
+    training = data.get("training")
+    if training is not None:
+        counts, lengths = _training_numbers(training, len(merges))
+        trace = [
+            MergeStep(pair, new_id, count, vocab[new_id], corpus_tokens)
+            for (pair, new_id), count, corpus_tokens in zip(merges, counts, lengths)
+        ]
+        stop_reason = training.get("stop_reason")
+    try:
+        return Tokenizer(
+            name=str(data.get("name", "loaded tokenizer")),
+            pattern=data.get("pattern") if isinstance(data.get("pattern"), str) else "",
+            vocab=vocab,
+            units=units,
+            special_tokens=specials,
+            merges=merges,
+            trace=trace,
+            stop_reason=stop_reason if isinstance(stop_reason, str) else None,
+            unknown_id=unknown_id,
+        )
+    except PatternError as error:
+        raise TokenizerFileError(f"The file's split pattern is unusable: {error}") from None
+    except ValueError as error:
+        raise TokenizerFileError(str(error)) from None
+
+
+def _training_numbers(training: object, merges: int) -> tuple[list[int], list[int]]:
+    if not isinstance(training, dict):
+        raise TokenizerFileError('"training" must be an object.')
+    counts, lengths = training.get("counts"), training.get("corpus_tokens")
+    for name, values in (("counts", counts), ("corpus_tokens", lengths)):
+        if not isinstance(values, list) or len(values) != merges or not all(type(v) is int for v in values):
+            raise TokenizerFileError(f'"training.{name}" must list one integer per merge.')
+    return counts, lengths

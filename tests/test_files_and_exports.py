@@ -1,0 +1,158 @@
+"""Saving, loading and exporting keep every id; broken files get clear errors."""
+
+import json
+
+import pytest
+import tiktoken
+from tiktoken.load import load_tiktoken_bpe
+from tokenizers import Tokenizer as HFTokenizer
+
+from bpe_core import Tokenizer, train
+from bpe_core.serialization import TokenizerFileError, tokenizer_from_json, tokenizer_to_json
+from tests.texts import TRICKY_TEXTS
+
+CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4
+PROBES = TRICKY_TEXTS + [CORPUS[:3000]]
+
+
+@pytest.fixture(scope="module", params=["gpt2", "cl100k", "o200k", "none"])
+def trained(request):
+    corpus = CORPUS if request.param != "none" else CORPUS[:4000]
+    return train(corpus, vocab_size=700, pattern=request.param, special_tokens=["<|endoftext|>", "<|pad|>"])
+
+
+@pytest.fixture(scope="module")
+def trained_chars():
+    return train(CORPUS, num_merges=300, pattern="cl100k", units="chars", special_tokens=["<|endoftext|>"])
+
+
+def encode_all(tok, text):
+    return tok.encode(text, allowed_special="all")
+
+
+def test_save_and_load_round_trip(trained, tmp_path):
+    path = tmp_path / "tok.json"
+    trained.save(path)
+    loaded = Tokenizer.load(path)
+    assert loaded.merges == trained.merges
+    assert loaded.special_tokens == trained.special_tokens
+    assert loaded.pattern == trained.pattern
+    assert loaded.trace == trained.trace
+    assert loaded.stop_reason == trained.stop_reason
+    for text in PROBES:
+        assert encode_all(loaded, text) == encode_all(trained, text)
+
+
+def test_character_tokenizer_round_trips(trained_chars):
+    loaded = tokenizer_from_json(tokenizer_to_json(trained_chars))
+    assert loaded.vocab == trained_chars.vocab
+    assert loaded.unknown_id == trained_chars.unknown_id
+    for text in PROBES:
+        assert encode_all(loaded, text) == encode_all(trained_chars, text)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x89PNG\r\n\x1a\n", "not valid JSON"),
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2, 3]", "Not a BPE playground tokenizer"),
+        (json.dumps({"model": {"type": "BPE"}}).encode(), "Hugging Face tokenizer.json"),
+        (json.dumps({"format": "bpe-playground-tokenizer", "version": 99}).encode(), "version 99"),
+        (json.dumps({"format": "bpe-playground-tokenizer", "version": 1, "units": "words"}).encode(), "units"),
+    ],
+)
+def test_foreign_or_corrupt_files_raise_clear_errors(tmp_path, content, message):
+    path = tmp_path / "upload.json"
+    path.write_bytes(content)
+    with pytest.raises(TokenizerFileError, match=message):
+        Tokenizer.load(path)
+
+
+def _valid_document():
+    return json.loads(tokenizer_to_json(train("abcabcabd", num_merges=3, pattern="none")))
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d.update(merges=[[97, 9999]]), "not a pair of earlier ids"),
+        (lambda d: d.update(merges=[[97]]), "not a pair of earlier ids"),
+        (lambda d: d.update(merges="97 98"), "list of"),
+        (lambda d: d.update(pattern="(unclosed"), "split pattern is unusable"),
+        (lambda d: d.update(special_tokens={"<s>": "x"}), "special_tokens"),
+        (lambda d: d.update(special_tokens={"<s>": 97}), "clash"),
+        (lambda d: d["training"].update(counts=[1]), "one integer per merge"),
+    ],
+)
+def test_damaged_fields_are_named(edit, message):
+    document = _valid_document()
+    edit(document)
+    with pytest.raises(TokenizerFileError, match=message):
+        tokenizer_from_json(json.dumps(document))
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(TokenizerFileError, match="Cannot read"):
+        Tokenizer.load(tmp_path / "nope.json")
+
+
+# -------------------------------------------------------------------- exports
+
+
+def test_tiktoken_export_gives_identical_ids(trained):
+    encoding = trained.to_tiktoken()
+    assert isinstance(encoding, tiktoken.Encoding)
+    for text in PROBES:
+        assert encoding.encode(text, allowed_special="all") == encode_all(trained, text)
+
+
+def test_tiktoken_file_loads_back_with_tiktoken(trained, tmp_path):
+    path = tmp_path / "trained.tiktoken"
+    path.write_text(trained.to_tiktoken_file())
+    ranks = load_tiktoken_bpe(str(path))
+    encoding = tiktoken.Encoding("reloaded", pat_str=trained.pattern, mergeable_ranks=ranks, special_tokens={})
+    assert encoding.encode_ordinary(CORPUS[:5000]) == trained.encode_ordinary(CORPUS[:5000])
+
+
+def test_hugging_face_export_gives_identical_ids(trained):
+    hf = HFTokenizer.from_str(trained.to_hf_json())
+    for text in PROBES:
+        assert hf.encode(text).ids == encode_all(trained, text), text
+    ids = trained.encode_ordinary(CORPUS[:2000])
+    assert hf.decode(ids) == trained.decode(ids)
+
+
+def test_hugging_face_export_of_a_character_tokenizer(trained_chars):
+    hf = HFTokenizer.from_str(trained_chars.to_hf_json())
+    for text in PROBES:
+        assert hf.encode(text).ids == encode_all(trained_chars, text), text
+
+
+def test_character_tokenizers_cannot_become_tiktoken(trained_chars):
+    with pytest.raises(ValueError, match="byte-level"):
+        trained_chars.to_tiktoken()
+
+
+def test_hugging_face_export_refuses_a_pattern_it_would_read_differently():
+    tok = train("12345 678", num_merges=2, pattern=r"\d{1,3}+|\s+")
+    with pytest.raises(ValueError, match="atomic group"):
+        tok.to_hf_json()
+
+
+def test_duplicate_tokens_are_handled_deliberately():
+    # "ab"+"c" and "a"+"bc" both make b"abc": ids 257 and 259.
+    document = _valid_document()
+    document.update(merges=[[97, 98], [256, 99], [98, 99], [97, 258]])
+    del document["training"]
+    tok = tokenizer_from_json(json.dumps(document))
+    assert tok.vocab[257] == tok.vocab[259] == b"abc"
+    assert tok.encode("abc") == [257]  # encoding reaches the first id only
+    assert tok.decode([259]) == "abc"  # the later id still decodes
+    assert tok.encode_at_step("abc", 2) == [257]
+    ranks = tok.to_tiktoken()._mergeable_ranks
+    assert ranks[b"abc"] == 257 and 259 not in ranks.values()
+    hf = HFTokenizer.from_str(tok.to_hf_json())
+    assert 259 not in hf.get_vocab().values()
+    for text in ["abc", "abcabc", "xabcbc", "aabbcc"]:
+        assert tok.to_tiktoken().encode(text) == tok.encode(text) == hf.encode(text).ids

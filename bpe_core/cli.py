@@ -1,0 +1,182 @@
+"""Command line: python -m bpe_core {train,encode,decode,compare} ...
+
+Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
+unknown token id) print one line starting with "error:" and exit with 1;
+wrong usage exits with 2, as argparse does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .encodings import ENCODINGS, load_encoding
+from .patterns import PRESETS
+from .serialization import load_tokenizer
+from .tokenizer import Tokenizer
+from .training import train
+
+
+class UserError(Exception):
+    """Bad input from the user: reported in one line, exit status 1."""
+
+
+def read_text(source: str) -> str:
+    """The UTF-8 text of a file, or of standard input for "-"."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as error:
+        raise UserError(f"cannot read {source}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"{'standard input' if source == '-' else source} is not UTF-8 text "
+            f"(byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
+
+
+def read_corpus(source: str) -> str | dict[str, int]:
+    """A text file, or a JSON file of word counts ({"low": 5, ...})."""
+    text = read_text(source)
+    if source.endswith(".json"):
+        try:
+            counts = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise UserError(f"{source} is not valid JSON: {error}") from None
+        if not isinstance(counts, dict):
+            raise UserError(f'{source} must hold word counts, e.g. {{"low": 5, "lower": 2}}')
+        return counts
+    return text
+
+
+def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
+    if args.tokenizer:
+        return load_tokenizer(args.tokenizer)
+    return load_encoding(args.encoding)
+
+
+def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
+    choice = parser.add_mutually_exclusive_group(required=True)
+    choice.add_argument("--encoding", choices=sorted(ENCODINGS), help="a bundled OpenAI encoding")
+    choice.add_argument("--tokenizer", metavar="FILE", help="a tokenizer saved by 'train'")
+
+
+def command_train(args: argparse.Namespace) -> None:
+    corpus = read_corpus(args.corpus)
+    tokenizer = train(
+        corpus,
+        vocab_size=args.vocab_size,
+        num_merges=args.merges,
+        pattern=args.pattern,
+        units=args.units,
+        special_tokens=args.special,
+        min_count=args.min_count,
+    )
+    tokenizer.save(args.output)
+    print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
+    if tokenizer.stop_reason:
+        print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def command_encode(args: argparse.Namespace) -> None:
+    tokenizer = pick_tokenizer(args)
+    text = read_text(args.file)
+    if args.allow_special:
+        ids = tokenizer.encode(text, allowed_special="all")
+    else:
+        found = [special for special in tokenizer.special_tokens if special in text]
+        if found:
+            raise UserError(
+                f"the text contains the special token {found[0]!r}; pass --allow-special "
+                "to encode it as that special token"
+            )
+        ids = tokenizer.encode_ordinary(text)
+    print(json.dumps(ids) if args.json else " ".join(map(str, ids)))
+
+
+def parse_ids(text: str) -> list[int]:
+    """Ids written as "1 2 3", "1,2,3" or a JSON list."""
+    try:
+        values = json.loads(text) if text.lstrip().startswith("[") else text.replace(",", " ").split()
+        return [int(value) for value in values]
+    except (ValueError, TypeError):
+        raise UserError("token ids must be integers, e.g. '15339 1917' or '[15339, 1917]'") from None
+
+
+def command_decode(args: argparse.Namespace) -> None:
+    tokenizer = pick_tokenizer(args)
+    ids = parse_ids(" ".join(args.ids) if args.ids else read_text("-"))
+    sys.stdout.write(tokenizer.decode(ids))
+    sys.stdout.write("\n")
+
+
+def command_compare(args: argparse.Namespace) -> None:
+    text = read_text(args.file)
+    tokenizers = [load_encoding(name) for name in args.with_]
+    tokenizers += [load_tokenizer(path) for path in args.tokenizer]
+    if not tokenizers:
+        raise UserError("name at least one tokenizer: --with cl100k_base, or --tokenizer FILE")
+    rows = [(tok.name, len(tok.encode(text, disallowed_special=()))) for tok in tokenizers]
+    fewest = min(count for _, count in rows) or 1
+    size = len(text.encode("utf-8"))
+    if args.json:
+        print(json.dumps({name: count for name, count in rows}))
+        return
+    width = max(len(name) for name, _ in rows)
+    print(f"{'tokenizer':<{width}}  {'tokens':>9}  {'bytes/token':>11}  {'chars/token':>11}  {'vs best':>7}")
+    for name, count in rows:
+        per = lambda amount: f"{amount / count:.2f}" if count else "-"  # noqa: E731
+        print(f"{name:<{width}}  {count:>9,}  {per(size):>11}  {per(len(text)):>11}  {count / fewest:>6.2f}x")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bpe_core",
+        description="Train, run and compare byte pair encoding tokenizers (offline).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    trainer = commands.add_parser("train", help="learn a tokenizer from a text (or a .json of word counts)")
+    trainer.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file, '-' for stdin, or word counts as .json")
+    size = trainer.add_mutually_exclusive_group(required=True)
+    size.add_argument("--vocab-size", type=int, help="256 + number of merges (bytes)")
+    size.add_argument("--merges", type=int, help="number of merges to learn")
+    trainer.add_argument("--pattern", default="cl100k", help=f"{', '.join(PRESETS)} or a regex (default cl100k)")
+    trainer.add_argument("--units", choices=["bytes", "chars"], default="bytes")
+    trainer.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
+    trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
+    trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
+    trainer.set_defaults(run=command_train)
+
+    encoder = commands.add_parser("encode", help="text to token ids")
+    _add_tokenizer_choice(encoder)
+    encoder.add_argument("file", nargs="?", default="-", metavar="FILE", help="text to encode (default stdin)")
+    encoder.add_argument("--json", action="store_true", help="print a JSON list")
+    encoder.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
+    encoder.set_defaults(run=command_encode)
+
+    decoder = commands.add_parser("decode", help="token ids to text")
+    _add_tokenizer_choice(decoder)
+    decoder.add_argument("ids", nargs="*", metavar="ID", help="ids (default: read them from stdin)")
+    decoder.set_defaults(run=command_decode)
+
+    comparer = commands.add_parser("compare", help="token counts of one text under several tokenizers")
+    comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
+    comparer.add_argument("--with", dest="with_", action="append", default=[], choices=sorted(ENCODINGS), metavar="NAME")
+    comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help="a saved tokenizer")
+    comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
+    comparer.set_defaults(run=command_compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except (UserError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0

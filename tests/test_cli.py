@@ -1,0 +1,113 @@
+"""The command line does what its --help says, and fails with one clear line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bpe_core.encodings import tiktoken_encoding
+from tests.conftest import ROOT
+
+
+def run(*args, stdin: bytes = b""):
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_core", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "text.txt"
+    path.write_text("Hello world! Tokenizers split text into pieces. " * 30, encoding="utf-8")
+    return path
+
+
+def test_train_encode_decode_round_trip(tmp_path, text_file):
+    model = tmp_path / "tok.json"
+    code, _, err = run("train", text_file, "--vocab-size", 280, "--pattern", "gpt2", "-o", model)
+    assert code == 0, err
+    assert "learned 24 merges" in err
+    code, out, _ = run("encode", "--tokenizer", model, "--json", text_file)
+    ids = json.loads(out)
+    assert len(ids) < len(text_file.read_bytes())
+    code, out, _ = run("decode", "--tokenizer", model, stdin=json.dumps(ids).encode())
+    assert code == 0
+    assert out.rstrip("\n") == text_file.read_text()
+
+
+def test_encode_with_a_bundled_encoding_matches_tiktoken(text_file):
+    code, out, _ = run("encode", "--encoding", "cl100k_base", text_file)
+    assert code == 0
+    assert list(map(int, out.split())) == tiktoken_encoding("cl100k_base").encode(text_file.read_text())
+
+
+def test_decode_ids_given_as_arguments():
+    code, out, _ = run("decode", "--encoding", "gpt2", "15496", "995")
+    assert (code, out) == (0, "Hello world\n")
+
+
+def test_train_says_when_it_stopped_early(tmp_path):
+    code, _, err = run("train", "-", "--vocab-size", 1000, "-o", tmp_path / "t.json", stdin=b"abcd")
+    assert code == 0
+    assert "stopped early: no adjacent pair is left to merge after 3 merges" in err
+
+
+def test_train_on_word_counts(tmp_path):
+    counts = tmp_path / "words.json"
+    counts.write_text(json.dumps({"low": 5, "lower": 2, "newest": 6, "widest": 3}))
+    code, _, err = run("train", counts, "--merges", 4, "--pattern", "none", "-o", tmp_path / "t.json")
+    assert code == 0, err
+    saved = json.loads((tmp_path / "t.json").read_text())
+    assert saved["merges"][0] == [ord("e"), ord("s")]
+
+
+def test_compare_reports_counts_per_tokenizer(text_file):
+    code, out, _ = run("compare", text_file, "--with", "gpt2", "--with", "o200k_base", "--json")
+    assert code == 0
+    counts = json.loads(out)
+    text = text_file.read_text()
+    assert counts == {name: len(tiktoken_encoding(name).encode(text)) for name in ("gpt2", "o200k_base")}
+    code, out, _ = run("compare", text_file, "--with", "gpt2")
+    assert "bytes/token" in out and "gpt2" in out
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["encode", "--encoding", "gpt2", "missing.txt"], b"", "cannot read missing.txt"),
+        (["encode", "--encoding", "gpt2"], b"\xff\xfe bad", "not UTF-8 text (byte 0xff at offset 0)"),
+        (["encode", "--encoding", "gpt2"], b"a<|endoftext|>", "--allow-special"),
+        (["decode", "--encoding", "gpt2", "99999999"], b"", "ids run from 0 to 50256"),
+        (["decode", "--encoding", "gpt2", "abc"], b"", "must be integers"),
+        (["train", "-", "--vocab-size", "100", "-o", "x.json"], b"text", "at least 256"),
+        (["train", "-", "--vocab-size", "300", "-o", "x.json"], b"", "empty"),
+        (["train", "-", "--merges", "3", "--pattern", "(", "-o", "x.json"], b"ab", "not a valid regex"),
+        (["encode", "--tokenizer", "tests/texts.py"], b"x", "not valid JSON"),
+        (["compare", "-"], b"x", "at least one tokenizer"),
+    ],
+)
+def test_user_errors_exit_1_with_one_line(args, stdin, message):
+    code, out, err = run(*args, stdin=stdin)
+    assert code == 1
+    assert message in err
+    assert "Traceback" not in err
+    assert err.startswith("error: ")
+
+
+def test_usage_errors_exit_2():
+    code, _, err = run("encode")
+    assert code == 2
+    assert "--encoding" in err
+
+
+def test_help_lists_the_commands():
+    code, out, _ = run("--help")
+    assert code == 0
+    for command in ("train", "encode", "decode", "compare"):
+        assert command in out

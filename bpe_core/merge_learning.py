@@ -76,25 +76,16 @@ class _MergeState:
         self.token, self.following, self.preceding, self.weight = token, following, preceding, weight
         self.corpus_tokens = sum(len(units) * count for units, count in zip(pieces, counts))
 
-        self.pair_count: dict[Pair, int] = {}
-        self.pair_positions: dict[Pair, list[int]] = {}  # ascending; may hold stale positions
+        pair_count: dict[Pair, int] = {}
+        pair_positions: dict[Pair, list[int]] = {}  # ascending; may hold stale positions
         for position, right in enumerate(following):
             if right != _UNLINKED:
-                self._add(position, (token[position], token[right]))
-        self.heap = [(-count, self.pair_positions[pair][0], pair) for pair, count in self.pair_count.items()]
+                pair = (token[position], token[right])
+                pair_count[pair] = pair_count.get(pair, 0) + weight[position]
+                pair_positions.setdefault(pair, []).append(position)
+        self.pair_count, self.pair_positions = pair_count, pair_positions
+        self.heap = [(-count, pair_positions[pair][0], pair) for pair, count in pair_count.items()]
         heapq.heapify(self.heap)
-
-    def _add(self, position: int, pair: Pair) -> None:
-        self.pair_count[pair] = self.pair_count.get(pair, 0) + self.weight[position]
-        self.pair_positions.setdefault(pair, []).append(position)
-
-    def _remove(self, position: int, pair: Pair) -> None:
-        remaining = self.pair_count[pair] - self.weight[position]
-        if remaining:
-            self.pair_count[pair] = remaining
-        else:  # forget the pair; its heap entries die when they surface
-            del self.pair_count[pair]
-            self.pair_positions.pop(pair, None)
 
     def _holds(self, position: int, pair: Pair) -> bool:
         right = self.following[position]
@@ -130,33 +121,52 @@ class _MergeState:
         return None
 
     def merge(self, pair: Pair, new_id: int) -> None:
-        """Replace every occurrence of `pair`, left to right, by `new_id`."""
-        token, following, preceding = self.token, self.following, self.preceding
-        created: set[Pair] = set()
+        """Replace every occurrence of `pair`, left to right, by `new_id`.
+
+        At each occurrence "x A B y" becomes "x Z y": the pairs (x, A) and
+        (B, y) lose one occurrence (times the piece's weight), and (x, Z) and
+        (Z, y) gain one. This is the hot loop of training, so it works on
+        local names and settles the lost pairs once, after the pass.
+        """
+        token, following, preceding, weight = self.token, self.following, self.preceding, self.weight
+        pair_count = self.pair_count
+        count_of = pair_count.get
+        left_id, right_id = pair
+        lost: set[Pair] = set()  # pairs that lost occurrences
+        created: dict[Pair, list[int]] = {}  # new pairs (all contain new_id) and where
+        lose, positions_of = lost.add, created.setdefault
         for left in self.pair_positions.pop(pair):
-            if not self._holds(left, pair):  # stale, or consumed by an overlapping merge
-                continue
             right = following[left]
-            before, after = preceding[left], following[right]
+            if token[left] != left_id or right == _UNLINKED or token[right] != right_id:
+                continue  # a stale position, or consumed by an overlapping merge ("aaa")
+            before, after, occurrences = preceding[left], following[right], weight[left]
             if before != _UNLINKED:
-                self._remove(before, (token[before], token[left]))
+                old_pair = (token[before], left_id)
+                pair_count[old_pair] -= occurrences
+                lose(old_pair)
+                new_pair = (token[before], new_id)
+                pair_count[new_pair] = count_of(new_pair, 0) + occurrences
+                positions_of(new_pair, []).append(before)
             if after != _UNLINKED:
-                self._remove(right, (token[right], token[after]))
+                old_pair = (right_id, token[after])
+                pair_count[old_pair] -= occurrences
+                lose(old_pair)
+                new_pair = (new_id, token[after])
+                pair_count[new_pair] = count_of(new_pair, 0) + occurrences
+                positions_of(new_pair, []).append(left)
+                preceding[after] = left
             token[left], token[right] = new_id, _ABSORBED
             following[left] = after
-            if after != _UNLINKED:
-                preceding[after] = left
-            if before != _UNLINKED:
-                created.add(new_pair := (token[before], new_id))
-                self._add(before, new_pair)
-            if after != _UNLINKED:
-                created.add(new_pair := (new_id, token[after]))
-                self._add(left, new_pair)
-            self.corpus_tokens -= self.weight[left]
-        self.pair_count.pop(pair, None)
-        for new_pair in created:
-            if new_pair in self.pair_count:
-                heapq.heappush(self.heap, (-self.pair_count[new_pair], self.pair_positions[new_pair][0], new_pair))
+            self.corpus_tokens -= occurrences
+        del pair_count[pair]
+        for old_pair in lost:
+            if pair_count.get(old_pair) == 0:  # gone: forget it; its heap entries die when they surface
+                del pair_count[old_pair]
+                self.pair_positions.pop(old_pair, None)
+        for new_pair, positions in created.items():
+            if new_pair in pair_count:
+                self.pair_positions[new_pair] = positions
+                heapq.heappush(self.heap, (-pair_count[new_pair], positions[0], new_pair))
 
 
 def learn_merges(

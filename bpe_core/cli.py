@@ -1,4 +1,4 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from .encodings import ENCODINGS, load_encoding
 from .patterns import PRESETS
 from .serialization import load_tokenizer
+from .tax import languages, premiums
 from .tokenizer import Tokenizer
 from .training import train
+
+DEFAULT_TAX_ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
 
 
 class UserError(Exception):
@@ -132,6 +136,20 @@ def command_compare(args: argparse.Namespace) -> None:
         print(f"{name:<{width}}  {count:>9,}  {per(size):>11}  {per(len(text)):>11}  {count / fewest:>6.2f}x")
 
 
+def command_tax(args: argparse.Namespace) -> None:
+    names = args.encoding or DEFAULT_TAX_ENCODINGS
+    if args.base not in languages():
+        raise UserError(f"unknown base language {args.base!r}; choose one of {', '.join(languages())}")
+    table = premiums({name: load_encoding(name) for name in names}, base=args.base)
+    if args.json:
+        print(json.dumps(table))
+        return
+    print(f"Token premium relative to {languages()[args.base].name} (same passage, tokens_L / tokens_{args.base})")
+    print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
+    for code, language in languages().items():
+        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{table[name][code]:>13.2f}" for name in names))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bpe_core",
@@ -169,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help="a saved tokenizer")
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
+
+    tax = commands.add_parser("tax", help="token premium per language on the bundled parallel corpus")
+    tax.add_argument("--encoding", action="append", choices=sorted(ENCODINGS), metavar="NAME",
+                     help="an encoding to measure (repeatable; default gpt2, cl100k_base, o200k_base)")
+    tax.add_argument("--base", default="en", metavar="CODE", help="the language premiums are relative to (default en)")
+    tax.add_argument("--json", action="store_true", help='print {"encoding": {"language code": premium}}')
+    tax.set_defaults(run=command_tax)
     return parser
 
 
@@ -179,4 +204,6 @@ def main(argv: list[str] | None = None) -> int:
     except (UserError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

@@ -1,0 +1,175 @@
+"""The tokenization tax: what the same content costs in tokens, per language.
+
+The parallel corpus (`sample_corpora/parallel/`) holds one passage in many
+languages, line-aligned, so every language says the same thing and token
+counts can be compared directly.
+
+Premium (Petrov et al., "Language Model Tokenizers Introduce Unfairness
+Between Languages", NeurIPS 2023): for language L and tokenizer T,
+
+    premium_T(L) = tokens_T(text_L) / tokens_T(text_en)
+
+over the whole passage (ratio of totals). A premium of 3 means the same
+content costs three times as many tokens as in English: three times the
+price per request, and a third as much text fits in the context window.
+
+Two effects add up in it, and the other metrics separate them:
+
+- the script's byte cost: the byte premium, bytes_L / bytes_en (UTF-8 spends
+  1 byte on a Latin letter, 2 on Cyrillic or Arabic, 3 on Devanagari or
+  Burmese). A byte-level tokenizer that learned nothing about L pays that.
+- the vocabulary's coverage: bytes per token. A tokenizer whose training
+  data held much of L has long tokens for it; one that saw little of L falls
+  back to one or two bytes per token.
+
+Fertility (tokens per whitespace-separated word) is the older measure; it
+is only meaningful where spaces separate words, so it is None elsewhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .samples import SAMPLES_DIR
+from .tokenizer import Tokenizer
+
+PARALLEL_DIR = SAMPLES_DIR / "parallel"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    native_name: str
+    script: str
+    spaces_between_words: bool
+
+
+@functools.cache
+def languages(directory: Path = PARALLEL_DIR) -> dict[str, Language]:
+    """The languages of the parallel corpus by code, English first (manifest order)."""
+    with open(directory / "languages.csv", encoding="utf-8", newline="") as manifest:
+        rows = list(csv.DictReader(manifest))
+    return {
+        row["code"]: Language(row["code"], row["name"], row["native_name"], row["script"],
+                              row["spaces_between_words"] == "yes")
+        for row in rows
+    }
+
+
+def parallel_lines(code: str, directory: Path = PARALLEL_DIR) -> list[str]:
+    """The passage in one language, one sentence per line."""
+    return (directory / f"{code}.txt").read_text(encoding="utf-8").splitlines()
+
+
+def parallel_text(code: str, lines: slice = slice(None), directory: Path = PARALLEL_DIR) -> str:
+    """The passage (or some of its lines) in one language, as one text."""
+    return "\n".join(parallel_lines(code, directory)[lines]) + "\n"
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one text costs under one tokenizer."""
+
+    tokens: int
+    bytes: int
+    chars: int
+    words: int | None  # whitespace-separated words, None where spaces do not separate words
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.chars / self.tokens
+
+    @property
+    def fertility(self) -> float | None:
+        """Tokens per word."""
+        return self.tokens / self.words if self.words else None
+
+
+def measure(tokenizer: Tokenizer, text: str, spaces_between_words: bool = True) -> Cost:
+    """Token, byte, character and word counts of `text` under `tokenizer`.
+
+    Special-token strings in the text are counted as plain text."""
+    return Cost(
+        tokens=len(tokenizer.encode(text, disallowed_special=())),
+        bytes=len(text.encode("utf-8")),
+        chars=len(text),
+        words=len(text.split()) if spaces_between_words else None,
+    )
+
+
+@dataclass(frozen=True)
+class TaxRow:
+    """One language under one tokenizer, relative to the base language."""
+
+    tokenizer: str
+    code: str
+    cost: Cost
+    premium: float  # tokens relative to the base language's
+    byte_premium: float  # UTF-8 bytes relative to the base language's
+
+
+def tax_table(
+    tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str], base: str = "en",
+    spaces: Mapping[str, bool] | None = None,
+) -> list[TaxRow]:
+    """Every (tokenizer, language) pair with its premium against `base`."""
+    if base not in texts:
+        raise ValueError(f"The base language {base!r} is not among the texts.")
+    spaces = spaces or {}
+    rows = []
+    for name, tokenizer in tokenizers.items():
+        costs = {code: measure(tokenizer, text, spaces.get(code, True)) for code, text in texts.items()}
+        reference = costs[base]
+        for code, cost in costs.items():
+            rows.append(TaxRow(name, code, cost, cost.tokens / reference.tokens, cost.bytes / reference.bytes))
+    return rows
+
+
+def premiums(tokenizers: Mapping[str, Tokenizer], base: str = "en", directory: Path = PARALLEL_DIR) -> dict[str, dict[str, float]]:
+    """{tokenizer: {language code: premium}} over the whole parallel corpus."""
+    texts = {code: parallel_text(code, directory=directory) for code in languages(directory)}
+    table = {name: {} for name in tokenizers}
+    for row in tax_table(tokenizers, texts, base):
+        table[row.tokenizer][row.code] = row.premium
+    return table
+
+
+# The causal experiment: the tax comes from what a tokenizer was trained on.
+TRAINING_LINES = slice(0, 14)  # sentences 1-14 train the experiment's tokenizers
+HELD_OUT_LINES = slice(14, None)  # sentences 15-20 measure them
+
+
+def training_mix(weights: Mapping[str, int], directory: Path = PARALLEL_DIR) -> str:
+    """A training text: each language's training sentences repeated by its weight.
+
+    Repetition stands in for "more data in this language": pair counts, and
+    so merges, follow how much of each language the trainer sees."""
+    parts = []
+    for code, weight in weights.items():
+        parts.extend([parallel_text(code, TRAINING_LINES, directory)] * weight)
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class ContentCost:
+    """What a fixed amount of content costs in one language."""
+
+    tokens: float  # tokens the content takes in this language
+    price: float  # at the given price per million tokens
+    fits: float  # share of the content that fits in one context window (1.0 = all of it)
+
+
+def content_cost(premium: float, base_tokens: float, price_per_million: float, context_window: int) -> ContentCost:
+    """The cost of content that takes `base_tokens` in the base language,
+    in a language with the given premium."""
+    tokens = base_tokens * premium
+    return ContentCost(tokens, tokens * price_per_million / 1_000_000, min(1.0, context_window / tokens))

@@ -37,3 +37,11 @@ def count_pieces(
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"Word-count corpus: the count of {word!r} must be a positive integer, got {count!r}.")
     return dict(corpus)
+
+
+def corpus_size(pieces: Mapping[str, int]) -> tuple[int, int]:
+    """(bytes, characters) that training sees: the pieces, each times its count.
+    Text dropped by the split pattern and special tokens are not counted."""
+    size_bytes = sum(len(piece.encode("utf-8")) * count for piece, count in pieces.items())
+    size_chars = sum(len(piece) * count for piece, count in pieces.items())
+    return size_bytes, size_chars

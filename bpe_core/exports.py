@@ -23,7 +23,9 @@ id and leave the later duplicate out, as an unused gap in the ids.
 from __future__ import annotations
 
 import base64
+import csv
 import functools
+import io
 import json
 
 import regex
@@ -180,3 +182,22 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
         "model": model,
     }
     return json.dumps(document, ensure_ascii=False)
+
+
+def merges_csv(tokenizer: Tokenizer) -> str:
+    """The learned merges as CSV: one row per merge, with the ids, the text
+    they stand for and, for a tokenizer trained here, the training numbers."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["step", "new_id", "left_id", "right_id", "left", "right", "token", "count", "corpus_tokens"])
+    trace = tokenizer.trace
+    for step, ((left, right), new_id) in enumerate(tokenizer.merges, start=1):
+        numbers = [trace[step - 1].count, trace[step - 1].corpus_tokens] if trace else ["", ""]
+        text = [_readable(tokenizer.token_bytes(token_id)) for token_id in (left, right, new_id)]
+        writer.writerow([step, new_id, left, right, *text, *numbers])
+    return buffer.getvalue()
+
+
+def _readable(token: bytes) -> str:
+    """Token text for a spreadsheet; bytes that are not whole characters as \\xNN."""
+    return token.decode("utf-8", errors="backslashreplace")

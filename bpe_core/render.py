@@ -18,6 +18,7 @@ markup or script is shown as text and never interpreted.
 from __future__ import annotations
 
 import html
+import itertools
 import unicodedata
 from collections.abc import Collection, Sequence
 
@@ -41,6 +42,8 @@ TOKEN_CSS = """
 .bpe-special { outline: 2px dashed #222; font-weight: 700; }
 .bpe-id { font-size: 0.85em; padding: 0 2px; }
 .bpe-dropped { color: #888; text-decoration: line-through; }
+.bpe-new { outline: 3px solid #111; outline-offset: -1px; font-weight: 700; }
+.bpe-more { color: #555; font-style: italic; }
 </style>
 """
 
@@ -53,35 +56,49 @@ def colour_for(index: int, token_id: int, colour_by: str = "position") -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def visible_marker(char: str) -> str | None:
+    """The one character that stands for an invisible one (whitespace, a
+    control character), or None for a character that shows itself. Always
+    exactly one character, so that stacked rows of text stay aligned."""
+    if char in WHITESPACE_MARKERS:
+        return WHITESPACE_MARKERS[char]
+    category = unicodedata.category(char)
+    if category == "Cc":  # control characters: their Unicode "control picture"
+        code = ord(char)
+        return chr(0x2400 + code) if code < 0x20 else "␡" if code == 0x7F else "⍰"
+    if category == "Zs":  # other spaces (no-break, thin, ideographic ...)
+        return "·"
+    if category in ("Zl", "Zp"):  # line and paragraph separators
+        return "↵"
+    return None
+
+
 def _visible_char(char: str) -> str:
     """One character of a token label, escaped, with whitespace made visible."""
-    if char in WHITESPACE_MARKERS:
-        marker = f'<span class="bpe-ws">{WHITESPACE_MARKERS[char]}</span>'
-        return marker + "\n" if char == "\n" else marker
-    category = unicodedata.category(char)
-    if category == "Cc":  # control characters: their Unicode "control picture" or code
-        code = ord(char)
-        shown = chr(0x2400 + code) if code < 0x20 else ("␡" if code == 0x7F else f"U+{code:04X}")
-        return f'<span class="bpe-ws">{shown}</span>'
-    if category == "Zs":  # other spaces (no-break, thin, ideographic ...)
-        return '<span class="bpe-ws">·</span>'
-    return html.escape(char)
+    marker = visible_marker(char)
+    if marker is None:
+        return html.escape(char)
+    return f'<span class="bpe-ws">{marker}</span>' + ("\n" if char == "\n" else "")
+
+
+def split_stray_bytes(token_bytes: bytes) -> list[tuple[str, bool]]:
+    """A token as runs of whole characters, (text, False), and of bytes that
+    are only part of a character, ("E3 81", True), in order."""
+    text = token_bytes.decode("utf-8", errors="surrogateescape")
+    runs = []
+    for stray, chars in itertools.groupby(text, key=lambda char: 0xDC80 <= ord(char) <= 0xDCFF):
+        chars = "".join(chars)
+        runs.append((" ".join(f"{ord(char) - 0xDC00:02X}" for char in chars), True) if stray else (chars, False))
+    return runs
 
 
 def label_html(token_bytes: bytes) -> str:
     """A token's visible text: its characters, and any bytes that are only
     part of a character as <E3 81>."""
-    text = token_bytes.decode("utf-8", errors="surrogateescape")
-    out, stray = [], []
-    for char in text + "\0":  # sentinel flushes the last run of stray bytes
-        if 0xDC80 <= ord(char) <= 0xDCFF:  # a byte that is not a whole character
-            stray.append(f"{ord(char) - 0xDC00:02X}")
-            continue
-        if stray:
-            out.append(f'<span class="bpe-bytes">&lt;{" ".join(stray)}&gt;</span>')
-            stray = []
-        out.append(_visible_char(char))
-    return "".join(out[:-1])
+    return "".join(
+        f'<span class="bpe-bytes">&lt;{run}&gt;</span>' if stray else "".join(map(_visible_char, run))
+        for run, stray in split_stray_bytes(token_bytes)
+    )
 
 
 def _characters_around(data: bytes, start: int, end: int) -> str:
@@ -118,26 +135,37 @@ def token_html(
     colour_by: str = "position",
     font_size: str | None = None,
     pieces: bool = False,
+    highlight_ids: Collection[int] = (),
+    max_tokens: int | None = None,
 ) -> str:
     """`text` as a row of coloured tokens (spans from `encode_with_offsets`).
 
+    `highlight_ids` are outlined (e.g. the token the current merge made);
+    with `max_tokens`, the view stops there and says how many are left.
     With `pieces`, the spans are pre-token pieces and have no ids."""
     data = text.encode("utf-8")
     parts, position = [], 0
-    for index, span in enumerate(spans):
+    shown = spans if max_tokens is None else spans[:max_tokens]
+    for index, span in enumerate(shown):
         if span.start > position:  # text the split pattern dropped
             parts.append(f'<span class="bpe-dropped">{label_html(data[position:span.start])}</span>')
         token_bytes = data[span.start : span.end]
         partial = _is_partial(token_bytes)
         context = _characters_around(data, span.start, span.end) if partial else None
         label = f'<span class="bpe-id">{span.id}</span>' if show_ids else label_html(token_bytes)
-        classes = "bpe-tok bpe-special" if span.id in special_ids else "bpe-tok"
+        classes = "bpe-tok"
+        if span.id in special_ids:
+            classes += " bpe-special"
+        if span.id in highlight_ids:
+            classes += " bpe-new"
         parts.append(
             f'<span class="{classes}" style="background:{colour_for(index, span.id, colour_by)}" '
             f'title="{html.escape(token_tooltip(index, None if pieces else span.id, token_bytes, context))}">{label}</span>'
         )
         position = span.end
-    if position < len(data):
+    if len(shown) < len(spans):
+        parts.append(f'<span class="bpe-more"> … and {len(spans) - len(shown):,} more tokens</span>')
+    elif position < len(data):
         parts.append(f'<span class="bpe-dropped">{label_html(data[position:])}</span>')
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
     return f'{TOKEN_CSS}<div class="bpe-text"{style}>{"".join(parts)}</div>'
@@ -155,16 +183,53 @@ def pieces_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """`text` coloured by pre-token piece (character spans from `piece_spans`),
     to show what a split pattern does; unmatched text is struck through."""
     as_tokens = []
-    offsets = _byte_offsets(text)
+    offsets = byte_offsets(text)
     for index, (start, end) in enumerate(spans):
         as_tokens.append(TokenSpan(index, offsets[start], offsets[end]))
     return token_html(text, as_tokens, pieces=True)
 
 
-def _byte_offsets(text: str) -> list[int]:
+def byte_offsets(text: str) -> list[int]:
     """UTF-8 byte offset of every character position (and of the end)."""
     offsets, total = [0], 0
     for char in text:
         total += len(char.encode("utf-8"))
         offsets.append(total)
     return offsets
+
+
+CHIP_CSS = """
+<style>
+.bpe-chips { font-family: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono", monospace; color: #111; }
+.bpe-chip { display: inline-block; border-radius: 4px; padding: 2px 6px; margin: 2px; white-space: pre; }
+.bpe-chip small { color: #333; font-size: 0.7em; margin-left: 4px; }
+.bpe-merge { font-size: var(--bpe-font-size, 1.6rem); line-height: 2.2; }
+.bpe-merge .bpe-op { margin: 0 0.4em; color: #444; }
+.bpe-vocab { line-height: 1.9; }
+</style>
+"""
+
+
+def chip_html(token_bytes: bytes, token_id: int, colour: str) -> str:
+    """One token as a labelled chip: its text (or bytes) and its id."""
+    return (
+        f'<span class="bpe-chip" style="background:{colour}" '
+        f'title="{html.escape(token_tooltip(0, token_id, token_bytes, None))}">'
+        f"{label_html(token_bytes)}<small>{token_id}</small></span>"
+    )
+
+
+def merge_html(left: tuple[int, bytes], right: tuple[int, bytes], new: tuple[int, bytes], font_size: str | None = None) -> str:
+    """A merge as an equation of chips: left + right → new (each (id, bytes))."""
+    style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
+    return (
+        f'{CHIP_CSS}<div class="bpe-chips bpe-merge"{style}>{chip_html(left[1], left[0], PALETTE[0])}'
+        f'<span class="bpe-op">+</span>{chip_html(right[1], right[0], PALETTE[1])}'
+        f'<span class="bpe-op">→</span>{chip_html(new[1], new[0], PALETTE[5])}</div>'
+    )
+
+
+def vocabulary_html(tokens: Sequence[tuple[int, bytes]], colour_by: str = "id") -> str:
+    """Learned tokens as a wrap of chips, in the order given."""
+    chips = "".join(chip_html(token, token_id, colour_for(i, token_id, colour_by)) for i, (token_id, token) in enumerate(tokens))
+    return f'{CHIP_CSS}<div class="bpe-chips bpe-vocab">{chips}</div>'

@@ -89,3 +89,19 @@ def test_pieces_view_colours_each_pre_token_piece():
     markup = pieces_html(text, piece_spans(text, "gpt2"))
     assert len(token_spans(markup)) == 5
     assert "piece 1" in markup and not re.search(r"· id \d", markup)
+
+
+def test_highlighted_tokens_are_outlined():
+    tok = train("aaabdaaabac", num_merges=1, pattern="none")
+    markup = token_html("aaab", tok.encode_with_offsets("aaab", step=1), highlight_ids={256})
+    assert markup.count("bpe-tok bpe-new") == 1
+
+
+def test_long_views_stop_and_say_how_many_tokens_are_left():
+    tok = load_encoding("gpt2")
+    text = "word " * 100
+    spans = tok.encode_with_offsets(text)
+    markup = token_html(text, spans, max_tokens=10)
+    assert len(token_spans(markup)) == 10
+    assert f"… and {len(spans) - 10} more tokens" in visible_text(markup)
+    assert "bpe-dropped\">" not in markup

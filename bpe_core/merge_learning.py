@@ -132,22 +132,24 @@ class _MergeState:
         pair_count = self.pair_count
         count_of = pair_count.get
         left_id, right_id = pair
+        unlinked, absorbed = _UNLINKED, _ABSORBED
         lost: set[Pair] = set()  # pairs that lost occurrences
         created: dict[Pair, list[int]] = {}  # new pairs (all contain new_id) and where
         lose, positions_of = lost.add, created.setdefault
+        merged = 0  # occurrences merged, each counted as often as its piece occurs
         for left in self.pair_positions.pop(pair):
             right = following[left]
-            if token[left] != left_id or right == _UNLINKED or token[right] != right_id:
+            if token[left] != left_id or right == unlinked or token[right] != right_id:
                 continue  # a stale position, or consumed by an overlapping merge ("aaa")
             before, after, occurrences = preceding[left], following[right], weight[left]
-            if before != _UNLINKED:
+            if before != unlinked:
                 old_pair = (token[before], left_id)
                 pair_count[old_pair] -= occurrences
                 lose(old_pair)
                 new_pair = (token[before], new_id)
                 pair_count[new_pair] = count_of(new_pair, 0) + occurrences
                 positions_of(new_pair, []).append(before)
-            if after != _UNLINKED:
+            if after != unlinked:
                 old_pair = (right_id, token[after])
                 pair_count[old_pair] -= occurrences
                 lose(old_pair)
@@ -155,9 +157,10 @@ class _MergeState:
                 pair_count[new_pair] = count_of(new_pair, 0) + occurrences
                 positions_of(new_pair, []).append(left)
                 preceding[after] = left
-            token[left], token[right] = new_id, _ABSORBED
+            token[left], token[right] = new_id, absorbed
             following[left] = after
-            self.corpus_tokens -= occurrences
+            merged += occurrences
+        self.corpus_tokens -= merged
         del pair_count[pair]
         for old_pair in lost:
             if pair_count.get(old_pair) == 0:  # gone: forget it; its heap entries die when they surface
@@ -195,10 +198,8 @@ def learn_merges(
             break
         pair, count = best
         if count < min_count:
-            stop_reason = (
-                f"after {step} merges the most frequent pair occurs {count} times, "
-                f"below min_count={min_count}"
-            )
+            times = "once" if count == 1 else f"{count} times"
+            stop_reason = f"after {step} merges the most frequent pair occurs {times}, below min_count={min_count}"
             break
         new_id = len(tokens)
         state.merge(pair, new_id)

@@ -9,7 +9,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 
 from .corpus import count_pieces
 from .merge_learning import Progress, learn_merges
@@ -55,42 +57,60 @@ def train(
     special_tokens = _checked_specials(special_tokens)
     if isinstance(corpus, str):
         corpus = encodable(corpus)
-    pieces = count_pieces(corpus, pattern, special_tokens)
-    if not pieces:
-        raise ValueError("The corpus is empty: there is no text to learn merges from.")
+    with _collector_paused():
+        pieces = count_pieces(corpus, pattern, special_tokens)
+        if not pieces:
+            raise ValueError("The corpus is empty: there is no text to learn merges from.")
 
-    if units == "bytes":
-        base_tokens: list[bytes | str] = [bytes([byte]) for byte in range(256)]
-        piece_units = [list(piece.encode("utf-8")) for piece in pieces]
-    else:
-        alphabet = dict.fromkeys(char for piece in pieces for char in piece)  # first-appearance order
-        base_tokens = list(alphabet)
-        char_ids = {char: index for index, char in enumerate(base_tokens)}
-        piece_units = [[char_ids[char] for char in piece] for piece in pieces]
+        if units == "bytes":
+            base_tokens: list[bytes | str] = [bytes([byte]) for byte in range(256)]
+            piece_units = [list(piece.encode("utf-8")) for piece in pieces]
+        else:
+            alphabet = dict.fromkeys(char for piece in pieces for char in piece)  # first-appearance order
+            base_tokens = list(alphabet)
+            char_ids = {char: index for index, char in enumerate(base_tokens)}
+            piece_units = [[char_ids[char] for char in piece] for piece in pieces]
 
-    num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
-    trace, stop_reason = learn_merges(
-        piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress
-    )
+        num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
+        trace, stop_reason = learn_merges(
+            piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress
+        )
 
-    vocab = dict(enumerate(base_tokens))
-    vocab.update((step.new_id, step.token) for step in trace)
-    next_id = len(vocab)
-    unknown_id = None
-    if units == "chars":
-        unknown_id, next_id = next_id, next_id + 1
-        vocab[unknown_id] = UNKNOWN_CHARACTER
-    return Tokenizer(
-        name=f"trained ({pattern_name(pattern)}, {len(trace)} merges)",
-        pattern=pattern,
-        vocab=vocab,
-        units=units,
-        special_tokens={special: next_id + index for index, special in enumerate(special_tokens)},
-        merges=[(step.pair, step.new_id) for step in trace],
-        trace=trace,
-        stop_reason=stop_reason,
-        unknown_id=unknown_id,
-    )
+        vocab = dict(enumerate(base_tokens))
+        vocab.update((step.new_id, step.token) for step in trace)
+        next_id = len(vocab)
+        unknown_id = None
+        if units == "chars":
+            unknown_id, next_id = next_id, next_id + 1
+            vocab[unknown_id] = UNKNOWN_CHARACTER
+        return Tokenizer(
+            name=f"trained ({pattern_name(pattern)}, {len(trace)} merges)",
+            pattern=pattern,
+            vocab=vocab,
+            units=units,
+            special_tokens={special: next_id + index for index, special in enumerate(special_tokens)},
+            merges=[(step.pair, step.new_id) for step in trace],
+            trace=trace,
+            stop_reason=stop_reason,
+            unknown_id=unknown_id,
+        )
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while training.
+
+    Training allocates hundreds of thousands of small tuples and lists but
+    never a reference cycle, so the collector finds nothing; left on, it
+    keeps re-scanning the growing pair tables, which costs about a tenth of
+    the training time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _merge_budget(vocab_size: int | None, num_merges: int | None, base_size: int, units: str) -> int:

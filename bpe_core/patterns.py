@@ -50,6 +50,9 @@ PRESETS = {
     "o200k": O200K_PATTERN,
 }
 
+# How the presets are named where people choose one.
+PRESET_LABELS = {"none": "none (whole text)", "gpt2": "GPT-2", "cl100k": "GPT-4 (cl100k)", "o200k": "GPT-4o (o200k)"}
+
 # A custom pattern may backtrack catastrophically ("(a|aa)+$"); the `regex`
 # module can abandon a match after a deadline, so such a pattern is refused
 # with a message instead of freezing the app.
@@ -123,6 +126,8 @@ def split_pieces(text: str, pattern: str) -> list[str]:
             pieces = compiled.findall(text, timeout=_timeout_for(pattern))
         else:
             pieces = [m[0] for m in compiled.finditer(text, timeout=_timeout_for(pattern))]
+    if pattern_name(pattern) != "custom":
+        return pieces  # no preset can match the empty string
     return [piece for piece in pieces if piece]
 
 

@@ -23,6 +23,7 @@ mostly costs one regex pass and one dictionary lookup per piece.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
@@ -212,22 +213,26 @@ class Tokenizer:
         text = encodable(text)
         allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         check_no_disallowed(text, disallowed)
+        if step is None:
+            piece_ids = self._piece_ids
+        else:  # the tokenizer's cache holds full encodings; remember this step's for this call
+            piece_ids = functools.cache(functools.partial(self._piece_ids_at_step, step=step))
         spans: list[TokenSpan] = []
         offset = 0  # byte offset of the current segment in the whole text
         for segment, is_special in split_on_specials(text, allowed):
             if is_special:
                 spans.append(TokenSpan(self.special_tokens[segment], offset, offset + len(segment.encode())))
             else:
-                spans.extend(self._segment_spans(segment, offset, step))
+                spans.extend(self._segment_spans(segment, offset, piece_ids))
             offset += len(segment.encode())
         return spans
 
-    def _segment_spans(self, segment: str, offset: int, step: int | None) -> Iterable[TokenSpan]:
+    def _segment_spans(self, segment: str, offset: int, piece_ids) -> Iterable[TokenSpan]:
         position = 0  # character position in the segment
         for start, end in piece_spans(segment, self.pattern):
             offset += len(segment[position:start].encode())  # text the pattern dropped
             piece = segment[start:end]
-            ids = self._piece_ids(piece) if step is None else self._piece_ids_at_step(piece, step)
+            ids = piece_ids(piece)
             unit = 0
             for token_id in ids:
                 length = 1 if token_id == self.unknown_id else len(self.vocab[token_id])

@@ -23,7 +23,7 @@ from itertools import groupby
 
 import plotly.graph_objects as go
 
-from .render import PALETTE, byte_offsets, colour_for, split_stray_bytes, visible_marker
+from .render import PALETTE, byte_offsets, colour_for, label_text, visible_marker
 from .tokenizer import TokenSpan, encodable
 
 Results = Mapping[str, Sequence[TokenSpan]]
@@ -155,7 +155,7 @@ def stretch_table(stretches: Sequence[Stretch]) -> list[dict[str, str]]:
     joined by " | ", with whitespace and partial characters made visible."""
     return [
         {"stretch": shown_text(stretch.text)}
-        | {name: " | ".join(token_label(token) for token in tokens) for name, tokens in stretch.tokens.items()}
+        | {name: " | ".join(label_text(token) for token in tokens) for name, tokens in stretch.tokens.items()}
         for stretch in stretches
     ]
 
@@ -166,12 +166,6 @@ def stretch_table(stretches: Sequence[Stretch]) -> list[dict[str, str]]:
 def shown_text(text: str) -> str:
     """`text` with every invisible character replaced by its one-character marker."""
     return "".join(visible_marker(char) or char for char in text)
-
-
-def token_label(token_bytes: bytes) -> str:
-    """A token as plain text: visible whitespace, and bytes that are only
-    part of a character as <E3 81> rather than a meaningless "�"."""
-    return "".join(f"<{run}>" if stray else shown_text(run) for run, stray in split_stray_bytes(token_bytes))
 
 
 # ------------------------------------------------------------ aligned rows
@@ -302,7 +296,7 @@ def _run_html(
 
 
 def _token_description(index: int, span: TokenSpan, data: bytes) -> str:
-    return f"token {index + 1} · id {span.id} · {token_label(data[span.start : span.end])}"
+    return f"token {index + 1} · id {span.id} · {label_text(data[span.start : span.end])}"
 
 
 def _stripes(colours: Sequence[str]) -> str:

@@ -92,6 +92,15 @@ def split_stray_bytes(token_bytes: bytes) -> list[tuple[str, bool]]:
     return runs
 
 
+def label_text(token_bytes: bytes) -> str:
+    """A token as plain text, for tables: visible whitespace, and bytes that
+    are only part of a character as <E3 81> rather than a meaningless "�"."""
+    return "".join(
+        f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
+        for run, stray in split_stray_bytes(token_bytes)
+    )
+
+
 def label_html(token_bytes: bytes) -> str:
     """A token's visible text: its characters, and any bytes that are only
     part of a character as <E3 81>."""

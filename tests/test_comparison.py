@@ -16,7 +16,7 @@ from bpe_core.comparison import (
     stretch_table,
     summary_rows,
     token_count_figure,
-    token_label,
+    label_text,
 )
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.render import PALETTE
@@ -161,10 +161,10 @@ def test_stretch_table_shows_tokens_as_plain_text():
     ]
 
 
-def test_token_label_shows_whitespace_and_stray_bytes():
-    assert token_label(b" a\tb\r\n") == "·a→b␍↵"
-    assert token_label(b" \xe3\x81") == "·<E3 81>"
-    assert token_label("\x00\u00a0".encode()) == "␀·"
+def test_label_text_shows_whitespace_and_stray_bytes():
+    assert label_text(b" a\tb\r\n") == "·a→b␍↵"
+    assert label_text(b" \xe3\x81") == "·<E3 81>"
+    assert label_text("\x00\u00a0".encode()) == "␀·"
 
 
 # -------------------------------------------------------------- aligned rows

@@ -129,6 +129,8 @@ def tax_table(
     for name, tokenizer in tokenizers.items():
         costs = {code: measure(tokenizer, text, spaces.get(code, True)) for code, text in texts.items()}
         reference = costs[base]
+        if reference.tokens == 0 or reference.bytes == 0:
+            raise ValueError(f"{name} gives no tokens for the base language's text, so there is nothing to compare with.")
         for code, cost in costs.items():
             rows.append(TaxRow(name, code, cost, cost.tokens / reference.tokens, cost.bytes / reference.bytes))
     return rows
@@ -172,4 +174,5 @@ def content_cost(premium: float, base_tokens: float, price_per_million: float, c
     """The cost of content that takes `base_tokens` in the base language,
     in a language with the given premium."""
     tokens = base_tokens * premium
-    return ContentCost(tokens, tokens * price_per_million / 1_000_000, min(1.0, context_window / tokens))
+    fits = min(1.0, context_window / tokens) if tokens else 1.0
+    return ContentCost(tokens, tokens * price_per_million / 1_000_000, fits)

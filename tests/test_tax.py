@@ -93,6 +93,12 @@ def test_premium_is_a_ratio_of_totals():
     assert rows["xx"].byte_premium == len(texts["xx"].encode()) / len(texts["en"].encode())
 
 
+def test_a_base_text_without_tokens_is_refused():
+    tok = train("ab cd", num_merges=1, pattern=r"[a-z]+")  # drops everything but letters
+    with pytest.raises(ValueError, match="no tokens for the base language"):
+        tax_table({"letters": tok}, {"en": "123 !!", "xx": "abc"})
+
+
 def test_unknown_base_language_is_refused():
     with pytest.raises(ValueError, match="base language"):
         tax_table({"gpt2": load_encoding("gpt2")}, {"en": "x"}, base="fr")

@@ -1,0 +1,45 @@
+"""The bundled sample corpora (`sample_corpora/`), listed by `catalog.json`.
+
+They ship with the project so that every page opens on real text with no
+set-up and no network.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_corpora"
+
+
+@dataclass(frozen=True)
+class Sample:
+    id: str
+    file: str
+    title: str
+    kind: str  # "text", or "word_counts" (a JSON object word -> count)
+    language: str
+    description: str
+    source: str
+    licence: str
+
+    def load(self) -> str | dict[str, int]:
+        """The text, or the word counts."""
+        content = (SAMPLES_DIR / self.file).read_text(encoding="utf-8")
+        return json.loads(content) if self.kind == "word_counts" else content
+
+
+@functools.cache
+def catalog() -> dict[str, Sample]:
+    """Every bundled sample by id, in the catalog's order."""
+    entries = json.loads((SAMPLES_DIR / "catalog.json").read_text(encoding="utf-8"))
+    return {entry["id"]: Sample(**entry) for entry in entries}
+
+
+def load_sample(sample_id: str) -> str | dict[str, int]:
+    try:
+        return catalog()[sample_id].load()
+    except KeyError:
+        raise ValueError(f"No bundled sample {sample_id!r}; choose one of {', '.join(catalog())}.") from None

@@ -1,0 +1,248 @@
+"""Streamlit pieces every page uses: the session's tokenizers, pickers,
+capped text input, uploads and the token view.
+
+Pages import this module; it is not a page itself (st.navigation in app.py
+lists the pages). All engine work is in `bpe_core`; this module only turns
+it into widgets and keeps what a user expects to survive a page change in
+`st.session_state`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bpe_core import Tokenizer, train
+from bpe_core.encodings import load_encoding
+from bpe_core.render import token_html
+from bpe_core.samples import catalog
+from bpe_core.serialization import TokenizerFileError, tokenizer_from_json
+
+OPENAI_ENCODINGS = {
+    "gpt2": "gpt2 — GPT-2 / GPT-3 (50k)",
+    "cl100k_base": "cl100k_base — GPT-3.5 / GPT-4 (100k)",
+    "o200k_base": "o200k_base — GPT-4o (200k)",
+}
+TRAINED = "trained here"  # picker name of the tokenizer from the Train page
+STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
+LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
+
+MAX_TEXT_CHARS = 200_000  # typed or pasted text on the inspect/compare pages
+MAX_UPLOAD_BYTES = 10_000_000  # uploaded corpora
+MAX_RENDERED_TOKENS = 6_000  # beyond this the token view shows a prefix
+
+DEMO_TEXT = (
+    "Tokenizers don't see words, they see tokens: “unbelievably” vs. ‘unbelievable’!\n"
+    "    def add(a, b):\n        return a + b  # 12345 + 67890 = 80235\n"
+    "नमस्ते दुनिया · こんにちは世界 · 👩‍💻👍🏽"
+)
+
+
+@dataclass
+class TrainedTokenizer:
+    """The Train page's result, kept in the session for the other pages."""
+
+    tokenizer: Tokenizer
+    corpus: str | dict[str, int]  # what it was trained on
+    corpus_label: str  # the same, in a few words for captions
+
+
+def page_header(title: str, intro: str) -> None:
+    route_through_app()
+    st.title(title)
+    st.caption(intro)
+
+
+def route_through_app() -> None:
+    """Make sure app.py, not this page alone, handles the request.
+
+    While a folder named pages/ exists, Streamlit starts in its old multipage
+    mode and switches to app.py's st.navigation only once some session has
+    run app.py. A link straight to a page, opened first after a server start,
+    would run the page script alone: no wide layout, a sidebar listing every
+    file. Switching the mode and rerunning lets app.py route that request."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+@st.cache_resource(show_spinner="Loading the vocabulary…")
+def bundled_encoding(name: str) -> Tokenizer:
+    return load_encoding(name)
+
+
+@st.cache_resource(show_spinner="Training a small tokenizer on the English sample…")
+def starter_tokenizer() -> Tokenizer:
+    """A tokenizer trained here at start-up, so every page has one to show."""
+    return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
+
+
+def corpus_digest(corpus: str | dict[str, int]) -> str:
+    """A short fingerprint of a corpus: caches are keyed on it, not on the
+    text, so a large corpus is not hashed by Streamlit at every rerun."""
+    data = corpus if isinstance(corpus, str) else json.dumps(corpus, sort_keys=True)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def session_trained() -> TrainedTokenizer | None:
+    return st.session_state.get("trained")
+
+
+def loaded_tokenizers() -> dict[str, Tokenizer]:
+    """Tokenizers this session loaded from files, by file name."""
+    return st.session_state.setdefault("loaded_tokenizers", {})
+
+
+def tokenizer_choices() -> dict[str, str]:
+    """Picker name -> label, the session's own tokenizers first."""
+    choices = {}
+    trained = session_trained()
+    if trained is not None:
+        choices[TRAINED] = f"Trained here — {trained.corpus_label}"
+    for file_name in loaded_tokenizers():
+        choices[LOADED + file_name] = f"Loaded — {file_name}"
+    choices[STARTER] = "Starter — trained on Alice in Wonderland (1,000)"
+    choices.update(OPENAI_ENCODINGS)
+    return choices
+
+
+def tokenizer_by_name(name: str) -> Tokenizer:
+    if name == TRAINED and session_trained() is not None:
+        return session_trained().tokenizer
+    if name.startswith(LOADED) and name[len(LOADED):] in loaded_tokenizers():
+        return loaded_tokenizers()[name[len(LOADED):]]
+    if name == STARTER:
+        return starter_tokenizer()
+    return bundled_encoding(name if name in OPENAI_ENCODINGS else "cl100k_base")
+
+
+def load_tokenizer_file(key: str, picker_key: str) -> None:
+    """An uploader for a tokenizer saved by the Train page. A good file joins
+    every picker of the session and is selected in `picker_key`; a bad one
+    gets the reason. Loading happens in the uploader's callback, before the
+    page runs, so the picker above it already lists the new tokenizer."""
+    st.file_uploader(
+        "Load a tokenizer file (JSON saved by the Train page)", type=["json"], key=key,
+        on_change=_load_uploaded_tokenizer, args=(key, picker_key),
+    )
+    message = st.session_state.pop(f"{key}_message", None)
+    if message:
+        (st.error if message[0] == "error" else st.success)(message[1])
+
+
+def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
+    uploaded = st.session_state.get(key)
+    if uploaded is None:
+        return
+    try:
+        loaded_tokenizers()[uploaded.name] = tokenizer_from_json(uploaded.getvalue())
+    except TokenizerFileError as error:
+        st.session_state[f"{key}_message"] = ("error", f"Cannot use “{uploaded.name}”: {error}")
+        return
+    st.session_state[picker_key] = LOADED + uploaded.name
+    st.session_state[f"{key}_message"] = ("success", f"Loaded “{uploaded.name}” and selected it.")
+
+
+def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
+    choices = tokenizer_choices()
+    options = list(choices)
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default if default in options else options[0]
+    name = st.selectbox(label, options, key=key, format_func=choices.get)
+    return tokenizer_by_name(name)
+
+
+def shared_text(label: str = "Text", height: int = 160) -> str:
+    """The text box shared by Home, Inspect and Compare: what you type on
+    one page is there on the others."""
+    # Written (not setdefault) before the widget: on the first visit to a page
+    # the widget is new, and only a value set now is used in this very run.
+    st.session_state["shared_text"] = st.session_state.get("shared_text", DEMO_TEXT)
+    return st.text_area(
+        label,
+        key="shared_text",
+        height=height,
+        max_chars=MAX_TEXT_CHARS,
+        persist_state="session",
+        help=f"Up to {MAX_TEXT_CHARS:,} characters.",
+    )
+
+
+def read_upload(uploaded) -> str | None:
+    """The text of an uploaded file, or None after showing why it cannot be used."""
+    data = uploaded.getvalue()
+    if len(data) > MAX_UPLOAD_BYTES:
+        st.error(
+            f"“{uploaded.name}” is {len(data) / 1e6:.1f} MB; the limit is "
+            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a shorter excerpt."
+        )
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        st.error(
+            f"“{uploaded.name}” is not UTF-8 text: byte 0x{data[error.start]:02X} at offset "
+            f"{error.start:,} (line {line}) cannot be decoded. Save the file as UTF-8 and try again."
+        )
+        return None
+
+
+def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
+    """Explain, once per page, why special-token text is shown as plain text."""
+    found = sorted({special for tokenizer in tokenizers for special in tokenizer.special_tokens if special in text})
+    if found and not allow_special:
+        st.info(
+            f"This text contains {', '.join(f'`{s}`' for s in found[:3])}: special-token text. "
+            "tiktoken refuses it unless told what to do, because a model treats special tokens as "
+            "control signals; here it is encoded as plain text. Switch on “Special tokens” to "
+            "encode it as the special token."
+        )
+
+
+def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None):
+    """Token spans for the view: special-token text becomes the special token
+    only when allowed, and is otherwise plain text (never an error)."""
+    allowed = "all" if allow_special else frozenset()
+    return tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+
+
+def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:
+    """The coloured token view, capped so a long text stays responsive."""
+    st.html(
+        token_html(
+            text,
+            spans,
+            max_tokens=MAX_RENDERED_TOKENS,
+            special_ids=set(tokenizer.special_tokens.values()),
+            show_ids=show_ids,
+            colour_by=colour_by,
+            highlight_ids=highlight_ids,
+        )
+    )
+
+
+def show_counts(text: str, spans) -> None:
+    """Tokens, characters, bytes, words and bytes per token, in one row."""
+    size = len(text.encode("utf-8"))
+    columns = st.columns(5)
+    columns[0].metric("Tokens", f"{len(spans):,}")
+    columns[1].metric("Characters", f"{len(text):,}")
+    columns[2].metric("Bytes (UTF-8)", f"{size:,}")
+    columns[3].metric("Words", f"{len(text.split()):,}")
+    columns[4].metric("Bytes per token", f"{size / len(spans):.2f}" if spans else "–")
+
+
+def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: bool = False,
+                     colour_by: str = "position", label: str = "Text", height: int = 160) -> None:
+    """The shared text box, its counts and its tokens, under one tokenizer."""
+    text = shared_text(label, height)
+    special_token_notice(text, [tokenizer], allow_special)
+    spans = encode_for_view(tokenizer, text, allow_special=allow_special)
+    show_counts(text, spans)
+    show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)

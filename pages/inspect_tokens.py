@@ -1,0 +1,36 @@
+"""Inspect: any text, coloured by the tokens of any tokenizer."""
+
+import streamlit as st
+
+from pages._shared import load_tokenizer_file, page_header, pick_tokenizer, text_with_tokens
+
+page_header(
+    "Inspect",
+    "Every token is a coloured span; hover for its id and bytes. Spaces show as ·, tabs as →, "
+    "line breaks as ↵, and bytes that are only part of a character as <E3 81>.",
+)
+
+settings, view = st.columns([1, 3])
+with settings:
+    tokenizer = pick_tokenizer("Tokenizer", key="inspect_tokenizer")
+    show_ids = st.toggle("Show token ids", key="inspect_ids", persist_state="session")
+    colour_by = st.segmented_control(
+        "Colour by", ["position", "id"], key="inspect_colour", default="position", required=True,
+        persist_state="session", help="By id, the same token always has the same colour.",
+    )
+    allow_special = st.toggle("Special tokens", key="inspect_special", persist_state="session",
+                              help="Encode text such as <|endoftext|> as the special token")
+    with st.expander("Load a tokenizer"):
+        load_tokenizer_file("inspect_upload", picker_key="inspect_tokenizer")
+with view:
+    text_with_tokens(tokenizer, allow_special=allow_special, show_ids=show_ids, colour_by=colour_by, height=200)
+
+with st.expander("Decode token ids"):
+    typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")
+    if typed.strip():
+        try:
+            ids = [int(part) for part in typed.replace(",", " ").split()]
+            st.code(tokenizer.decode(ids), language=None)
+        except ValueError as error:
+            message = str(error) if "token id" in str(error) else "Ids must be whole numbers, e.g. 9906 1917."
+            st.error(message)

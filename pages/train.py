@@ -1,0 +1,346 @@
+"""Train: step through byte pair encoding, merge by merge.
+
+Training runs once per corpus and settings (cached); stepping only replays
+the recorded trace, so moving through ten thousand merges is instant.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import PRESETS, train
+from bpe_core.charts import corpus_length_figure
+from bpe_core.corpus import corpus_size, count_pieces
+from bpe_core.exports import merges_csv
+from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
+from bpe_core.render import label_text, merge_html, pieces_html, token_html, vocabulary_html
+from bpe_core.samples import catalog
+from bpe_core.serialization import tokenizer_to_json
+from pages._shared import (
+    MAX_UPLOAD_BYTES,
+    TrainedTokenizer,
+    corpus_digest,
+    page_header,
+    read_upload,
+    session_trained,
+)
+
+MAX_PASTED_CHARS = 1_000_000
+WINDOW_CHARS = 1_500  # how much of the training text the step view colours
+FULL_CANDIDATES_BYTES = 300_000  # above this, candidate pairs are counted on a window ...
+CANDIDATE_WINDOW_CHARS = 30_000  # ... of this many characters
+SPEEDS = [0.5, 1, 2, 4, 8]
+
+page_header(
+    "Train",
+    "Byte pair encoding starts from single bytes and repeatedly merges the most frequent adjacent "
+    "pair into a new token. Pick a corpus and settings, then step through the merges.",
+)
+
+
+# ------------------------------------------------------------------ corpus
+
+
+def choose_corpus() -> tuple[str | dict[str, int] | None, str]:
+    """The training corpus and a short label, or (None, "") with a message."""
+    source = st.segmented_control(
+        "Corpus", ["Sample", "Paste", "Upload"], key="train_source", default="Sample",
+        required=True, persist_state="session",
+    )
+    if source == "Paste":
+        text = st.text_area(
+            "Training text", key="train_text", height=180, max_chars=MAX_PASTED_CHARS,
+            persist_state="session", placeholder="Paste the text to learn merges from…",
+        )
+        if not text.strip():
+            st.info("Paste some text to train on (at least a few words).")
+            return None, ""
+        return text, f"pasted text ({len(text):,} characters)"
+    if source == "Upload":
+        uploaded = st.file_uploader(
+            f"A UTF-8 .txt file (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)", type=["txt"], key="train_upload"
+        )
+        if uploaded is None:
+            return None, ""
+        text = read_upload(uploaded)
+        if text is None:
+            return None, ""
+        if not text.strip():
+            st.error(f"“{uploaded.name}” is empty.")
+            return None, ""
+        return text, f"“{uploaded.name}”"
+    samples = {sample_id: sample for sample_id, sample in catalog().items()}
+    sample_id = st.selectbox(
+        "Sample", list(samples), key="train_sample", format_func=lambda i: samples[i].title,
+        persist_state="session", index=list(samples).index("english_prose"),
+    )
+    st.caption(samples[sample_id].description)
+    return samples[sample_id].load(), samples[sample_id].title
+
+
+def choose_settings() -> dict:
+    columns = st.columns([1, 1, 1, 2])
+    units = columns[0].segmented_control(
+        "Units", ["bytes", "chars"], key="train_units", default="bytes", required=True, persist_state="session",
+        help="bytes: byte-level BPE as GPT models use (256 base tokens). chars: the textbook variant.",
+    )
+    vocab_size = columns[1].number_input(
+        "Vocabulary size", min_value=1, max_value=100_000, value=1_000, step=100, key="train_vocab",
+        persist_state="session", help="Base tokens (256 bytes, or the alphabet) plus merges.",
+    )
+    preset = columns[2].selectbox(
+        "Split pattern", [*PRESETS, "custom"], key="train_pattern", persist_state="session", index=2,
+        format_func=lambda name: PRESET_LABELS.get(name, "custom regex"),
+        help="Pre-tokenization: BPE never merges across the pieces this regex cuts.",
+    )
+    specials = columns[3].text_input(
+        "Special tokens", key="train_specials", value="<|endoftext|>", persist_state="session",
+        help="Comma-separated. They get ids after the merges and are never merged.",
+    )
+    pattern = preset
+    if preset == "custom":
+        pattern = st.text_input(
+            "Custom regex", key="train_custom", value=r"\w+|\s+|[^\w\s]+", persist_state="session",
+            help="Python `regex` syntax, e.g. \\p{L}+ for letters. Text it does not match is dropped.",
+        )
+    special_tokens = tuple(dict.fromkeys(s.strip() for s in specials.split(",") if s.strip()))
+    return dict(vocab_size=int(vocab_size), pattern=pattern, units=units, special_tokens=special_tokens)
+
+
+def show_pieces(corpus, pattern: str) -> None:
+    """What the split pattern does to the start of the corpus."""
+    with st.expander("What the split pattern does", expanded=False):
+        if not isinstance(corpus, str):
+            st.caption("A word-count corpus is already split: each word is one piece.")
+            return
+        sample = corpus[:WINDOW_CHARS]
+        try:
+            spans = piece_spans(sample, pattern)
+            gaps = uncovered_spans(sample, pattern)
+        except PatternError as error:
+            st.error(str(error))
+            return
+        st.caption(f"{len(spans):,} pieces in the first {len(sample):,} characters. BPE merges only inside a piece.")
+        if gaps:
+            st.warning(f"The pattern leaves {sum(end - start for start, end in gaps):,} characters unmatched "
+                       "(struck through): they are dropped, as tiktoken drops them.")
+        st.html(pieces_html(sample, spans))
+
+
+# ---------------------------------------------------------------- training
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def trained_tokenizer(digest: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
+    """Train once per corpus and settings; every session with the same inputs shares it."""
+    bar = st.progress(0.0, text="Training…")
+    tokenizer = train(
+        _corpus, vocab_size=vocab_size, pattern=pattern, units=units, special_tokens=special_tokens,
+        progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Training… {done:,} / {total:,} merges"),
+    )
+    bar.empty()
+    return tokenizer
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def corpus_pieces(digest: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
+    return count_pieces(_corpus, pattern, special_tokens)
+
+
+def train_or_keep_previous(corpus, label: str, settings: dict) -> None:
+    """Train on the current inputs; on bad input explain it and keep the previous result."""
+    try:
+        tokenizer = trained_tokenizer(corpus_digest(corpus), corpus, **settings)
+    except ValueError as error:  # includes PatternError
+        st.error(f"Cannot train with these settings: {error}")
+        if session_trained() is not None:
+            st.caption("Still showing the previous tokenizer.")
+        return
+    st.session_state["trained"] = TrainedTokenizer(tokenizer, corpus, label)
+
+
+# ------------------------------------------------------------- stepping
+
+
+def clamp_step(limit: int) -> None:
+    step = st.session_state.get("train_step", 0)
+    st.session_state["train_step"] = min(max(int(step), 0), limit)
+
+
+def move_step(delta: int | None, limit: int, to: int | None = None) -> None:
+    step = st.session_state.get("train_step", 0)
+    st.session_state["train_step"] = min(max(to if to is not None else step + delta, 0), limit)
+
+
+def step_controls(limit: int) -> None:
+    buttons = st.columns([1, 1, 1, 1, 6, 2, 2], vertical_alignment="bottom")
+    buttons[0].button("⏮", key="train_first", on_click=move_step, args=(None, limit, 0), help="First step", width="stretch")
+    buttons[1].button("◀", key="train_previous", on_click=move_step, args=(-1, limit), help="Previous merge", width="stretch")
+    buttons[2].button("▶", key="train_next", on_click=move_step, args=(1, limit), help="Next merge", width="stretch")
+    buttons[3].button("⏭", key="train_last", on_click=move_step, args=(None, limit, limit), help="Last step", width="stretch")
+    buttons[4].slider("Step", 0, max(limit, 1), key="train_step", disabled=limit == 0,
+                      help="Merges applied so far")
+    buttons[5].toggle("Play", key="train_playing", disabled=limit == 0)
+    buttons[6].select_slider("Steps per second", SPEEDS, value=1, key="train_speed")
+
+
+def show_merge(tokenizer, step: int) -> None:
+    if step == 0:
+        st.markdown("**Step 0** — no merges yet: every byte is its own token." if tokenizer.units == "bytes"
+                    else "**Step 0** — no merges yet: every character is its own token.")
+        return
+    merge = tokenizer.trace[step - 1]
+    left, right = merge.pair
+    st.markdown(f"**Merge {step:,} of {len(tokenizer.trace):,}** — the pair occurred **{merge.count:,}** times")
+    st.html(merge_html((left, tokenizer.token_bytes(left)), (right, tokenizer.token_bytes(right)),
+                       (merge.new_id, tokenizer.token_bytes(merge.new_id))))
+
+
+def show_compression(tokenizer, pieces: dict[str, int], step: int) -> None:
+    size_bytes, size_chars = corpus_size(pieces)
+    initial = size_bytes if tokenizer.units == "bytes" else size_chars
+    tokens = tokenizer.trace[step - 1].corpus_tokens if step else initial
+    columns = st.columns(4)
+    columns[0].metric("Corpus tokens", f"{tokens:,}", delta=f"{tokens / initial - 1:.1%}" if step else None,
+                      delta_color="inverse", help="Length of the whole training corpus after this many merges")
+    columns[1].metric("Bytes per token", f"{size_bytes / tokens:.2f}")
+    columns[2].metric("Characters per token", f"{size_chars / tokens:.2f}")
+    columns[3].metric("Vocabulary", f"{tokenizer.first_merge_id + step:,}")
+    st.plotly_chart(corpus_length_figure(tokenizer.trace, initial, step), key="train_curve")
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def candidate_rows(digest: str, settings_key: str, _tokenizer, _corpus, step: int) -> list[dict]:
+    pairs = _tokenizer.candidate_pairs(_corpus, step, top=10)
+    rows = []
+    for rank, ((left, right), count) in enumerate(pairs, start=1):
+        left_text, right_text = (label_text(_tokenizer.token_bytes(i)) for i in (left, right))
+        rows.append({"#": rank, "left": left_text, "right": right_text, "ids": f"{left} + {right}", "count": count})
+    return rows
+
+
+def show_candidates(trained: TrainedTokenizer, pieces: dict[str, int], step: int, settings_key: str) -> None:
+    """The pairs that competed for this step's merge (for step 0: the first merge)."""
+    tokenizer = trained.tokenizer
+    before = max(step - 1, 0)
+    corpus, where = pieces, "the whole corpus"
+    if corpus_size(pieces)[0] > FULL_CANDIDATES_BYTES:
+        corpus, where = training_window(trained.corpus, CANDIDATE_WINDOW_CHARS), f"the first {CANDIDATE_WINDOW_CHARS:,} characters"
+    rows = candidate_rows(corpus_digest(corpus), settings_key, tokenizer, corpus, before)
+    chosen = "merge 1, the next one" if step == 0 else f"merge {step:,}"
+    st.markdown(f"**Most frequent pairs** before {chosen} (counted on {where}; the first is the one merged)")
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, height=390)
+    else:
+        st.caption("No pair is left.")
+
+
+def training_window(corpus, size: int = WINDOW_CHARS) -> str:
+    """The start of a text corpus (word-count corpora are shown word by word)."""
+    return corpus[:size] if isinstance(corpus, str) else ""
+
+
+def show_training_text(trained: TrainedTokenizer, step: int) -> None:
+    tokenizer = trained.tokenizer
+    new_ids = {tokenizer.trace[step - 1].new_id} if step else set()
+    specials = set(tokenizer.special_tokens.values())
+    if isinstance(trained.corpus, str):
+        window = training_window(trained.corpus)
+        spans = tokenizer.encode_with_offsets(window, step=step, allowed_special="all", disallowed_special=())
+        note = f" (first {WINDOW_CHARS:,} characters)" if len(trained.corpus) > WINDOW_CHARS else ""
+        st.markdown(f"**Training text after {step:,} merges**{note} — this step's new token is outlined")
+        st.html(token_html(window, spans, special_ids=specials, highlight_ids=new_ids, max_tokens=3_000))
+        return
+    st.markdown(f"**Words after {step:,} merges** — this step's new token is outlined")
+    rows = []
+    for word, count in trained.corpus.items():
+        spans = tokenizer.encode_with_offsets(word, step=step, disallowed_special=())
+        rows.append(f"<tr><td>{token_html(word, spans, highlight_ids=new_ids)}</td><td>×{count}</td></tr>")
+    st.html("<table>" + "".join(rows) + "</table>")
+
+
+def show_vocabulary(tokenizer, step: int) -> None:
+    st.markdown(f"**Learned tokens** ({step:,}, newest first)")
+    newest = [(merge.new_id, tokenizer.token_bytes(merge.new_id)) for merge in reversed(tokenizer.trace[max(0, step - 80):step])]
+    if newest:
+        st.html(vocabulary_html(newest))
+    else:
+        st.caption("None yet.")
+
+
+def try_it(tokenizer, step: int) -> None:
+    st.markdown(f"**Try it** — encode any text with the tokenizer as of step {step:,}")
+    text = st.text_input("Text to encode", key="train_try", value="The lowest, newest and widest.",
+                         persist_state="session", label_visibility="collapsed")
+    spans = tokenizer.encode_with_offsets(text, step=step, allowed_special="all", disallowed_special=())
+    st.caption(f"{len(spans):,} token{'s' * (len(spans) != 1)} for {len(text.encode()):,} bytes")
+    st.html(token_html(text, spans, special_ids=set(tokenizer.special_tokens.values())))
+
+
+def step_through(trained: TrainedTokenizer, settings_key: str, pieces: dict[str, int]) -> None:
+    tokenizer = trained.tokenizer
+    limit = len(tokenizer.trace)
+    clamp_step(limit)
+    playing = st.session_state.get("train_playing", False) and limit > 0
+    speed = st.session_state.get("train_speed", 1)
+
+    @st.fragment(run_every=1 / speed if playing else None)
+    def stepper():
+        if st.session_state.get("train_playing") and st.session_state.get("train_step", 0) >= limit:
+            st.session_state["train_playing"] = False
+        elif playing and st.session_state.get("train_playing"):
+            st.session_state["train_step"] = min(st.session_state.get("train_step", 0) + 1, limit)
+        step_controls(limit)
+        if st.session_state.get("train_playing", False) != playing:
+            st.rerun()  # start or stop the timer, which only a full run can change
+        step = st.session_state["train_step"]
+        show_merge(tokenizer, step)
+        show_compression(tokenizer, pieces, step)
+        left, right = st.columns([3, 1])
+        with left:
+            show_training_text(trained, step)
+            show_candidates(trained, pieces, step, settings_key)
+            try_it(tokenizer, step)
+        with right:
+            show_vocabulary(tokenizer, step)
+
+    stepper()
+
+
+def downloads(trained: TrainedTokenizer) -> None:
+    tokenizer = trained.tokenizer
+    st.subheader("Download")
+    columns = st.columns(4)
+    columns[0].download_button("Tokenizer (JSON)", lambda: tokenizer_to_json(tokenizer), "tokenizer.json",
+                               "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
+    columns[1].download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
+    if tokenizer.units == "bytes":
+        columns[2].download_button("tiktoken ranks", tokenizer.to_tiktoken_file, "trained.tiktoken", "text/plain",
+                                   key="download_tiktoken", help="Load with tiktoken.load.load_tiktoken_bpe")
+    else:
+        columns[2].caption("tiktoken files are byte-level only.")
+    columns[3].download_button("Hugging Face tokenizer.json", tokenizer.to_hf_json, "hf_tokenizer.json",
+                               "application/json", key="download_hf", help="Load with tokenizers.Tokenizer.from_file")
+
+
+# ------------------------------------------------------------------- page
+
+corpus, label = choose_corpus()
+settings = choose_settings()
+if corpus is not None:
+    show_pieces(corpus, settings["pattern"])
+    train_or_keep_previous(corpus, label, settings)
+
+trained = session_trained()
+if trained is None:
+    st.info("Choose a corpus to train on.")
+else:
+    tokenizer = trained.tokenizer
+    st.success(
+        f"Trained on {trained.corpus_label}: {len(tokenizer.merges):,} merges, "
+        f"vocabulary {len(tokenizer.vocab):,} + {len(tokenizer.special_tokens)} special."
+        + (f" Stopped early: {tokenizer.stop_reason}." if tokenizer.stop_reason else "")
+    )
+    key = f"{tokenizer.pattern}|{tokenizer.units}|{tuple(tokenizer.special_tokens)}"
+    pieces = corpus_pieces(corpus_digest(trained.corpus), trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
+    step_through(trained, key, pieces)
+    downloads(trained)

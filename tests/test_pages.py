@@ -1,0 +1,219 @@
+"""The Home, Train and Inspect pages, driven with Streamlit's AppTest."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import train
+from bpe_core.encodings import tiktoken_encoding
+from bpe_core.samples import catalog
+from tests.conftest import ROOT
+from tests.test_render import visible_text
+
+XSS = '<img src=x onerror=alert(1)><script>alert("x")</script>**bold** [link](javascript:alert(2))'
+
+
+def open_page(path: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    if path:
+        at.switch_page(path)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def all_html(at: AppTest) -> str:
+    return "\n".join(element.value for element in at.html)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+# ------------------------------------------------------------------- home
+
+
+def test_home_colours_the_demo_text_with_tiktoken_counts():
+    at = open_page()
+    text = at.text_area(key="shared_text").value
+    assert metric(at, "Tokens") == f"{len(tiktoken_encoding('cl100k_base').encode(text)):,}"
+    assert "bpe-tok" in all_html(at)
+    assert len(at.get("page_link")) >= 4
+
+
+def test_home_switches_tokenizer():
+    at = open_page()
+    at.text_area(key="shared_text").input("hello world, hello tokens").run()
+    at.selectbox(key="home_tokenizer").set_value("gpt2").run()
+    assert metric(at, "Tokens") == str(len(tiktoken_encoding("gpt2").encode("hello world, hello tokens")))
+
+
+def test_typed_markup_is_shown_as_text():
+    at = open_page()
+    at.text_area(key="shared_text").input(XSS).run()
+    markup = all_html(at)
+    token_view = next(element.value for element in at.html if "bpe-text" in element.value)
+    assert visible_text(token_view) == XSS.replace(" ", "·")
+    assert "<script" not in markup and "<img" not in markup
+    assert not any("bold" in m.value and "**" not in m.value for m in at.markdown)
+
+
+# ------------------------------------------------------------------ train
+
+
+@pytest.fixture(scope="module")
+def expected_trace():
+    """The trace the Train page's defaults must show: English prose, 1,000, GPT-4."""
+    corpus = catalog()["english_prose"].load()
+    return train(corpus, vocab_size=1_000, pattern="cl100k", special_tokens=("<|endoftext|>",)).trace
+
+
+def test_train_page_trains_the_default_sample(expected_trace):
+    at = open_page("pages/train.py")
+    trained = at.session_state["trained"].tokenizer
+    assert trained.trace == expected_trace
+    assert at.session_state["train_step"] == 0
+    assert any("no merges yet" in m.value for m in at.markdown)
+
+
+def test_next_previous_first_last_move_through_the_trace(expected_trace):
+    at = open_page("pages/train.py")
+    for _ in range(3):
+        at.button(key="train_next").click().run()
+    assert at.session_state["train_step"] == 3
+    merge = expected_trace[2]
+    assert any(f"Merge 3 of {len(expected_trace):,}" in m.value and f"**{merge.count:,}**" in m.value for m in at.markdown)
+    assert f"<small>{merge.new_id}</small>" in all_html(at)
+    at.button(key="train_previous").click().run()
+    assert at.session_state["train_step"] == 2
+    at.button(key="train_last").click().run()
+    assert at.session_state["train_step"] == len(expected_trace)
+    at.button(key="train_next").click().run()
+    assert at.session_state["train_step"] == len(expected_trace)  # stays at the end
+    at.button(key="train_first").click().run()
+    assert at.session_state["train_step"] == 0
+
+
+def test_slider_jumps_and_candidates_lead_with_the_merge_made(expected_trace):
+    at = open_page("pages/train.py")
+    at.slider(key="train_step").set_value(40).run()
+    merge = expected_trace[39]
+    table = at.dataframe[0].value
+    assert table.iloc[0]["count"] == merge.count
+    assert table.iloc[0]["ids"] == f"{merge.pair[0]} + {merge.pair[1]}"
+    tokens_metric = metric(at, "Corpus tokens")
+    assert tokens_metric == f"{merge.corpus_tokens:,}"
+
+
+def test_bad_settings_explain_and_keep_the_previous_tokenizer():
+    at = open_page("pages/train.py")
+    before = at.session_state["trained"].tokenizer
+    at.number_input(key="train_vocab").set_value(100).run()
+    assert any("at least 256" in e.value for e in at.error)
+    assert at.session_state["trained"].tokenizer is before
+    at.number_input(key="train_vocab").set_value(1_000).run()
+    at.selectbox(key="train_pattern").set_value("custom").run()  # trains with the default custom regex
+    before = at.session_state["trained"].tokenizer
+    assert before.pattern_name == "custom"
+    at.text_input(key="train_custom").input("(unclosed").run()
+    assert any("not a valid regex" in e.value for e in at.error)
+    assert at.session_state["trained"].tokenizer is before
+    assert not at.exception
+
+
+def test_textbook_word_counts_show_each_word_with_its_count():
+    at = open_page("pages/train.py")
+    at.selectbox(key="train_sample").set_value("textbook_word_counts").run()
+    at.segmented_control(key="train_units").set_value("chars").run()
+    at.number_input(key="train_vocab").set_value(14).run()
+    assert not at.error
+    at.button(key="train_next").click().run()
+    markup = all_html(at)
+    assert "×6" in markup and "×5" in markup
+    assert at.session_state["trained"].tokenizer.trace[0].token == "es"
+
+
+def test_pasted_corpus_and_try_it_box():
+    at = open_page("pages/train.py")
+    at.segmented_control(key="train_source").set_value("Paste").run()
+    assert any("Paste some text" in i.value for i in at.info)
+    at.text_area(key="train_text").input("low lower lowest " * 20).run()
+    at.number_input(key="train_vocab").set_value(300).run()
+    tokenizer = at.session_state["trained"].tokenizer
+    assert tokenizer.stop_reason and "no adjacent pair" in tokenizer.stop_reason
+    assert any("Stopped early" in s.value for s in at.success)
+    at.button(key="train_last").click().run()
+    at.text_input(key="train_try").input(" lowest").run()
+    expected = len(tokenizer.encode_at_step(" lowest", len(tokenizer.merges)))
+    assert expected == 1
+    assert any(c.value == "1 token for 7 bytes" for c in at.caption)
+
+
+def test_invalid_utf8_upload_is_reported_with_its_position():
+    at = open_page("pages/train.py")
+    at.segmented_control(key="train_source").set_value("Upload").run()
+    at.file_uploader(key="train_upload").upload("latin1.txt", "café".encode("latin-1"), "text/plain").run()
+    assert any("not UTF-8" in e.value and "offset 3" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_downloads_are_offered():
+    at = open_page("pages/train.py")
+    labels = {button.proto.label for button in at.download_button}
+    assert {"Tokenizer (JSON)", "Merges (CSV)", "tiktoken ranks", "Hugging Face tokenizer.json"} <= labels
+
+
+def test_trained_tokenizer_is_offered_on_other_pages():
+    at = open_page("pages/train.py")
+    at.switch_page("pages/inspect_tokens.py")
+    at.run()
+    assert any(option.startswith("Trained here") for option in at.selectbox(key="inspect_tokenizer").options)
+
+
+# ---------------------------------------------------------------- inspect
+
+
+def test_inspect_counts_equal_tiktoken_and_ids_can_be_shown():
+    at = open_page("pages/inspect_tokens.py")
+    text = "Tokenization is fun! 12345 🚀"
+    at.text_area(key="shared_text").input(text).run()
+    at.selectbox(key="inspect_tokenizer").set_value("o200k_base").run()
+    ids = tiktoken_encoding("o200k_base").encode(text)
+    assert metric(at, "Tokens") == str(len(ids))
+    at.toggle(key="inspect_ids").set_value(True).run()
+    markup = all_html(at)
+    assert all(f'<span class="bpe-id">{i}</span>' in markup for i in ids)
+
+
+def test_inspect_special_tokens_follow_the_switch():
+    at = open_page("pages/inspect_tokens.py")
+    at.text_area(key="shared_text").input("end<|endoftext|>").run()
+    assert any("special token" in i.value for i in at.info)
+    assert "bpe-tok bpe-special" not in all_html(at)
+    at.toggle(key="inspect_special").set_value(True).run()
+    assert "bpe-tok bpe-special" in all_html(at)
+
+
+def test_decode_box_reports_bad_ids():
+    at = open_page("pages/inspect_tokens.py")
+    at.selectbox(key="inspect_tokenizer").set_value("cl100k_base").run()
+    at.text_input(key="inspect_decode").input("9906 1917").run()
+    assert at.code[0].value == "Hello world"
+    at.text_input(key="inspect_decode").input("9906 99999999").run()
+    assert any("is not a token id" in e.value for e in at.error)
+    at.text_input(key="inspect_decode").input("hello").run()
+    assert any("whole numbers" in e.value for e in at.error)
+
+
+def test_loading_a_tokenizer_file_adds_it_to_the_picker():
+    at = open_page("pages/inspect_tokens.py")
+    saved = train("hello hello world", num_merges=5, pattern="gpt2")
+    from bpe_core.serialization import tokenizer_to_json
+
+    at.file_uploader(key="inspect_upload").upload("mine.json", tokenizer_to_json(saved).encode(), "application/json").run()
+    assert at.selectbox(key="inspect_tokenizer").value == "loaded: mine.json"  # listed and selected at once
+    assert any("Loaded “mine.json”" in s.value for s in at.success)
+    at.file_uploader(key="inspect_upload").upload("bad.json", json.dumps({"model": {}}).encode(), "application/json").run()
+    assert any("Hugging Face" in e.value for e in at.error)

@@ -1,0 +1,112 @@
+"""Compare: one text through several tokenizers, side by side.
+
+Widgets only; what is computed and drawn comes from `bpe_core.comparison`.
+"""
+
+import streamlit as st
+
+from bpe_core.comparison import (
+    aligned_rows_html,
+    differing_stretches,
+    stretch_table,
+    summary_rows,
+    token_count_figure,
+)
+from pages._shared import (
+    OPENAI_ENCODINGS,
+    STARTER,
+    TRAINED,
+    encode_for_view,
+    page_header,
+    shared_text,
+    special_token_notice,
+    tokenizer_by_name,
+    tokenizer_choices,
+)
+
+TOKENIZERS_KEY = "compare_tokenizers"
+MAX_STRETCHES_SHOWN = 200  # a long text can differ in thousands of places
+
+SUMMARY_COLUMNS = {
+    "tokens": st.column_config.NumberColumn("tokens", format="%d"),
+    "bytes/token": st.column_config.NumberColumn("bytes/token", format="%.2f"),
+    "chars/token": st.column_config.NumberColumn("chars/token", format="%.2f"),
+    "vs best": st.column_config.NumberColumn(
+        "vs best", format="%.2f×", help="Tokens divided by the fewest tokens: the best tokenizer is 1.00×."
+    ),
+}
+
+
+def choose_tokenizers() -> list[str]:
+    """The multiselect, starting with this session's own tokenizer and the
+    three OpenAI ones; the choice survives page changes."""
+    choices = tokenizer_choices()
+    if TOKENIZERS_KEY not in st.session_state:
+        own = TRAINED if TRAINED in choices else STARTER
+        st.session_state[TOKENIZERS_KEY] = [own, *OPENAI_ENCODINGS]
+    elif any(name not in choices for name in st.session_state[TOKENIZERS_KEY]):
+        st.session_state[TOKENIZERS_KEY] = [name for name in st.session_state[TOKENIZERS_KEY] if name in choices]
+    return st.multiselect(
+        "Tokenizers", list(choices), key=TOKENIZERS_KEY, format_func=choices.get, persist_state="session"
+    )
+
+
+def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
+    tokenizers = {name: tokenizer_by_name(name) for name in names}
+    special_token_notice(text, tokenizers.values(), allow_special)
+    results = {name: encode_for_view(tokenizer, text, allow_special=allow_special) for name, tokenizer in tokenizers.items()}
+    rows = summary_rows(text, results)
+    table_column, chart_column = st.columns(2)
+    table_column.dataframe(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
+    chart_column.plotly_chart(token_count_figure(rows))
+
+    st.subheader("Token boundaries, line by line")
+    st.caption(
+        "Each line of the text is drawn once per tokenizer, one under the other, so the splits line up. "
+        "A dark bar marks where a token starts; a striped character is split across tokens "
+        "(a byte-level tokenizer can cut a character into bytes). Characters are drawn one by one, "
+        "so letters that normally join (Devanagari vowel signs, emoji sequences) appear apart. "
+        "Hover for the token's id and text."
+    )
+    st.html(aligned_rows_html(text, results))
+
+    st.subheader("Where they split differently")
+    show_differences(text, results)
+
+
+def show_differences(text: str, results: dict) -> None:
+    stretches = differing_stretches(text, results)
+    if not stretches:
+        st.success("All the selected tokenizers split this text in exactly the same places.")
+        return
+    shown = stretches[:MAX_STRETCHES_SHOWN]
+    st.caption(
+        f"{len(stretches):,} stretches of text are split differently"
+        + (f"; the first {len(shown):,} are listed." if len(shown) < len(stretches) else ".")
+        + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
+    )
+    st.dataframe(stretch_table(shown), hide_index=True)
+
+
+page_header(
+    "Compare",
+    "One text through several tokenizers: how many tokens each needs, and exactly where they split differently.",
+)
+text = shared_text("Text to compare")
+picker_column, special_column = st.columns([4, 1])
+with picker_column:
+    selected = choose_tokenizers()
+with special_column:
+    special = st.toggle(
+        "Special tokens",
+        key="compare_special",
+        persist_state="session",
+        help="Encode `<|endoftext|>` as a special token",
+    )
+
+if len(selected) < 2:
+    st.info("Choose at least two tokenizers to compare.")
+elif not text:
+    st.info("Type or paste some text above to see how the tokenizers split it.")
+else:
+    show_comparison(text, selected, special)

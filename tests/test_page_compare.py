@@ -1,0 +1,108 @@
+"""The Compare page, run headless with Streamlit's AppTest."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from bpe_core.encodings import tiktoken_encoding
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+KEY = "compare_tokenizers"
+
+
+def open_compare() -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page("pages/compare.py")
+    at.run()
+    assert not at.exception
+    return at
+
+
+def compare(at: AppTest, text: str, names=OPENAI) -> AppTest:
+    at.text_area(key="shared_text").input(text)
+    at.multiselect(key=KEY).set_value(names)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def token_counts(at: AppTest) -> dict[str, int]:
+    table = at.dataframe[0].value
+    return dict(zip(table["tokenizer"], table["tokens"]))
+
+
+def test_first_visit_compares_the_home_text_with_the_starter_and_openai_tokenizers():
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.text_area(key="shared_text").input("Typed on the home page").run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.multiselect(key=KEY).value == ["starter", *OPENAI]
+    assert list(at.dataframe[0].value["tokenizer"]) == ["starter", *OPENAI]
+    assert at.dataframe[0].value["tokens"][1] == len(tiktoken_encoding("gpt2").encode("Typed on the home page"))
+
+
+def test_token_counts_are_tiktokens():
+    text = "Tokenizers split «naïve» text differently: 12345 + 67890 — こんにちは 👩‍💻\n    return x"
+    at = compare(open_compare(), text)
+    assert token_counts(at) == {name: len(tiktoken_encoding(name).encode(text)) for name in OPENAI}
+    table = at.dataframe[0].value
+    assert min(table["vs best"]) == 1.0
+
+
+def test_special_tokens_toggle_follows_tiktoken():
+    text = "Hello<|endoftext|>world"
+    at = compare(open_compare(), text)
+    as_plain_text = {name: tiktoken_encoding(name).encode(text, disallowed_special=()) for name in OPENAI}
+    assert token_counts(at) == {name: len(ids) for name, ids in as_plain_text.items()}
+    assert any("special token" in info.value for info in at.info)
+    at.toggle(key="compare_special").set_value(True).run()
+    assert not at.exception
+    as_special = {name: tiktoken_encoding(name).encode(text, allowed_special="all") for name in OPENAI}
+    assert token_counts(at) == {name: len(ids) for name, ids in as_special.items()}
+
+
+def test_fewer_than_two_tokenizers_asks_for_more():
+    at = compare(open_compare(), "Hello world", ["gpt2"])
+    assert [info.value for info in at.info] == ["Choose at least two tokenizers to compare."]
+    assert not at.dataframe and not at.html
+
+
+def test_empty_text_asks_for_text():
+    at = compare(open_compare(), "", ["gpt2", "cl100k_base"])
+    assert any("Type or paste some text" in info.value for info in at.info)
+    assert not at.dataframe
+
+
+def test_typed_markup_is_shown_escaped():
+    payload = "<b>x</b><script>alert(1)</script>"
+    at = compare(open_compare(), payload)
+    markup = "".join(element.value for element in at.html)
+    assert "&lt;" in markup and "&lt;/" in markup
+    assert "<script" not in markup and "<b>" not in markup
+    assert not [element for element in at.markdown if "<script" in element.value]
+
+
+def test_difference_table_is_capped_and_counted():
+    at = compare(open_compare(), "    x\n" * 300, ["gpt2", "cl100k_base"])  # gpt2 splits indentation, cl100k not
+    differences = at.dataframe[1].value
+    assert len(differences) == 200
+    assert list(differences.columns) == ["stretch", "gpt2", "cl100k_base"]
+    # gpt2 has no token for several spaces; cl100k has "   " (then " x" in both)
+    assert differences.iloc[0].to_dict() == {"stretch": "···", "gpt2": "· | · | ·", "cl100k_base": "···"}
+    assert any("300 stretches" in caption.value and "first 200" in caption.value for caption in at.caption)
+
+
+def test_identical_tokenizers_say_so():
+    at = compare(open_compare(), "Hello world", ["gpt2", "cl100k_base"])
+    assert any("same places" in message.value for message in at.success)
+
+
+def test_the_choice_survives_a_page_change():
+    at = compare(open_compare(), "Hello world", ["gpt2", "o200k_base"])
+    at.switch_page("pages/inspect_tokens.py").run()
+    at.switch_page("pages/compare.py").run()
+    assert at.multiselect(key=KEY).value == ["gpt2", "o200k_base"]
+    assert list(at.dataframe[0].value["tokenizer"]) == ["gpt2", "o200k_base"]

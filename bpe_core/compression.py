@@ -1,0 +1,360 @@
+"""Compression against vocabulary size: the curve the tutorials plot, done properly.
+
+Each merge adds one token to the vocabulary and makes the text shorter, so
+the text's bytes per token rise as the vocabulary grows. Three measurements
+sit on one chart:
+
+- the *training* curve, read straight from the training trace (training
+  already counted the corpus's length after every merge, so nothing is
+  re-encoded);
+- the *held-out* curve: the end of the text, cut off before training, encoded
+  with the first k merges at a few checkpoints. It shows what generalises:
+  merges that only memorised the training text do not shorten it;
+- *reference points*: GPT-2's, GPT-4's and GPT-4o's vocabularies on the same
+  held-out text.
+
+Bytes per token is the size that matters to a model (its context window is
+counted in tokens); characters per token is shown too, since a Japanese
+character is three bytes and an English letter one.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from .corpus import corpus_size, count_pieces
+from .encodings import load_encoding
+from .render import PALETTE
+from .samples import SAMPLES_DIR, catalog
+from .tokenizer import Tokenizer
+
+HELD_OUT_FRACTION = 0.1
+REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
+MAX_TRAINING_POINTS = 400  # enough for a smooth line; a 20k trace would be 20k points
+MIN_SAMPLE_BYTES = 1_000  # shorter samples ("aaabdaaabac") teach merges, not compression
+
+PARALLEL_DIR = SAMPLES_DIR / "parallel"
+PARALLEL_PREFIX = "parallel/"
+
+METRICS = {
+    "bytes": ("bytes_per_token", "Bytes per token (UTF-8)", "bytes per token"),
+    "chars": ("chars_per_token", "Characters per token", "characters per token"),
+}
+SERIES_DASH = {"training": "solid", "held-out": "dash"}
+SERIES_LABEL = {"training": "training text", "held-out": "held-out text"}
+ENCODING_SYMBOL = {"gpt2": "circle", "cl100k_base": "square", "o200k_base": "diamond"}
+LABELS_BELOW = {"cl100k_base"}
+LOG_TICKS = [300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000]
+FONT_SIZE = 15
+MARKER_SIZE = 15
+PLOT_HEIGHT = 460
+LEGEND_ROW_HEIGHT = 130  # one row of legend groups (a corpus's five entries), two groups a row
+
+# render.PALETTE (Paul Tol's colour-blind-safe "light" scheme), strongest
+# first: its pale yellow and cyan come last and its grey not at all, since
+# they fade into a white chart as lines.
+CORPUS_COLOURS = [PALETTE[i] for i in (0, 1, 5, 3, 7, 6, 4, 2)]
+
+
+class Point(NamedTuple):
+    """One vocabulary size and how well it compresses a text."""
+
+    vocab_size: int
+    bytes_per_token: float
+    chars_per_token: float
+
+
+class Curves(NamedTuple):
+    """One corpus's curves; `held_out` is empty when there is no held-out text."""
+
+    training: list[Point]
+    held_out: list[Point]
+
+
+class ReferencePoint(NamedTuple):
+    encoding: str
+    vocab_size: int
+    bytes_per_token: float
+    chars_per_token: float
+
+
+# ------------------------------------------------------------------ corpora
+
+
+def parallel_languages() -> dict[str, str]:
+    """Language code -> English name of the parallel corpus, in its listed order."""
+    with open(PARALLEL_DIR / "languages.csv", encoding="utf-8", newline="") as file:
+        return {row["code"]: row["name"] for row in csv.DictReader(file)}
+
+
+def chart_corpora() -> dict[str, str]:
+    """Corpus id -> label of every text the chart can plot: the bundled text
+    samples long enough to compress, then each language of the parallel
+    corpus (ids "parallel/<code>"), whose curves differ only by language."""
+    corpora = {
+        sample_id: sample.title
+        for sample_id, sample in catalog().items()
+        if sample.kind == "text" and (SAMPLES_DIR / sample.file).stat().st_size >= MIN_SAMPLE_BYTES
+    }
+    for code, name in parallel_languages().items():
+        corpora[PARALLEL_PREFIX + code] = f"Parallel corpus: {name}"
+    return corpora
+
+
+def corpus_text(corpus_id: str) -> str:
+    """The text of a corpus id from `chart_corpora`."""
+    if corpus_id.startswith(PARALLEL_PREFIX):
+        code = corpus_id.removeprefix(PARALLEL_PREFIX)
+        if code not in parallel_languages():
+            raise ValueError(f"The parallel corpus has no language {code!r}.")
+        return (PARALLEL_DIR / f"{code}.txt").read_text(encoding="utf-8")
+    sample = catalog().get(corpus_id)
+    if sample is None or sample.kind != "text":
+        raise ValueError(f"No bundled text sample {corpus_id!r}.")
+    return sample.load()
+
+
+# -------------------------------------------------------------- measuring
+
+
+def split_held_out(text: str, fraction: float = HELD_OUT_FRACTION) -> tuple[str, str]:
+    """(training part, held-out part): the last `fraction` of the text is held out.
+
+    The end is held out rather than random lines so that the two parts are
+    as independent as the text allows (neighbouring lines share words). The
+    cut is made at the start of the line nearest the cut point so no word
+    is split; in a text with a single line, at the nearest whitespace, and
+    in one without whitespace either, at the cut point itself.
+    """
+    if not 0 < fraction < 1:
+        raise ValueError(f"The held-out fraction must be between 0 and 1, not {fraction!r}.")
+    if len(text) < 2:
+        raise ValueError("The text is too short to hold part of it out: it needs at least two characters.")
+    target = round(len(text) * (1 - fraction))
+    cut = _nearest_boundary(text, target, r"\n") or _nearest_boundary(text, target, r"\s") or target
+    cut = min(max(cut, 1), len(text) - 1)  # both parts keep some text
+    return text[:cut], text[cut:]
+
+
+def _nearest_boundary(text: str, target: int, separator: str) -> int | None:
+    """The position right after a match of `separator` (a regex) nearest
+    `target` that leaves text on both sides; None if there is none."""
+    boundaries = [match.end() for match in re.finditer(separator, text) if match.end() < len(text)]
+    return min(boundaries, key=lambda position: abs(position - target), default=None)
+
+
+def checkpoints(n_merges: int, count: int = 25, *, base_vocab: int = 256) -> list[int]:
+    """About `count` merge counts from 0 to `n_merges`, sorted and distinct,
+    spaced evenly in log(vocabulary size) so they are spread out on a log
+    axis and still reach the right end of a linear one.
+
+    Every step when there are no more than `count`.
+    """
+    if n_merges < 0 or count < 2 or base_vocab < 1:
+        raise ValueError("checkpoints needs n_merges >= 0, count >= 2 and base_vocab >= 1.")
+    if n_merges + 1 <= count:
+        return list(range(n_merges + 1))
+    growth = (base_vocab + n_merges) / base_vocab
+    steps = {round(base_vocab * growth ** (index / (count - 1))) - base_vocab for index in range(count)}
+    return sorted(steps | {0, n_merges})
+
+
+def training_size(tokenizer: Tokenizer, corpus: str | Mapping[str, int]) -> tuple[int, int]:
+    """(bytes, characters) of `corpus` as training counted it: its pieces
+    under the tokenizer's split pattern, without special tokens or text the
+    pattern drops, so that they match the trace's token counts."""
+    return corpus_size(count_pieces(corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)))
+
+
+def training_curve(tokenizer: Tokenizer, corpus_bytes: int, corpus_chars: int) -> list[Point]:
+    """Compression of the training text after 0, 1, ... merges, from the trace alone.
+
+    `corpus_bytes` and `corpus_chars` are the training text's size as
+    training counted it (see `training_size`). Before any merge every base
+    unit is a token: one per byte, or one per character in the character
+    variant. Long traces are thinned to `MAX_TRAINING_POINTS` points, the
+    first and last always among them.
+    """
+    trace = tokenizer.trace
+    initial_tokens = corpus_bytes if tokenizer.units == "bytes" else corpus_chars
+    if initial_tokens == 0:
+        raise ValueError("The training text is empty, so it has no compression to plot.")
+    points = []
+    for step in checkpoints(len(trace), MAX_TRAINING_POINTS, base_vocab=tokenizer.first_merge_id):
+        tokens = trace[step - 1].corpus_tokens if step else initial_tokens
+        points.append(Point(tokenizer.first_merge_id + step, corpus_bytes / tokens, corpus_chars / tokens))
+    return points
+
+
+def held_out_curve(tokenizer: Tokenizer, text: str, steps: Sequence[int]) -> list[Point]:
+    """Compression of a text the tokenizer never saw, with only the first k
+    merges for each k in `steps` (see `checkpoints`): exactly the tokenizer
+    that training had built by then. Sizes are the whole text's, as for the
+    reference points (the preset split patterns drop nothing)."""
+    points = []
+    for step in steps:
+        tokens = len(tokenizer.encode_at_step(text, step))
+        points.append(_point(tokenizer.first_merge_id + step, text, tokens))
+    return points
+
+
+def reference_points(text: str, encodings: Sequence[str] = REFERENCE_ENCODINGS) -> list[ReferencePoint]:
+    """How the OpenAI vocabularies compress `text` (special-token strings as
+    plain text, like tiktoken's `encode_ordinary`)."""
+    points = []
+    for name in encodings:
+        encoding = load_encoding(name)
+        point = _point(encoding.n_vocab, text, len(encoding.encode_ordinary(text)))
+        points.append(ReferencePoint(name, *point))
+    return points
+
+
+def _point(vocab_size: int, text: str, tokens: int) -> Point:
+    if tokens == 0:
+        raise ValueError("The text has no tokens to measure (it is empty, or the split pattern drops all of it).")
+    return Point(vocab_size, len(text.encode("utf-8")) / tokens, len(text) / tokens)
+
+
+def corpus_curves(
+    tokenizer: Tokenizer, training_corpus: str | Mapping[str, int], held_out_text: str | None
+) -> Curves:
+    """Both curves for a tokenizer trained on `training_corpus` (a text, or
+    word counts); no held-out curve when `held_out_text` is None."""
+    training = training_curve(tokenizer, *training_size(tokenizer, training_corpus))
+    if held_out_text is None:
+        return Curves(training, [])
+    steps = checkpoints(len(tokenizer.trace), base_vocab=tokenizer.first_merge_id)
+    return Curves(training, held_out_curve(tokenizer, held_out_text, steps))
+
+
+# ----------------------------------------------------------------- output
+
+
+def compression_figure(
+    curves: Mapping[str, Curves],
+    reference: Mapping[str, Sequence[ReferencePoint]],
+    *,
+    metric: str = "bytes",
+    log_x: bool = False,
+) -> go.Figure:
+    """Bytes (or characters) per token against vocabulary size.
+
+    One colour per corpus; a solid line for the training text, a dashed one
+    for the held-out text; each OpenAI encoding a marker of its own shape,
+    in the colour of the corpus it was measured on. The legend is grouped
+    by corpus. Corpus names are escaped: Plotly renders labels as HTML.
+    """
+    if metric not in METRICS:
+        raise ValueError(f'metric must be "bytes" or "chars", not {metric!r}.')
+    field, axis_title, unit = METRICS[metric]
+    figure = go.Figure()
+    corpora = list(dict.fromkeys([*curves, *reference]))
+    for index, corpus in enumerate(corpora):
+        colour = CORPUS_COLOURS[index % len(CORPUS_COLOURS)]
+        lines = curves.get(corpus, Curves([], []))
+        for series, points in (("training", lines.training), ("held-out", lines.held_out)):
+            if points:
+                figure.add_trace(_line(corpus, series, points, field, unit, colour))
+        for point in reference.get(corpus, ()):
+            figure.add_trace(_reference_marker(corpus, point, field, unit, colour))
+    figure.add_trace(_encoding_labels(reference, field))
+    figure.update_layout(
+        font=dict(size=FONT_SIZE),
+        height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * math.ceil(len(corpora) / 2),
+        margin=dict(l=10, r=50, t=30, b=10),
+        hovermode="closest",
+        hoverlabel=dict(font_size=14),
+        # Below the plot: long corpus names beside it would take half its width.
+        legend=dict(font=dict(size=14), groupclick="toggleitem", orientation="h", yanchor="top", y=-0.18, x=0),
+        xaxis=dict(
+            title=dict(text="Vocabulary size (tokens)", font=dict(size=16)),
+            type="log" if log_x else "linear",
+            tickvals=LOG_TICKS if log_x else None,  # plotly's own log ticks read "2, 5, 10k, 2, 5"
+            tickformat="~s",
+        ),
+        yaxis=dict(title=dict(text=axis_title, font=dict(size=16)), rangemode="tozero"),
+    )
+    return figure
+
+
+def _line(corpus: str, series: str, points: Sequence[Point], field: str, unit: str, colour: str) -> go.Scatter:
+    return go.Scatter(
+        x=[point.vocab_size for point in points],
+        y=[getattr(point, field) for point in points],
+        mode="lines",
+        line=dict(color=colour, width=3, dash=SERIES_DASH[series]),
+        name=SERIES_LABEL[series],
+        legendgroup=corpus,
+        legendgrouptitle_text=html.escape(corpus),
+        meta=html.escape(corpus),  # used via %{meta}: data, never parsed as a template
+        hovertemplate=(
+            f"<b>%{{meta}}</b>, {SERIES_LABEL[series]}<br>vocabulary %{{x:,}}<br>"
+            f"%{{y:.3f}} {unit}<extra></extra>"
+        ),
+    )
+
+
+def _reference_marker(corpus: str, point: ReferencePoint, field: str, unit: str, colour: str) -> go.Scatter:
+    return go.Scatter(
+        x=[point.vocab_size],
+        y=[getattr(point, field)],
+        mode="markers",
+        marker=dict(
+            symbol=ENCODING_SYMBOL.get(point.encoding, "star"), size=MARKER_SIZE, color=colour,
+            line=dict(color="#222", width=1.5),
+        ),
+        name=html.escape(point.encoding),
+        legendgroup=corpus,
+        legendgrouptitle_text=html.escape(corpus),
+        meta=[html.escape(corpus), html.escape(point.encoding)],
+        hovertemplate=(
+            f"<b>%{{meta[0]}}</b>, %{{meta[1]}}<br>vocabulary %{{x:,}}<br>%{{y:.3f}} {unit}<extra></extra>"
+        ),
+    )
+
+
+def _encoding_labels(reference: Mapping[str, Sequence[ReferencePoint]], field: str) -> go.Scatter:
+    """Each encoding's name by its markers, so they are labelled on the chart
+    itself: above the highest marker, or below the lowest for cl100k_base,
+    whose name would otherwise run into its neighbours' on a log axis."""
+    markers: dict[str, list[float]] = {}
+    vocab_sizes: dict[str, int] = {}
+    for points in reference.values():
+        for point in points:
+            markers.setdefault(point.encoding, []).append(getattr(point, field))
+            vocab_sizes[point.encoding] = point.vocab_size
+    below = [name in LABELS_BELOW for name in markers]
+    return go.Scatter(
+        x=[vocab_sizes[name] for name in markers],
+        y=[min(values) if low else max(values) for values, low in zip(markers.values(), below)],
+        mode="markers+text",  # invisible markers of the real ones' size, so the names clear them
+        marker=dict(size=MARKER_SIZE, color="rgba(0, 0, 0, 0)"),
+        text=[html.escape(name) for name in markers],
+        textposition=["bottom center" if low else "top center" for low in below],
+        textfont=dict(size=14, color="#333"),
+        cliponaxis=False,  # o200k_base's name may reach past the right edge
+        showlegend=False,
+        hoverinfo="skip",
+        name="encoding names",
+    )
+
+
+def compression_table(
+    curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]
+) -> pd.DataFrame:
+    """Every plotted number, one row per point, for the CSV download."""
+    rows = []
+    for corpus, lines in curves.items():
+        for series, points in (("training", lines.training), ("held-out", lines.held_out)):
+            rows.extend((corpus, series, *point) for point in points)
+    for corpus, points in reference.items():
+        rows.extend((corpus, point.encoding, *point[1:]) for point in points)
+    return pd.DataFrame(rows, columns=["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"])

@@ -1,0 +1,200 @@
+"""Compression: bytes per token against vocabulary size, for several corpora.
+
+Each bundled corpus is split (its last 10 % held out), trained on once per
+vocabulary size and split pattern, and measured; all of it is cached across
+sessions, so changing the metric or the axis only redraws the chart. The
+measuring and the chart are in `bpe_core.compression`.
+"""
+
+import streamlit as st
+
+from bpe_core import PRESETS, Tokenizer, train
+from bpe_core.patterns import PRESET_LABELS
+from bpe_core.compression import (
+    CORPUS_COLOURS,
+    HELD_OUT_FRACTION,
+    Curves,
+    ReferencePoint,
+    chart_corpora,
+    compression_figure,
+    compression_table,
+    corpus_curves,
+    corpus_text,
+    reference_points,
+    split_held_out,
+)
+from pages._shared import TrainedTokenizer, corpus_digest, page_header, session_trained
+
+TRAINED_HERE = "trained-here"  # corpus id of the Train page's tokenizer
+TRAINED_HERE_LABEL = "Trained here"
+DEFAULT_CORPORA = ["english_prose", "japanese", "python_code"]
+METRIC_LABELS = {"bytes": "Bytes", "chars": "Characters"}
+
+page_header(
+    "Compression",
+    "Bytes per token is how many bytes of UTF-8 text one token covers on average: the higher it is, "
+    "the more text fits into a model's context window. Every merge adds a token to the vocabulary and "
+    "shortens the text; this chart shows how much, on the training text and on text held out from it.",
+)
+
+
+# ------------------------------------------------------------------ inputs
+
+
+def corpus_options() -> dict[str, str]:
+    """Corpus id -> label: the bundled corpora, and the Train page's tokenizer if there is one."""
+    options = chart_corpora()
+    if session_trained() is not None:
+        options[TRAINED_HERE] = TRAINED_HERE_LABEL
+    return options
+
+
+def choose_corpora(options: dict[str, str]) -> list[str]:
+    return st.multiselect(
+        "Corpora",
+        list(options),
+        default=[corpus_id for corpus_id in DEFAULT_CORPORA if corpus_id in options],
+        format_func=options.get,
+        key="compression_corpora",
+        max_selections=len(CORPUS_COLOURS),
+        persist_state="session",
+        help="Each is trained on separately. “Trained here” is the tokenizer from the Train page, "
+        "measured on its own training text.",
+    )
+
+
+def choose_settings() -> dict:
+    columns = st.columns([1, 1, 1.1, 1.2], vertical_alignment="bottom")
+    vocab_size = columns[0].number_input(
+        "Max vocabulary size", min_value=300, max_value=20_000, value=3_000, step=500, key="compression_vocab",
+        persist_state="session", help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
+    )
+    pattern = columns[1].selectbox(
+        "Split pattern", list(PRESETS), index=list(PRESETS).index("cl100k"), key="compression_pattern",
+        format_func=PRESET_LABELS.get, persist_state="session",
+        help="Pre-tokenization for the tokenizers trained here (the OpenAI ones keep their own).",
+    )
+    metric = columns[2].segmented_control(
+        "Per token", list(METRIC_LABELS), default="bytes", required=True, format_func=METRIC_LABELS.get,
+        key="compression_metric", persist_state="session",
+    )
+    with columns[3]:
+        log_x = st.toggle("Log-scale vocabulary axis", value=True, key="compression_log_x", persist_state="session",
+                          help="The OpenAI vocabularies are 50k–200k tokens; on a linear axis the curves "
+                          "squeeze into the left edge.")
+        show_reference = st.toggle("Show OpenAI encodings", value=True, key="compression_reference",
+                                   persist_state="session", help="gpt2, cl100k_base and o200k_base on the same text")
+    return dict(vocab_size=int(vocab_size), pattern=pattern, metric=metric, log_x=log_x, show_reference=show_reference)
+
+
+# --------------------------------------------------------------- measuring
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def tokenizer_for(corpus_id: str, vocab_size: int, pattern: str) -> Tokenizer:
+    """Trained on all but the held-out end of a bundled corpus; shared by every session."""
+    training_text, _ = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
+    return train(training_text, vocab_size=vocab_size, pattern=pattern)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def curves_for(corpus_id: str, vocab_size: int, pattern: str) -> Curves:
+    training_text, held_out_text = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
+    return corpus_curves(tokenizer_for(corpus_id, vocab_size, pattern), training_text, held_out_text)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def reference_for(corpus_id: str) -> list[ReferencePoint]:
+    _, held_out_text = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
+    return reference_points(held_out_text)
+
+
+def trained_here_key(trained: TrainedTokenizer) -> str:
+    """What determines the Train page's result: its corpus and settings
+    (training is deterministic). A digest, so the cache never holds the text as a key."""
+    tokenizer = trained.tokenizer
+    return f"{corpus_digest(trained.corpus)}|{tokenizer.pattern}|{tokenizer.units}|{sorted(tokenizer.special_tokens)}|{len(tokenizer.trace)}"
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def trained_here_measures(key: str, _trained: TrainedTokenizer) -> tuple[Curves, list[ReferencePoint]]:
+    """The Train page's tokenizer on its own training text: its trace gives
+    the training curve. Nothing of that text was held out, so there is no
+    held-out curve; the OpenAI encodings are measured on the training text."""
+    curves = corpus_curves(_trained.tokenizer, _trained.corpus, None)
+    reference = reference_points(_trained.corpus) if isinstance(_trained.corpus, str) else []
+    return curves, reference
+
+
+def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint]]:
+    if corpus_id == TRAINED_HERE:
+        trained = session_trained()
+        return trained_here_measures(trained_here_key(trained), trained)
+    return curves_for(corpus_id, settings["vocab_size"], settings["pattern"]), reference_for(corpus_id)
+
+
+def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
+    """Curves and reference points by corpus label, with a progress bar; a
+    corpus that cannot be measured is reported and left out."""
+    curves, reference = {}, {}
+    bar = st.progress(0.0)
+    for done, corpus_id in enumerate(corpus_ids):
+        label = options[corpus_id]
+        bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
+        try:
+            curves[label], reference[label] = measure(corpus_id, settings)
+        except ValueError as error:
+            st.warning(f"{label} cannot be measured: {error}")
+    bar.empty()
+    return curves, reference
+
+
+# -------------------------------------------------------------------- page
+
+
+def reading_guide(show_reference: bool, with_trained_here: bool) -> None:
+    guide = (
+        f"**Solid lines**: the text each tokenizer was trained on. **Dashed lines**: the last "
+        f"{HELD_OUT_FRACTION:.0%} of the same corpus, held out from training. The gap between them is "
+        "memorisation: a merge that only fits the training text (a name, a repeated phrase) lifts the solid "
+        "line but not the dashed one."
+    )
+    if show_reference:
+        guide += (
+            " **Markers**: the OpenAI encodings on the same held-out text. Their vocabularies are far larger "
+            "(50k–200k tokens) but shared among many languages and kinds of text, so a small tokenizer trained "
+            "on one kind of text can come close to them on it, or even beat them; cl100k and o200k, trained on "
+            "more code and more languages, compress code and Japanese clearly better than GPT-2."
+        )
+    st.markdown(guide)
+    if with_trained_here:
+        st.caption(
+            "“Trained here” learned from all of its text, so it has no dashed line; its markers are "
+            "measured on that training text."
+        )
+
+
+def show_numbers(curves: dict, reference: dict) -> None:
+    table = compression_table(curves, reference)
+    with st.expander("The numbers"):
+        st.dataframe(table, hide_index=True, width="stretch")
+    st.download_button(
+        "Download the numbers (CSV)", table.to_csv(index=False), "compression.csv", "text/csv",
+        key="compression_csv", on_click="ignore",
+    )
+
+
+options = corpus_options()
+corpus_ids = choose_corpora(options)
+settings = choose_settings()
+if not corpus_ids:
+    st.info("Choose at least one corpus.")
+else:
+    curves, reference = measure_all(corpus_ids, options, settings)
+    if curves:
+        if not settings["show_reference"]:
+            reference = {}
+        figure = compression_figure(curves, reference, metric=settings["metric"], log_x=settings["log_x"])
+        st.plotly_chart(figure, key="compression_chart")
+        reading_guide(settings["show_reference"], TRAINED_HERE in corpus_ids)
+        show_numbers(curves, reference)

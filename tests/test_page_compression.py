@@ -1,0 +1,105 @@
+"""The Compression page, run headless with Streamlit's AppTest."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import train
+from bpe_core.compression import corpus_text, split_held_out
+from bpe_core.encodings import tiktoken_encoding
+from pages._shared import TrainedTokenizer
+
+APP = Path(__file__).resolve().parent.parent / "app.py"  # AppTest resolves relative paths from this file
+
+
+def open_page(**session) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    for key, value in session.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page("pages/compression.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def page() -> AppTest:
+    return open_page()
+
+
+def chart(at: AppTest) -> dict:
+    (element,) = at.get("plotly_chart")
+    return json.loads(element.proto.spec)
+
+
+def numbers(at: AppTest):
+    (table,) = at.dataframe
+    return table.value
+
+
+def test_opens_on_english_japanese_and_code_with_chart_and_download(page):
+    assert page.multiselect(key="compression_corpora").value == ["english_prose", "japanese", "python_code"]
+    groups = {trace.get("legendgroup") for trace in chart(page)["data"]} - {None}
+    assert len(groups) == 3
+    (download,) = page.download_button
+    assert download.proto.label == "Download the numbers (CSV)"
+    assert set(numbers(page).series) == {"training", "held-out", "gpt2", "cl100k_base", "o200k_base"}
+
+
+def test_reference_numbers_are_tiktokens_counts_on_the_held_out_text(page):
+    table = numbers(page)
+    _, held_out_text = split_held_out(corpus_text("japanese"))
+    corpus = page.multiselect(key="compression_corpora").format_func("japanese")
+    for name in ["gpt2", "cl100k_base", "o200k_base"]:
+        (row,) = table[(table.corpus == corpus) & (table.series == name)].itertuples()
+        tokens = len(tiktoken_encoding(name).encode_ordinary(held_out_text))
+        assert row.bytes_per_token == len(held_out_text.encode()) / tokens
+        assert row.chars_per_token == len(held_out_text) / tokens
+
+
+def test_metric_and_log_axis_switch_without_error(page):
+    page.segmented_control(key="compression_metric").set_value("chars").run()
+    assert not page.exception
+    assert chart(page)["layout"]["yaxis"]["title"]["text"] == "Characters per token"
+    page.toggle(key="compression_log_x").set_value(False).run()
+    assert not page.exception
+    assert chart(page)["layout"]["xaxis"]["type"] == "linear"
+
+
+def test_hiding_the_openai_encodings_removes_their_markers_and_rows(page):
+    page.toggle(key="compression_reference").set_value(False).run()
+    assert not page.exception
+    assert set(numbers(page).series) == {"training", "held-out"}
+    page.toggle(key="compression_reference").set_value(True).run()
+
+
+def test_a_single_parallel_language_works():
+    at = open_page()
+    at.multiselect(key="compression_corpora").set_value(["parallel/hi"]).run()
+    assert not at.exception
+    assert set(numbers(at).corpus) == {"Parallel corpus: Hindi"}
+    assert chart(at)["data"]
+
+
+def test_no_corpus_asks_for_one():
+    at = open_page()
+    at.multiselect(key="compression_corpora").set_value([]).run()
+    assert not at.exception
+    assert "Choose at least one corpus" in at.info[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_the_train_pages_tokenizer_is_plotted_from_its_own_trace():
+    text = corpus_text("parallel/en") * 3
+    tokenizer = train(text, vocab_size=400, pattern="cl100k")
+    at = open_page(trained=TrainedTokenizer(tokenizer, text, "pasted text"))
+    at.multiselect(key="compression_corpora").set_value(["trained-here"]).run()
+    assert not at.exception
+    table = numbers(at)
+    training = table[table.series == "training"]
+    assert training.vocab_size.iloc[-1] == 256 + len(tokenizer.trace)
+    assert training.bytes_per_token.iloc[-1] == len(text.encode()) / tokenizer.trace[-1].corpus_tokens
+    assert "held-out" not in set(table.series)

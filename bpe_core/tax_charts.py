@@ -1,0 +1,314 @@
+"""Tables and figures of the Tokenization tax page: pure functions, no Streamlit.
+
+Everything here starts from the `TaxRow`s of `tax.tax_table` (one per
+tokenizer and language) and the corpus manifest `tax.languages()`, and
+turns them into what a reader compares at a glance:
+
+- `premium_frame` / `metrics_frame`: sortable tables of numbers (floats, so
+  a click on a column header sorts by value, not alphabetically);
+- `premium_bar_figure` / `premium_heatmap_figure`: the same premiums drawn,
+  with the base language's 1.0 marked;
+- `cost_frame` / `cost_summary`: the premium as money and context window;
+- `experiment_figure`: the causal experiment, a tokenizer trained on a
+  chosen mix of languages next to the OpenAI encodings.
+
+Languages are always listed most taxed first (by the first tokenizer's
+premium), in tables and figures alike, so the two read the same way.
+Tokenizer names can come from uploaded file names, and Plotly renders labels
+as HTML, so every name is escaped before it reaches a figure.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from .render import PALETTE
+from .tax import Language, TaxRow, content_cost
+
+FONT_SIZE = 15
+TICK_FONT_SIZE = 14
+BASE_LINE_COLOUR = "#222"
+TRAINED_COLOUR = "#222"  # the experiment's own tokenizer stands out from the palette colours
+
+# A diverging scale that is safe for colour-blind readers (ColorBrewer RdBu,
+# also Paul Tol's "BuRd"), drawn on log2(premium) and centred on 0: the base
+# language's 1.0 is white, cheaper languages blue, taxed languages red, and
+# twice as expensive is as far from white as half as expensive.
+HEATMAP_COLOURS = "RdBu_r"
+PREMIUM_TICKS = [0.25, 0.5, 1, 2, 4, 8, 16, 32]
+
+# Above the top axis (which tall charts need in view), in the top margin.
+LEGEND_ON_TOP = dict(orientation="h", yref="container", y=1.0, yanchor="top", x=0, font=dict(size=TICK_FONT_SIZE))
+
+
+def rows_by_tokenizer(rows: Sequence[TaxRow]) -> dict[str, dict[str, TaxRow]]:
+    """{tokenizer: {language code: row}}, tokenizers in the order of `rows`."""
+    table: dict[str, dict[str, TaxRow]] = {}
+    for row in rows:
+        table.setdefault(row.tokenizer, {})[row.code] = row
+    return table
+
+
+def language_order(rows: Sequence[TaxRow], languages: Mapping[str, Language], by: str | None = None) -> list[str]:
+    """Language codes, highest premium under tokenizer `by` (default: the
+    first) first, ties by English name: the most taxed languages lead."""
+    table = rows_by_tokenizer(rows)
+    leading = table[by if by is not None else next(iter(table))]
+    return sorted(leading, key=lambda code: (-leading[code].premium, languages[code].name))
+
+
+# ------------------------------------------------------------------ tables
+
+
+def premium_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> pd.DataFrame:
+    """One row per language: its names and script, the UTF-8 byte premium
+    (what the script alone costs), then one premium column per tokenizer."""
+    table = rows_by_tokenizer(rows)
+    first = next(iter(table.values()))
+    records = []
+    for code in language_order(rows, languages):
+        language = languages[code]
+        record = {
+            "language": language.name,
+            "native name": language.native_name,
+            "script": language.script,
+            "byte premium": first[code].byte_premium,
+        }
+        record.update({name: float(by_code[code].premium) for name, by_code in table.items()})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def metrics_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> pd.DataFrame:
+    """Every (language, tokenizer) pair with the counts behind its premium
+    and the per-token ratios that explain it. Fertility is empty (NaN) for
+    languages that do not separate words with spaces."""
+    table = rows_by_tokenizer(rows)
+    records = []
+    for code in language_order(rows, languages):
+        for name, by_code in table.items():
+            cost = by_code[code].cost
+            records.append(
+                {
+                    "language": languages[code].name,
+                    "tokenizer": name,
+                    "tokens": cost.tokens,
+                    "premium": by_code[code].premium,
+                    "bytes per token": cost.bytes_per_token,
+                    "chars per token": cost.chars_per_token,
+                    "fertility": cost.fertility,  # None becomes NaN in a float column
+                }
+            )
+    return pd.DataFrame(records)
+
+
+def cost_frame(
+    rows: Sequence[TaxRow],
+    languages: Mapping[str, Language],
+    base_tokens: float,
+    price_per_million: float,
+    context_window: int,
+) -> pd.DataFrame:
+    """What content that takes `base_tokens` in the base language costs in
+    every language, under one tokenizer: tokens, price, and how much of it
+    fits in one context window (in %)."""
+    if len(rows_by_tokenizer(rows)) != 1:
+        raise ValueError("cost_frame needs the rows of exactly one tokenizer.")
+    by_code = next(iter(rows_by_tokenizer(rows).values()))
+    records = []
+    for code in language_order(rows, languages):
+        cost = content_cost(by_code[code].premium, base_tokens, price_per_million, context_window)
+        records.append(
+            {
+                "language": languages[code].name,
+                "tokens": round(cost.tokens),
+                "cost": cost.price,
+                "fits in one context": 100 * cost.fits,
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def cost_summary(
+    rows: Sequence[TaxRow],
+    languages: Mapping[str, Language],
+    base_code: str,
+    base_tokens: float,
+    price_per_million: float,
+    context_window: int,
+) -> str:
+    """One plain-text sentence with the most taxed language against the base:
+    what the same content costs in each, and how much less of it one
+    context window holds."""
+    by_code = next(iter(rows_by_tokenizer(rows).values()))
+    taxed = max((code for code in by_code if code != base_code), key=lambda code: by_code[code].premium)
+    taxed_cost = content_cost(by_code[taxed].premium, base_tokens, price_per_million, context_window)
+    base_cost = content_cost(1.0, base_tokens, price_per_million, context_window)
+    base_name = languages[base_code].name
+    return (
+        f"The same content costs ${taxed_cost.price:,.2f} in {languages[taxed].name} "
+        f"vs ${base_cost.price:,.2f} in {base_name}, and a {context_window:,}-token window holds "
+        f"{100 / by_code[taxed].premium:.3g}% of what it holds in {base_name}."
+    )
+
+
+# ----------------------------------------------------------------- figures
+
+
+def premium_bar_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language], base_code: str) -> go.Figure:
+    """Horizontal grouped bars, one row per language (most taxed at the top),
+    one bar per tokenizer, and a line at 1.0 where the base language sits.
+
+    Horizontal, because thirty language names read well down an axis and
+    not at all slanted along one."""
+    table = rows_by_tokenizer(rows)
+    order = language_order(rows, languages)
+    names = [languages[code].name for code in order]
+    base_name = languages[base_code].name
+    figure = go.Figure()
+    for index, (tokenizer, by_code) in enumerate(table.items()):
+        figure.add_trace(
+            go.Bar(
+                orientation="h",
+                y=names,
+                x=[by_code[code].premium for code in order],
+                name=html.escape(tokenizer),
+                marker=dict(color=PALETTE[index % len(PALETTE)], line=dict(color="#333", width=0.5)),
+                customdata=[[by_code[code].cost.tokens, by_code[base_code].cost.tokens] for code in order],
+                meta=[html.escape(tokenizer), base_name],  # via %{meta}: data, never parsed as a template
+                hovertemplate=(
+                    "<b>%{y}</b>, %{meta[0]}<br>premium %{x:.2f}×<br>"
+                    "%{customdata[0]:,} tokens (%{meta[1]}: %{customdata[1]:,})<extra></extra>"
+                ),
+            )
+        )
+    _mark_base(figure, base_name, log_axis=False)
+    figure.update_layout(
+        barmode="group",
+        bargap=0.25,
+        height=140 + len(order) * (10 * len(table) + 14),
+        font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE),
+        margin=dict(l=10, r=10, t=110, b=10),
+        legend=LEGEND_ON_TOP,
+        xaxis=dict(title=dict(text=f"Tokens relative to {base_name} (premium)"), rangemode="tozero", side="top"),
+        yaxis=dict(categoryorder="array", categoryarray=names, autorange="reversed",
+                   tickfont=dict(size=TICK_FONT_SIZE)),
+    )
+    return figure
+
+
+def premium_heatmap_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> go.Figure:
+    """Language × tokenizer, each cell coloured by its premium and labelled
+    with it (1 decimal); white is 1.0, the base language's cost."""
+    table = rows_by_tokenizer(rows)
+    order = language_order(rows, languages)
+    premiums = [[table[tokenizer][code].premium for tokenizer in table] for code in order]
+    reach = max(1.0, max(abs(math.log2(p)) for line in premiums for p in line))
+    ticks = [tick for tick in PREMIUM_TICKS if abs(math.log2(tick)) <= reach]
+    figure = go.Figure(
+        go.Heatmap(
+            x=[html.escape(tokenizer) for tokenizer in table],
+            y=[languages[code].name for code in order],
+            z=[[math.log2(p) for p in line] for line in premiums],
+            text=[[f"{p:.1f}" for p in line] for line in premiums],
+            texttemplate="%{text}",
+            textfont=dict(size=TICK_FONT_SIZE),
+            customdata=[[table[tokenizer][code].cost.tokens for tokenizer in table] for code in order],
+            hovertemplate="<b>%{y}</b>, %{x}<br>premium %{text}×<br>%{customdata:,} tokens<extra></extra>",
+            colorscale=HEATMAP_COLOURS,
+            zmid=0,
+            zmin=-reach,
+            zmax=reach,
+            xgap=2,
+            ygap=2,
+            colorbar=dict(
+                title=dict(text="premium"),
+                tickvals=[math.log2(tick) for tick in ticks],
+                ticktext=[f"{tick:g}×" for tick in ticks],
+            ),
+        )
+    )
+    figure.update_layout(
+        height=140 + 30 * len(order),
+        font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE),
+        margin=dict(l=10, r=10, t=40, b=10),
+        xaxis=dict(side="top", tickfont=dict(size=TICK_FONT_SIZE)),
+        yaxis=dict(autorange="reversed", tickfont=dict(size=TICK_FONT_SIZE)),
+    )
+    return figure
+
+
+def experiment_figure(
+    rows: Sequence[TaxRow],
+    languages: Mapping[str, Language],
+    base_code: str,
+    trained: str,
+    weights: Mapping[str, int],
+) -> go.Figure:
+    """The held-out premium of each language under the tokenizer `trained`
+    on a mix (large dark diamonds) and under the other tokenizers measured
+    on the same lines (circles), most taxed first by the trained tokenizer.
+
+    Each language in the mix is labelled with its weight in bold ("Hindi ×8"), so
+    the cause (what training saw) sits next to the effect (the premium).
+    A log axis, because premiums are ratios: 2× and ½× lie equally far from 1."""
+    table = rows_by_tokenizer(rows)
+    order = language_order(rows, languages, by=trained)
+    labels = [f"<b>{languages[code].name} ×{weights[code]}</b>" if code in weights else languages[code].name
+              for code in order]
+    figure = go.Figure()
+    others = [name for name in table if name != trained]
+    for index, tokenizer in enumerate([*others, trained]):  # the trained tokenizer drawn last, on top
+        is_trained = tokenizer == trained
+        by_code = table[tokenizer]
+        figure.add_trace(
+            go.Scatter(
+                x=[by_code[code].premium for code in order],
+                y=labels,
+                mode="markers",
+                name=html.escape(tokenizer),
+                marker=dict(
+                    symbol="diamond" if is_trained else "circle",
+                    size=15 if is_trained else 11,
+                    color=TRAINED_COLOUR if is_trained else PALETTE[index % len(PALETTE)],
+                    line=dict(color="#333", width=1),
+                ),
+                customdata=[by_code[code].cost.tokens for code in order],
+                meta=html.escape(tokenizer),
+                hovertemplate="<b>%{y}</b>, %{meta}<br>premium %{x:.2f}×<br>%{customdata:,} tokens<extra></extra>",
+            )
+        )
+    _mark_base(figure, languages[base_code].name, log_axis=True)
+    figure.update_layout(
+        height=140 + 26 * len(order),
+        font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE),
+        margin=dict(l=10, r=10, t=110, b=10),
+        legend=LEGEND_ON_TOP,
+        xaxis=dict(
+            title=dict(text=f"Tokens relative to {languages[base_code].name} on held-out sentences (log scale)"),
+            type="log", tickvals=PREMIUM_TICKS, ticktext=[f"{tick:g}×" for tick in PREMIUM_TICKS], side="top",
+        ),
+        yaxis=dict(categoryorder="array", categoryarray=labels, autorange="reversed",
+                   tickfont=dict(size=TICK_FONT_SIZE), showgrid=True),
+    )
+    return figure
+
+
+def _mark_base(figure: go.Figure, base_name: str, log_axis: bool) -> None:
+    """A dashed line at premium 1.0, labelled with the base language at its foot.
+
+    The label is placed by hand: on a log axis Plotly reads an annotation's
+    x as log10 of the value (but a line's x as the value itself)."""
+    figure.add_vline(x=1.0, line=dict(color=BASE_LINE_COLOUR, width=2, dash="dash"))
+    figure.add_annotation(
+        x=0.0 if log_axis else 1.0, xanchor="left", y=0, yref="paper", yanchor="bottom", showarrow=False,
+        text=f"1.0 = {base_name}", font=dict(size=TICK_FONT_SIZE), bgcolor="rgba(255,255,255,0.85)",
+    )

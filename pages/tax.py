@@ -1,0 +1,331 @@
+"""Tokenization tax: what the same content costs in tokens in 30 languages, and why.
+
+Widgets only; the measures are `bpe_core.tax`, the tables and figures
+`bpe_core.tax_charts`. Every number is computed from the bundled parallel
+corpus, so the page works offline and in a second or two.
+"""
+
+import html
+
+import streamlit as st
+
+from bpe_core import PRESETS, Tokenizer, train
+from bpe_core.patterns import PRESET_LABELS
+from bpe_core.tax import (
+    HELD_OUT_LINES,
+    TRAINING_LINES,
+    TaxRow,
+    languages,
+    parallel_lines,
+    parallel_text,
+    tax_table,
+    training_mix,
+)
+from bpe_core.tax_charts import (
+    cost_frame,
+    cost_summary,
+    experiment_figure,
+    metrics_frame,
+    premium_bar_figure,
+    premium_frame,
+    premium_heatmap_figure,
+)
+from pages._shared import (
+    OPENAI_ENCODINGS,
+    encode_for_view,
+    page_header,
+    show_tokens,
+    tokenizer_by_name,
+    tokenizer_choices,
+)
+
+LANGUAGES = languages()
+SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}
+SENTENCES = len(parallel_lines("en"))
+PAPER = "https://arxiv.org/abs/2305.15425"
+
+TOKENIZERS_KEY = "tax_tokenizers"
+VIEWS = {"bars": "Bar chart", "heatmap": "Heatmap"}
+MIXES = {
+    "english": "English only",
+    "equal": "All languages equally",
+    "hindi": "Hindi-heavy (Hindi ×8)",
+    "custom": "Custom",
+}
+TRAINED_ON_MIX = "trained on this mix"
+TABLE_ROW_PX = 35  # st.dataframe's row height: the premium table shows every language without scrolling
+
+page_header(
+    "Tokenization tax",
+    "The same content costs more tokens in most languages than in English: a higher price per request, "
+    "and less of it fits in a model's context window. This page shows how much, for which tokenizer, and why.",
+)
+
+
+def language_label(code: str) -> str:
+    return f"{LANGUAGES[code].name} — {LANGUAGES[code].native_name}"
+
+
+def premium_columns(names: list[str]) -> dict:
+    """Number formats for the premium table: every ratio as 2.37×."""
+    columns = {
+        "byte premium": st.column_config.NumberColumn(
+            "byte premium", format="%.2f×", help="UTF-8 bytes relative to the base language: the script's cost alone."
+        )
+    }
+    for name in names:
+        columns[name] = st.column_config.NumberColumn(
+            name, format="%.2f×", help="Tokens relative to the base language, which is 1.00×."
+        )
+    return columns
+
+
+def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[TaxRow]:
+    """`tax_table` rows, one tokenizer at a time. A tokenizer whose split
+    pattern drops some passage entirely (possible with a custom pattern on
+    the Train page) has no meaningful premium there, so it is left out."""
+    rows = []
+    for name in names:
+        try:
+            tokenizer_rows = tax_table({name: tokenizer_by_name(name)}, texts, base, SPACES)
+        except ZeroDivisionError:
+            tokenizer_rows = []
+        if not tokenizer_rows or any(row.cost.tokens == 0 for row in tokenizer_rows):
+            st.warning(
+                f"“{name}” turns some passages into no tokens at all (its split pattern does not match "
+                "that script), so it has no premium to show and is left out."
+            )
+            continue
+        rows.extend(tokenizer_rows)
+    return rows
+
+
+# ---------------------------------------------------------------- the tax
+
+
+def choose_tokenizers() -> list[str]:
+    """The multiselect, starting with the three OpenAI encodings; the choice
+    survives page changes, minus tokenizers that left the session."""
+    choices = tokenizer_choices()
+    if TOKENIZERS_KEY not in st.session_state:
+        st.session_state[TOKENIZERS_KEY] = list(OPENAI_ENCODINGS)
+    elif any(name not in choices for name in st.session_state[TOKENIZERS_KEY]):
+        st.session_state[TOKENIZERS_KEY] = [name for name in st.session_state[TOKENIZERS_KEY] if name in choices]
+    return st.multiselect(
+        "Tokenizers", list(choices), key=TOKENIZERS_KEY, format_func=choices.get, persist_state="session",
+        help="“Trained here” is the tokenizer from the Train page, once you have trained one.",
+    )
+
+
+def show_tax(rows: list[TaxRow], base: str, view: str) -> None:
+    names = list(dict.fromkeys(row.tokenizer for row in rows))
+    figure = premium_bar_figure(rows, LANGUAGES, base) if view == "bars" else premium_heatmap_figure(rows, LANGUAGES)
+    st.plotly_chart(figure, key="tax_chart")
+    table = premium_frame(rows, LANGUAGES)
+    st.caption(f"{LANGUAGES[base].name} = 1.00×. Click a column header to sort.")
+    st.dataframe(
+        table, hide_index=True, column_config=premium_columns(names), height=TABLE_ROW_PX * (len(table) + 1) + 3
+    )
+    with st.expander("Tokens, bytes per token, characters per token and fertility"):
+        st.dataframe(
+            metrics_frame(rows, LANGUAGES), hide_index=True,
+            column_config={
+                "premium": st.column_config.NumberColumn(format="%.2f×"),
+                "bytes per token": st.column_config.NumberColumn(format="%.2f"),
+                "chars per token": st.column_config.NumberColumn(format="%.2f"),
+                "fertility": st.column_config.NumberColumn(format="%.2f", help="Tokens per word; empty where "
+                                                           "spaces do not separate words."),
+            },
+        )
+
+
+def explain_metrics(base: str) -> None:
+    base_name = LANGUAGES[base].name
+    st.subheader("What the numbers mean")
+    st.markdown(
+        f"""
+- **Premium**: tokens for the whole passage in a language divided by tokens for the same passage in
+  {base_name}, as defined by Petrov, La Malfa, Torr & Bibi, “Language Model Tokenizers Introduce Unfairness
+  Between Languages”, NeurIPS 2023 ({PAPER}). A premium of 3 means three times the price and a third of
+  the content per context window.
+- **Byte premium**: UTF-8 bytes of the passage divided by {base_name}'s: what the script alone costs
+  (1 byte per Latin letter, 2 per Cyrillic or Arabic one, 3 per Devanagari or Burmese one), before any
+  vocabulary helps.
+- **Bytes per token** and **characters per token**: how much of the language one token covers on average,
+  that is, how well the vocabulary covers it. A tokenizer that saw little of a language falls back to one or
+  two bytes per token.
+- **Fertility**: tokens per whitespace-separated word, the older measure. It only means something for
+  languages that separate words with spaces; Chinese, Japanese, Thai, Burmese and Khmer do not.
+- **The corpus**: one {SENTENCES}-sentence passage written for this project and translated into
+  {len(LANGUAGES) - 1} languages for it (see `sample_corpora/parallel/README.md`). The translations have not
+  been reviewed by native speakers yet.
+"""
+    )
+
+
+# ------------------------------------------------------------- the price
+
+
+def show_cost(base: str) -> None:
+    st.subheader("What does it cost?")
+    choices = tokenizer_choices()
+    columns = st.columns(4)
+    name = columns[0].selectbox(
+        "Tokenizer", list(choices), index=list(choices).index("o200k_base"), format_func=choices.get,
+        key="tax_cost_tokenizer", persist_state="session",
+    )
+    price = columns[1].number_input(
+        "Price per million tokens ($)", min_value=0.0, value=2.50, step=0.25, format="%.2f",
+        key="tax_price", persist_state="session",
+    )
+    window = columns[2].number_input(
+        "Context window (tokens)", min_value=1, value=128_000, step=1_000, key="tax_window", persist_state="session",
+    )
+    base_tokens = columns[3].number_input(
+        f"Content size ({LANGUAGES[base].name} tokens)", min_value=1, value=1_000_000, step=100_000,
+        key="tax_content", persist_state="session",
+    )
+    rows = measured_rows([name], {code: parallel_text(code) for code in LANGUAGES}, base)
+    if not rows:
+        return
+    summary = cost_summary(rows, LANGUAGES, base, base_tokens, price, window)
+    st.html(f"<p style='font-size:1.1rem'>{html.escape(summary)}</p>")
+    st.dataframe(
+        cost_frame(rows, LANGUAGES, base_tokens, price, int(window)), hide_index=True,
+        column_config={
+            "tokens": st.column_config.NumberColumn(format="localized"),
+            "cost": st.column_config.NumberColumn(format="dollar"),
+            "fits in one context": st.column_config.NumberColumn(
+                format="%.1f%%", help="Share of the content that fits in one context window."
+            ),
+        },
+    )
+
+
+# -------------------------------------------------------- side by side
+
+
+def show_side_by_side() -> None:
+    st.subheader("Side by side")
+    st.caption(
+        "One sentence of the passage in two languages, coloured by token. `<E0 A4>` is a token holding only "
+        "some bytes of a character; hover over a token for its id and bytes."
+    )
+    columns = st.columns(4)
+    sentence = columns[0].slider("Sentence", 1, SENTENCES, 1, key="tax_sentence", persist_state="session")
+    codes = list(LANGUAGES)
+    left = columns[1].selectbox("Language", codes, index=codes.index("en"), format_func=language_label,
+                                key="tax_left", persist_state="session")
+    right = columns[2].selectbox("Other language", codes, index=codes.index("hi"), format_func=language_label,
+                                 key="tax_right", persist_state="session")
+    choices = tokenizer_choices()
+    name = columns[3].selectbox("Tokenizer", list(choices), index=list(choices).index("cl100k_base"),
+                                format_func=choices.get, key="tax_view_tokenizer", persist_state="session")
+    tokenizer = tokenizer_by_name(name)
+    for column, code in zip(st.columns(2), (left, right)):
+        text = parallel_lines(code)[sentence - 1]
+        spans = encode_for_view(tokenizer, text, allow_special=False)
+        with column:
+            st.metric(language_label(code), f"{len(spans):,} tokens")
+            show_tokens(text, spans, tokenizer)
+
+
+# ---------------------------------------------------------- the experiment
+
+
+def choose_mix() -> dict[str, int] | None:
+    """Language code -> weight (how often its training sentences are
+    repeated), or None after saying why there is no mix."""
+    everyone = {code: 1 for code in LANGUAGES}
+    mix = st.segmented_control(
+        "Training mix", list(MIXES), default="english", required=True, format_func=MIXES.get,
+        key="tax_mix", persist_state="session",
+    )
+    if mix == "english":
+        return {"en": 1}
+    if mix == "equal":
+        return everyone
+    if mix == "hindi":
+        return {**everyone, "hi": 8}
+    columns = st.columns([3, 2, 2])
+    chosen = columns[0].multiselect("Languages", list(LANGUAGES), default=["en", "hi"], format_func=language_label,
+                                    key="tax_custom_languages", persist_state="session")
+    if not chosen:
+        st.info("Choose at least one language for the custom mix.")
+        return None
+    emphasised = columns[1].selectbox("Emphasised language", chosen, index=len(chosen) - 1, format_func=language_label,
+                                      key="tax_custom_emphasis", persist_state="session")
+    weight = columns[2].slider(f"Weight of {LANGUAGES[emphasised].name}", 1, 16, 8, key="tax_custom_weight",
+                               persist_state="session", help="How many times its training sentences are repeated.")
+    return {**{code: 1 for code in chosen}, emphasised: weight}
+
+
+@st.cache_resource(max_entries=16, show_spinner="Training on the mix…")
+def mix_tokenizer(mix: tuple[tuple[str, int], ...], vocab_size: int, pattern: str) -> Tokenizer:
+    """Trained on the training sentences of the mix, shared by every session.
+
+    min_count=2 stops at pairs seen only once, so the trainer does not
+    memorise the one-off pairs of a single passage."""
+    return train(training_mix(dict(mix)), vocab_size=vocab_size, pattern=pattern, min_count=2)
+
+
+def show_experiment(base: str) -> None:
+    st.subheader("Where does the tax come from? Train your own")
+    st.caption(
+        f"Train a small tokenizer on sentences {TRAINING_LINES.start + 1}–{TRAINING_LINES.stop} of the passage, "
+        f"in the languages you choose, and measure it on sentences {HELD_OUT_LINES.start + 1}–{SENTENCES}, "
+        "which it never saw, next to the OpenAI encodings on the same sentences."
+    )
+    weights = choose_mix()
+    columns = st.columns(2)
+    vocab_size = columns[0].number_input("Vocabulary size", min_value=300, max_value=20_000, value=2_000, step=500,
+                                         key="tax_vocab", persist_state="session")
+    pattern = columns[1].selectbox("Split pattern", list(PRESETS), index=list(PRESETS).index("o200k"),
+                                   format_func=PRESET_LABELS.get, key="tax_pattern", persist_state="session")
+    if weights is None:
+        return
+    tokenizer = mix_tokenizer(tuple(sorted(weights.items())), int(vocab_size), pattern)
+    held_out = {code: parallel_text(code, HELD_OUT_LINES) for code in LANGUAGES}
+    tokenizers = {TRAINED_ON_MIX: tokenizer, **{name: tokenizer_by_name(name) for name in OPENAI_ENCODINGS}}
+    rows = tax_table(tokenizers, held_out, base, SPACES)
+    st.plotly_chart(experiment_figure(rows, LANGUAGES, base, TRAINED_ON_MIX, weights), key="tax_experiment")
+    st.markdown(
+        "Languages in the mix (in bold, with their weight) get the lowest premiums: BPE merges the pairs it sees "
+        "most often, so the languages it saw most get the longest tokens, and the rest fall back to short "
+        "pieces of their bytes. Repeating a language's sentences stands in for having more text in it; "
+        "`min_count=2` stops training at pairs seen only once, so the trainer does not memorise one-off pairs. "
+        "The OpenAI encodings' premiums come from their own, mostly English, training data: compare gpt2 "
+        "with o200k_base, whose larger and more multilingual vocabulary cuts the tax for many scripts."
+    )
+    if tokenizer.stop_reason:
+        st.caption(f"Training stopped early at {tokenizer.n_vocab:,} tokens: {tokenizer.stop_reason}.")
+    with st.expander("The numbers"):
+        st.dataframe(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(list(tokenizers)))
+
+
+# -------------------------------------------------------------------- page
+
+
+controls = st.columns([4, 2, 2], vertical_alignment="bottom")
+with controls[0]:
+    selected = choose_tokenizers()
+base = controls[1].selectbox(
+    "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
+    key="tax_base", persist_state="session",
+    help="Premiums are relative to this language, which is 1.0.",
+)
+view = controls[2].segmented_control(
+    "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", persist_state="session",
+)
+
+if not selected:
+    st.info("Choose at least one tokenizer.")
+else:
+    passages = {code: parallel_text(code) for code in LANGUAGES}
+    tax_rows = measured_rows(selected, passages, base)
+    if tax_rows:
+        show_tax(tax_rows, base, view)
+explain_metrics(base)
+show_cost(base)
+show_side_by_side()
+show_experiment(base)

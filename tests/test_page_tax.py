@@ -1,0 +1,214 @@
+"""The Tokenization tax page, run headless with Streamlit's AppTest.
+
+Every number the page shows is checked against tiktoken's own counts on the
+bundled parallel corpus, computed here independently of the page.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bpe_core import train
+from bpe_core.encodings import tiktoken_encoding
+from bpe_core.tax import HELD_OUT_LINES, parallel_lines, parallel_text
+from pages._shared import TRAINED, TrainedTokenizer
+
+APP = Path(__file__).resolve().parent.parent / "app.py"  # AppTest resolves relative paths from this file
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+TRAINED_ON_MIX = "trained on this mix"
+
+
+def open_page(**session) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=120)
+    for key, value in session.items():
+        at.session_state[key] = value
+    at.run()
+    at.switch_page("pages/tax.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:
+    counts = {c: len(tiktoken_encoding(encoding).encode(parallel_text(c, lines))) for c in (code, base)}
+    return counts[code] / counts[base]
+
+
+def tables(at: AppTest) -> list:
+    return [frame.value for frame in at.dataframe]
+
+
+def table_with(at: AppTest, column: str):
+    """The first table on the page that has `column`, indexed by language."""
+    return next(table for table in tables(at) if column in table.columns).set_index("language")
+
+
+def premium_tables(at: AppTest) -> list:
+    """The premium table at the top (the experiment's numbers have the same columns, and its own)."""
+    return [table for table in tables(at) if "byte premium" in table.columns and TRAINED_ON_MIX not in table.columns]
+
+
+def premiums(at: AppTest):
+    (table,) = premium_tables(at)
+    return table.set_index("language")
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def change(at: AppTest, widget, value) -> AppTest:
+    widget.set_value(value).run()
+    assert not at.exception, at.exception
+    return at
+
+
+# ---------------------------------------------------------------- the tax
+
+
+def test_the_table_shows_tiktoken_premiums_for_the_three_openai_encodings():
+    at = open_page()
+    assert at.multiselect(key="tax_tokenizers").value == OPENAI
+    table = premiums(at)
+    assert list(table.columns) == ["native name", "script", "byte premium", *OPENAI]
+    assert len(table) == 30
+    assert table.loc["Burmese", "o200k_base"] == tiktoken_premium("o200k_base", "my")
+    assert table.loc["Hindi", "gpt2"] == tiktoken_premium("gpt2", "hi")
+    assert (table.loc["English", OPENAI] == 1.0).all()
+    assert table.loc["Burmese", "byte premium"] == len(parallel_text("my").encode()) / len(parallel_text("en").encode())
+    bars = charts(at)[0]
+    assert [trace["name"] for trace in bars["data"]] == OPENAI
+    assert any(annotation["text"] == "1.0 = English" for annotation in bars["layout"]["annotations"])
+
+
+def test_switching_the_base_language_to_hindi_makes_hindi_one():
+    at = open_page()
+    assert at.selectbox(key="tax_base").value == "en"
+    change(at, at.selectbox(key="tax_base"), "hi")
+    table = premiums(at)
+    assert (table.loc["Hindi", OPENAI] == 1.0).all()
+    assert table.loc["English", "cl100k_base"] == tiktoken_premium("cl100k_base", "en", base="hi")
+    assert any(annotation["text"] == "1.0 = Hindi" for annotation in charts(at)[0]["layout"]["annotations"])
+
+
+def test_the_heatmap_view_writes_the_premiums_in_its_cells():
+    at = open_page()
+    change(at, at.segmented_control(key="tax_view"), "heatmap")
+    heatmap = charts(at)[0]["data"][0]
+    assert heatmap["type"] == "heatmap" and heatmap["x"] == OPENAI
+    burmese = heatmap["y"].index("Burmese")
+    assert heatmap["text"][burmese][2] == f"{tiktoken_premium('o200k_base', 'my'):.1f}"
+
+
+def test_no_tokenizer_asks_for_one():
+    at = open_page()
+    change(at, at.multiselect(key="tax_tokenizers"), [])
+    assert "Choose at least one tokenizer." in [info.value for info in at.info]
+    assert not premium_tables(at)
+    assert len(charts(at)) == 1  # the experiment's
+
+
+def test_the_train_pages_tokenizer_can_be_measured():
+    text = parallel_text("en") * 4
+    tokenizer = train(text, vocab_size=500, pattern="cl100k")
+    at = open_page(trained=TrainedTokenizer(tokenizer, text, "pasted text"))
+    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED, "gpt2"])
+    table = premiums(at)
+    english, french = (len(tokenizer.encode(parallel_text(code))) for code in ("en", "fr"))
+    assert table.loc["French", TRAINED] == french / english
+
+
+def test_a_tokenizer_that_drops_a_script_is_left_out_with_a_reason():
+    text = parallel_text("en") * 4
+    latin_only = train(text, vocab_size=400, pattern=r"[A-Za-z]+")  # Burmese text becomes no tokens at all
+    at = open_page(trained=TrainedTokenizer(latin_only, text, "pasted text"))
+    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED, "gpt2"])
+    assert any("no tokens at all" in warning.value for warning in at.warning)
+    assert list(premiums(at).columns) == ["native name", "script", "byte premium", "gpt2"]
+
+
+def test_the_choice_survives_a_page_change():
+    at = open_page()
+    change(at, at.multiselect(key="tax_tokenizers"), ["o200k_base"])
+    change(at, at.selectbox(key="tax_base"), "ja")
+    at.switch_page("pages/inspect_tokens.py").run()
+    at.switch_page("pages/tax.py").run()
+    assert at.multiselect(key="tax_tokenizers").value == ["o200k_base"]
+    assert (premiums(at).loc["Japanese", "o200k_base"]) == 1.0
+
+
+# ------------------------------------------------------------- the price
+
+
+def test_the_cost_section_prices_the_same_content_per_language():
+    at = open_page()
+    change(at, at.selectbox(key="tax_cost_tokenizer"), "gpt2")
+    change(at, at.number_input(key="tax_price"), 10.0)
+    change(at, at.number_input(key="tax_window"), 32_000)
+    change(at, at.number_input(key="tax_content"), 500_000)
+    costs = table_with(at, "fits in one context")
+    premium = tiktoken_premium("gpt2", "my")  # Burmese is gpt2's most taxed language
+    assert costs.loc["Burmese", "tokens"] == round(500_000 * premium)
+    assert costs.loc["Burmese", "cost"] == pytest.approx(5.0 * premium)
+    assert costs.loc["Burmese", "fits in one context"] == pytest.approx(100 * 32_000 / (500_000 * premium))
+    assert costs.loc["English"].to_dict() == {"tokens": 500_000, "cost": 5.0, "fits in one context": 6.4}
+    sentence = next(element.value for element in at.html if "The same content costs" in element.value)
+    assert f"costs ${5.0 * premium:,.2f} in Burmese vs $5.00 in English" in sentence
+    assert f"a 32,000-token window holds {100 / premium:.3g}% of what it holds in English" in sentence
+
+
+# -------------------------------------------------------- side by side
+
+
+def test_side_by_side_shows_both_languages_with_their_token_counts():
+    at = open_page()
+    change(at, at.slider(key="tax_sentence"), 5)
+    change(at, at.selectbox(key="tax_left"), "my")
+    change(at, at.selectbox(key="tax_right"), "ja")
+    change(at, at.selectbox(key="tax_view_tokenizer"), "o200k_base")
+    encoding = tiktoken_encoding("o200k_base")
+    counts = {code: len(encoding.encode(parallel_lines(code)[4])) for code in ("my", "ja")}
+    assert [(metric.label, metric.value) for metric in at.metric] == [
+        ("Burmese — မြန်မာဘာသာ", f"{counts['my']:,} tokens"),
+        ("Japanese — 日本語", f"{counts['ja']:,} tokens"),
+    ]
+    views = [element.value for element in at.html if 'class="bpe-text"' in element.value]
+    assert len(views) == 2
+    assert [view.count('class="bpe-tok') for view in views] == [counts["my"], counts["ja"]]
+
+
+# ---------------------------------------------------------- the experiment
+
+
+def trained_hindi_premium(at: AppTest) -> float:
+    return table_with(at, TRAINED_ON_MIX).loc["Hindi", TRAINED_ON_MIX]
+
+
+def test_more_hindi_in_training_lowers_the_hindi_tax():
+    at = open_page()
+    assert at.segmented_control(key="tax_mix").value == "english"
+    english_only = trained_hindi_premium(at)
+    change(at, at.segmented_control(key="tax_mix"), "hindi")
+    hindi_heavy = trained_hindi_premium(at)
+    assert hindi_heavy < english_only
+    numbers = table_with(at, TRAINED_ON_MIX)
+    assert numbers.loc["Burmese", "o200k_base"] == tiktoken_premium("o200k_base", "my", lines=HELD_OUT_LINES)
+    experiment = charts(at)[-1]
+    assert "<b>Hindi ×8</b>" in experiment["data"][0]["y"]
+
+
+def test_a_custom_mix_needs_a_language_and_emphasises_one():
+    at = open_page()
+    change(at, at.segmented_control(key="tax_mix"), "custom")
+    change(at, at.multiselect(key="tax_custom_languages"), [])
+    assert "Choose at least one language for the custom mix." in [info.value for info in at.info]
+    assert not any(TRAINED_ON_MIX in frame.value.columns for frame in at.dataframe)
+    change(at, at.multiselect(key="tax_custom_languages"), ["en", "my"])
+    change(at, at.selectbox(key="tax_custom_emphasis"), "my")
+    change(at, at.slider(key="tax_custom_weight"), 12)
+    assert "<b>Burmese ×12</b>" in charts(at)[-1]["data"][0]["y"]
+    assert trained_hindi_premium(at) > table_with(at, TRAINED_ON_MIX).loc["Burmese", TRAINED_ON_MIX]
+    change(at, at.multiselect(key="tax_custom_languages"), ["en", "hi"])  # the emphasised language removed
+    assert at.selectbox(key="tax_custom_emphasis").value in ("en", "hi")

@@ -1,0 +1,225 @@
+"""The Tokenization tax page's tables and figures, checked without a browser.
+
+The numbers are compared with `tax_table` (itself checked against tiktoken
+in test_tax.py) and, where cheap, with tiktoken directly.
+"""
+
+from dataclasses import replace
+
+import pandas as pd
+import pytest
+
+from bpe_core import train
+from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.render import PALETTE
+from bpe_core.tax import HELD_OUT_LINES, content_cost, languages, parallel_text, tax_table, training_mix
+from bpe_core.tax_charts import (
+    cost_frame,
+    cost_summary,
+    experiment_figure,
+    language_order,
+    metrics_frame,
+    premium_bar_figure,
+    premium_frame,
+    premium_heatmap_figure,
+)
+
+LANGUAGES = languages()
+SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+
+
+@pytest.fixture(scope="module")
+def tokenizers():
+    return {name: load_encoding(name) for name in OPENAI}
+
+
+@pytest.fixture(scope="module")
+def rows(tokenizers):
+    texts = {code: parallel_text(code) for code in LANGUAGES}
+    return tax_table(tokenizers, texts, "en", SPACES)
+
+
+def rows_of(rows, tokenizer):
+    return [row for row in rows if row.tokenizer == tokenizer]
+
+
+def premium_of(rows, tokenizer, code):
+    return next(row.premium for row in rows if row.tokenizer == tokenizer and row.code == code)
+
+
+# ------------------------------------------------------------------ tables
+
+
+def test_premium_frame_has_one_row_per_language_and_one_column_per_tokenizer(rows):
+    frame = premium_frame(rows, LANGUAGES)
+    assert list(frame.columns) == ["language", "native name", "script", "byte premium", *OPENAI]
+    assert sorted(frame["language"]) == sorted(language.name for language in LANGUAGES.values())
+    assert all(pd.api.types.is_float_dtype(frame[column]) for column in ["byte premium", *OPENAI])
+
+
+def test_premium_frame_values_are_the_tax_table_numbers(rows):
+    frame = premium_frame(rows, LANGUAGES).set_index("language")
+    for row in rows:
+        assert frame.loc[LANGUAGES[row.code].name, row.tokenizer] == row.premium
+        assert frame.loc[LANGUAGES[row.code].name, "byte premium"] == row.byte_premium
+    assert frame.loc["Burmese", "native name"] == LANGUAGES["my"].native_name
+    assert frame.loc["Burmese", "script"] == "Myanmar"
+    assert (frame.loc["English", OPENAI] == 1.0).all()
+
+
+def test_burmese_premium_under_o200k_is_the_tiktoken_ratio(rows):
+    frame = premium_frame(rows, LANGUAGES).set_index("language")
+    encoding = tiktoken_encoding("o200k_base")
+    expected = len(encoding.encode(parallel_text("my"))) / len(encoding.encode(parallel_text("en")))
+    assert frame.loc["Burmese", "o200k_base"] == expected
+
+
+def test_languages_are_listed_most_taxed_first_by_the_first_tokenizer(rows):
+    frame = premium_frame(rows, LANGUAGES)
+    assert list(frame["gpt2"]) == sorted(frame["gpt2"], reverse=True)
+    reordered = premium_frame(rows_of(rows, "o200k_base") + rows_of(rows, "gpt2"), LANGUAGES)
+    assert list(reordered.columns[-2:]) == ["o200k_base", "gpt2"]
+    assert list(reordered["o200k_base"]) == sorted(reordered["o200k_base"], reverse=True)
+
+
+def test_metrics_frame_explains_each_premium(rows):
+    frame = metrics_frame(rows, LANGUAGES)
+    assert len(frame) == len(rows)
+    hindi = frame[(frame["language"] == "Hindi") & (frame["tokenizer"] == "cl100k_base")].iloc[0]
+    text = parallel_text("hi")
+    tokens = len(tiktoken_encoding("cl100k_base").encode(text))
+    assert hindi["tokens"] == tokens
+    assert hindi["bytes per token"] == len(text.encode()) / tokens
+    assert hindi["chars per token"] == len(text) / tokens
+    assert hindi["fertility"] == tokens / len(text.split())
+    chinese = frame[frame["language"] == LANGUAGES["zh"].name]
+    assert chinese["fertility"].isna().all()  # no spaces between words: no fertility
+
+
+def test_cost_frame_applies_content_cost_to_each_premium(rows):
+    o200k = rows_of(rows, "o200k_base")
+    frame = cost_frame(o200k, LANGUAGES, base_tokens=1_000_000, price_per_million=2.5, context_window=128_000)
+    assert list(frame.columns) == ["language", "tokens", "cost", "fits in one context"]
+    burmese = frame.set_index("language").loc["Burmese"]
+    premium = premium_of(rows, "o200k_base", "my")
+    assert burmese["tokens"] == round(1_000_000 * premium)
+    assert burmese["cost"] == pytest.approx(2.5 * premium)
+    assert burmese["fits in one context"] == pytest.approx(100 * 128_000 / (1_000_000 * premium))
+    english = frame.set_index("language").loc["English"]
+    assert (english["tokens"], english["cost"], english["fits in one context"]) == (1_000_000, 2.5, 12.8)
+
+
+def test_small_content_fits_entirely(rows):
+    frame = cost_frame(rows_of(rows, "gpt2"), LANGUAGES, base_tokens=1_000, price_per_million=0, context_window=128_000)
+    assert (frame["fits in one context"] == 100).all()
+    assert (frame["cost"] == 0).all()
+
+
+def test_cost_frame_refuses_rows_of_several_tokenizers(rows):
+    with pytest.raises(ValueError, match="exactly one tokenizer"):
+        cost_frame(rows, LANGUAGES, 1_000, 1.0, 1_000)
+
+
+def test_cost_summary_names_the_most_taxed_language(rows):
+    o200k = rows_of(rows, "o200k_base")
+    taxed = max(o200k, key=lambda row: row.premium)
+    cost = content_cost(taxed.premium, 1_000_000, 2.5, 128_000)
+    sentence = cost_summary(o200k, LANGUAGES, "en", 1_000_000, 2.5, 128_000)
+    assert sentence == (
+        f"The same content costs ${cost.price:,.2f} in {LANGUAGES[taxed.code].name} vs $2.50 in English, "
+        f"and a 128,000-token window holds {100 / taxed.premium:.3g}% of what it holds in English."
+    )
+
+
+# ----------------------------------------------------------------- figures
+
+
+def test_bar_figure_has_one_trace_per_tokenizer_sorted_by_the_first(rows):
+    figure = premium_bar_figure(rows, LANGUAGES, "en")
+    assert [trace.name for trace in figure.data] == OPENAI
+    assert [trace.marker.color for trace in figure.data] == PALETTE[:3]
+    gpt2 = figure.data[0]
+    assert list(gpt2.x) == sorted(gpt2.x, reverse=True)
+    assert list(figure.layout.yaxis.categoryarray) == list(gpt2.y)
+    assert figure.layout.yaxis.autorange == "reversed"  # the first (most taxed) language at the top
+    burmese = list(figure.data[2].y).index("Burmese")
+    assert figure.data[2].x[burmese] == premium_of(rows, "o200k_base", "my")
+    assert figure.data[2].customdata[burmese][0] == len(tiktoken_encoding("o200k_base").encode(parallel_text("my")))
+
+
+def test_bar_figure_marks_the_base_language_at_one():
+    hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi", SPACES)
+    figure = premium_bar_figure(hindi_base, LANGUAGES, "hi")
+    (line,) = figure.layout.shapes
+    assert (line.x0, line.x1) == (1.0, 1.0)
+    assert [annotation.text for annotation in figure.layout.annotations] == ["1.0 = Hindi"]
+    assert figure.data[0].x[list(figure.data[0].y).index("Hindi")] == 1.0
+
+
+def test_bar_figure_is_readable(rows):
+    figure = premium_bar_figure(rows, LANGUAGES, "en")
+    assert figure.layout.font.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
+    assert figure.layout.height >= 20 * len(LANGUAGES)  # room for every language name
+    assert "tokens" in figure.data[0].hovertemplate and "premium" in figure.data[0].hovertemplate
+
+
+def test_figures_escape_tokenizer_names(rows):
+    """A loaded tokenizer is named after its file; Plotly would render markup in it."""
+    renamed = [replace(row, tokenizer="<b>mine</b>") for row in rows_of(rows, "gpt2")]
+    assert premium_bar_figure(renamed, LANGUAGES, "en").data[0].name == "&lt;b&gt;mine&lt;/b&gt;"
+    assert list(premium_heatmap_figure(renamed, LANGUAGES).data[0].x) == ["&lt;b&gt;mine&lt;/b&gt;"]
+
+
+def test_heatmap_writes_each_premium_in_its_cell(rows):
+    figure = premium_heatmap_figure(rows, LANGUAGES)
+    (heatmap,) = figure.data
+    assert list(heatmap.x) == OPENAI
+    assert list(heatmap.y) == [LANGUAGES[code].name for code in language_order(rows, LANGUAGES)]
+    burmese = list(heatmap.y).index("Burmese")
+    assert heatmap.text[burmese][2] == f"{premium_of(rows, 'o200k_base', 'my'):.1f}"
+    english = list(heatmap.y).index("English")
+    assert list(heatmap.text[english]) == ["1.0", "1.0", "1.0"]
+
+
+def test_heatmap_colour_is_colour_blind_safe_and_neutral_at_one(rows):
+    (heatmap,) = premium_heatmap_figure(rows, LANGUAGES).data
+    english = list(heatmap.y).index("English")
+    assert list(heatmap.z[english]) == [0.0, 0.0, 0.0]  # log2(1.0): the middle of the scale
+    assert heatmap.zmid == 0 and heatmap.zmin == -heatmap.zmax
+    # RdBu: ColorBrewer's diverging scheme marked colour-blind safe; white in the middle
+    assert dict(heatmap.colorscale)[0.5] == "rgb(247,247,247)"
+    assert "1×" in heatmap.colorbar.ticktext
+
+
+@pytest.fixture(scope="module")
+def experiment_rows(tokenizers):
+    weights = {"en": 1, "hi": 8}
+    trained = train(training_mix(weights), vocab_size=1_000, pattern="o200k", min_count=2)
+    held_out = {code: parallel_text(code, HELD_OUT_LINES) for code in LANGUAGES}
+    return weights, tax_table({"mine": trained, **tokenizers}, held_out, "en", SPACES)
+
+
+def test_experiment_figure_sets_the_trained_tokenizer_apart(experiment_rows):
+    weights, rows = experiment_rows
+    figure = experiment_figure(rows, LANGUAGES, "en", "mine", weights)
+    assert sorted(trace.name for trace in figure.data) == sorted(["mine", *OPENAI])
+    mine = next(trace for trace in figure.data if trace.name == "mine")
+    assert mine.marker.symbol == "diamond"
+    assert list(mine.x) == sorted(mine.x, reverse=True)  # most taxed first, by the trained tokenizer
+    assert figure.layout.xaxis.type == "log"
+    assert (figure.layout.shapes[0].x0, figure.layout.annotations[0].x) == (1.0, 0.0)  # log axis: log10(1)
+    assert figure.layout.annotations[0].text == "1.0 = English"
+
+
+def test_experiment_figure_labels_the_mix_and_measures_held_out_lines(experiment_rows):
+    weights, rows = experiment_rows
+    figure = experiment_figure(rows, LANGUAGES, "en", "mine", weights)
+    o200k = next(trace for trace in figure.data if trace.name == "o200k_base")
+    labels = list(o200k.y)
+    assert "<b>Hindi ×8</b>" in labels and "<b>English ×1</b>" in labels and "Burmese" in labels
+    encoding = tiktoken_encoding("o200k_base")
+    held_out = {code: len(encoding.encode(parallel_text(code, HELD_OUT_LINES))) for code in ("my", "en")}
+    assert o200k.x[labels.index("Burmese")] == held_out["my"] / held_out["en"]
+    mine = next(trace for trace in figure.data if trace.name == "mine")
+    assert mine.x[labels.index("<b>Hindi ×8</b>")] < mine.x[labels.index("Burmese")]

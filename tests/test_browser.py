@@ -1,0 +1,94 @@
+"""The app in a real headless Chromium: every page renders, training steps
+respond to clicks, and markup typed by a user stays text."""
+
+import pytest
+
+from bpe_core import train
+from bpe_core.samples import catalog
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, require_chromium, screenshot, wait_for_app
+
+PAGES = {
+    "home": "",
+    "train": "train",
+    "inspect": "inspect",
+    "compression": "compression",
+    "compare": "compare",
+    "tax": "tax",
+}
+XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">bold</b>'
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_chromium()
+    app = StreamlitServer()
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.dialogs = dialogs
+    yield page
+    context.close()
+
+
+def assert_no_exception(page):
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, exceptions.first.inner_text()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_renders_without_an_exception(server, page, name):
+    page.goto(f"{server.url}/{PAGES[name]}")
+    wait_for_app(page)
+    assert_no_exception(page)
+    assert page.locator("h1").count() >= 1
+    screenshot(page, name)
+
+
+def test_clicking_next_steps_through_the_merges(server, page):
+    trace = train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k",
+                  special_tokens=("<|endoftext|>",)).trace
+    page.goto(f"{server.url}/train")
+    wait_for_app(page)
+    next_button = page.get_by_role("button", name="▶", exact=True)
+    for _ in range(3):
+        next_button.click()
+        wait_for_app(page)
+    assert page.get_by_text(f"Merge 3 of {len(trace):,}").is_visible()
+    assert page.locator(".bpe-merge").first.inner_text().count(str(trace[2].new_id)) == 1
+    screenshot(page, "train-step-3")
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize("name", ["home", "inspect", "compare"])
+def test_markup_typed_into_the_text_box_is_shown_as_text(server, page, name):
+    page.goto(f"{server.url}/{PAGES[name]}")
+    wait_for_app(page)
+    box = page.locator("textarea").first
+    box.fill(XSS)
+    box.press("Control+Enter")
+    wait_for_app(page)
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("#injected").count() == 0
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.dialogs == []
+    view = page.locator(".cmp" if name == "compare" else ".bpe-text").first
+    shown = view.inner_text().replace("\n", "")  # Compare draws each character in a box of its own
+    assert "<img" in shown and "<script>" in shown
+    assert_no_exception(page)

@@ -28,14 +28,20 @@ import heapq
 from collections.abc import Callable, Sequence
 
 RankOf = Callable[[int, int, int, int], "int | None"]
+OnMerge = Callable[[int, int, int, int], None]
 
 
-def merge_lowest_rank_first(unit_ids: Sequence[int], rank_of: RankOf) -> list[tuple[int, int, int]]:
+def merge_lowest_rank_first(
+    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None
+) -> list[tuple[int, int, int]]:
     """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
 
     `unit_ids` holds one id per unit of the piece. `rank_of(left_id,
     right_id, start, end)` returns the id of the token made by merging the
     adjacent parts that cover units start..end, or None if they do not merge.
+    `on_merge(new_id, start, middle, end)`, if given, hears every merge as it
+    happens (the parts start..middle and middle..end became new_id), so that
+    a replay shows exactly what encoding did.
     """
     size = len(unit_ids)
     ids = list(unit_ids)  # ids[s]: id of the part starting at unit s
@@ -56,6 +62,8 @@ def merge_lowest_rank_first(unit_ids: Sequence[int], rank_of: RankOf) -> list[tu
             continue
         if rank_of(ids[left], ids[right], left, end[right]) != rank:  # stale entry
             continue
+        if on_merge is not None:
+            on_merge(rank, left, right, end[right])
         ids[left], end[left], end[right] = rank, end[right], -1
         after = end[left]
         if after < size:

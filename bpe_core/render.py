@@ -228,13 +228,23 @@ def chip_html(token_bytes: bytes, token_id: int, colour: str) -> str:
     )
 
 
-def merge_html(left: tuple[int, bytes], right: tuple[int, bytes], new: tuple[int, bytes], font_size: str | None = None) -> str:
-    """A merge as an equation of chips: left + right → new (each (id, bytes))."""
+def merge_html(
+    left: tuple[int, bytes], right: tuple[int, bytes], new: tuple[int, bytes],
+    font_size: str | None = None, colour_by: str = "role",
+) -> str:
+    """A merge as an equation of chips: left + right → new (each (id, bytes)).
+
+    Coloured by role (left, right, result always look the same), or by id,
+    to match token views that colour by id."""
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
+    role_colours = (PALETTE[0], PALETTE[1], PALETTE[5])
+    chips = [
+        chip_html(token, token_id, colour_for(0, token_id, "id") if colour_by == "id" else role_colour)
+        for (token_id, token), role_colour in zip((left, right, new), role_colours)
+    ]
     return (
-        f'{CHIP_CSS}<div class="bpe-chips bpe-merge"{style}>{chip_html(left[1], left[0], PALETTE[0])}'
-        f'<span class="bpe-op">+</span>{chip_html(right[1], right[0], PALETTE[1])}'
-        f'<span class="bpe-op">→</span>{chip_html(new[1], new[0], PALETTE[5])}</div>'
+        f'{CHIP_CSS}<div class="bpe-chips bpe-merge"{style}>{chips[0]}'
+        f'<span class="bpe-op">+</span>{chips[1]}<span class="bpe-op">→</span>{chips[2]}</div>'
     )
 
 

@@ -20,6 +20,16 @@ from bpe_core.encodings import load_encoding
 from bpe_core.render import token_html
 from bpe_core.samples import catalog
 from bpe_core.serialization import TokenizerFileError, tokenizer_from_json
+from pages._sharing import (
+    LINK_TEXT_LIMIT,
+    LINKED,
+    initial_value,
+    link_text,
+    link_value,
+    linked_text,
+    linked_value,
+    sharing_controls,
+)
 
 OPENAI_ENCODINGS = {
     "gpt2": "gpt2 — GPT-2 / GPT-3 (50k)",
@@ -41,6 +51,40 @@ DEMO_TEXT = (
 )
 
 
+@dataclass(frozen=True)
+class Recipe:
+    """What makes a trained tokenizer (training is deterministic), small
+    enough for a link: a bundled sample or a short text, and the settings."""
+
+    sample: str | None
+    text: str | None
+    vocab_size: int
+    pattern: str
+    units: str
+    special_tokens: tuple[str, ...]
+
+    def corpus(self) -> str | dict[str, int]:
+        return catalog()[self.sample].load() if self.sample else self.text
+
+    def label(self) -> str:
+        return catalog()[self.sample].title if self.sample else f"pasted text ({len(self.text):,} characters)"
+
+    def as_link(self) -> list:
+        return [self.sample, self.text, self.vocab_size, self.pattern, self.units, list(self.special_tokens)]
+
+    @classmethod
+    def from_link(cls, value) -> "Recipe | None":
+        """The recipe a link carries, or None when it is damaged or unknown."""
+        try:
+            sample, text, vocab_size, pattern, units, specials = value
+            recipe = cls(sample, text, int(vocab_size), str(pattern), str(units), tuple(map(str, specials)))
+        except (TypeError, ValueError):
+            return None
+        from_sample = isinstance(sample, str) and sample in catalog() and text is None
+        from_text = sample is None and isinstance(text, str) and 0 < len(text) <= LINK_TEXT_LIMIT
+        return recipe if from_sample or from_text else None
+
+
 @dataclass
 class TrainedTokenizer:
     """The Train page's result, kept in the session for the other pages."""
@@ -48,12 +92,23 @@ class TrainedTokenizer:
     tokenizer: Tokenizer
     corpus: str | dict[str, int]  # what it was trained on
     corpus_label: str  # the same, in a few words for captions
+    recipe: Recipe | None = None  # None when a link cannot rebuild it (an upload, long text)
 
 
-def page_header(title: str, intro: str) -> None:
+def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None:
+    """Title, intro, presenter toggle and copy-link button; and the link kept
+    in step with the session's trained tokenizer (`carries_trained`), so a
+    copied link rebuilds it."""
     route_through_app()
-    st.title(title)
+    restore_trained_from_link()
+    title_column, tools = st.columns([4, 2], vertical_alignment="bottom")
+    title_column.title(title)
+    with tools:
+        sharing_controls()
     st.caption(intro)
+    if carries_trained:
+        trained = session_trained()
+        link_value("trained", trained.recipe.as_link() if trained and trained.recipe else None)
 
 
 def route_through_app() -> None:
@@ -80,6 +135,40 @@ def bundled_encoding(name: str) -> Tokenizer:
 def starter_tokenizer() -> Tokenizer:
     """A tokenizer trained here at start-up, so every page has one to show."""
     return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def trained_tokenizer(digest: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
+    """Train once per corpus and settings; every session with the same inputs
+    shares the result (the corpus is keyed by its digest, never by itself)."""
+    bar = st.progress(0.0, text="Training…")
+    tokenizer = train(
+        _corpus, vocab_size=vocab_size, pattern=pattern, units=units, special_tokens=special_tokens,
+        progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Training… {done:,} / {total:,} merges"),
+    )
+    bar.empty()
+    return tokenizer
+
+
+def train_from_recipe(recipe: Recipe) -> TrainedTokenizer:
+    corpus = recipe.corpus()
+    tokenizer = trained_tokenizer(
+        corpus_digest(corpus), corpus, recipe.vocab_size, recipe.pattern, recipe.units, recipe.special_tokens
+    )
+    return TrainedTokenizer(tokenizer, corpus, recipe.label(), recipe)
+
+
+def restore_trained_from_link() -> None:
+    """A link made while a trained tokenizer was in use carries its recipe;
+    opened in a session that does not have that tokenizer, train it again."""
+    recipe = Recipe.from_link(linked_value("trained"))
+    trained = session_trained()
+    if recipe is None or (trained is not None and trained.recipe == recipe):
+        return
+    try:
+        st.session_state["trained"] = train_from_recipe(recipe)
+    except ValueError as error:
+        st.warning(f"The link's trained tokenizer could not be rebuilt: {error}")
 
 
 def corpus_digest(corpus: str | dict[str, int]) -> str:
@@ -149,12 +238,25 @@ def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
 
 
 def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
+    """A tokenizer picker bound to the link (the key is the URL parameter)."""
     choices = tokenizer_choices()
     options = list(choices)
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = default if default in options else options[0]
-    name = st.selectbox(label, options, key=key, format_func=choices.get)
+    chosen = initial_value(key, default)
+    st.session_state[key] = chosen if chosen in options else default if default in options else options[0]
+    # No format_func: a bound widget writes its shown option into the link,
+    # and "cl100k_base" reads better there than its description.
+    name = st.selectbox(label, options, key=key, **LINKED)
+    st.caption(choices[name])
     return tokenizer_by_name(name)
+
+
+def pick_tokenizers(label: str, key: str, default: list[str], help: str | None = None) -> list[str]:
+    """A multiselect of tokenizers, bound to the link; names that are not in
+    this session (a link from another session's upload) are dropped."""
+    choices = tokenizer_choices()
+    chosen = initial_value(key, default, many=True)
+    st.session_state[key] = [name for name in chosen if name in choices]
+    return st.multiselect(label, list(choices), key=key, help=help, **LINKED)
 
 
 def shared_text(label: str = "Text", height: int = 160) -> str:
@@ -162,8 +264,8 @@ def shared_text(label: str = "Text", height: int = 160) -> str:
     one page is there on the others."""
     # Written (not setdefault) before the widget: on the first visit to a page
     # the widget is new, and only a value set now is used in this very run.
-    st.session_state["shared_text"] = st.session_state.get("shared_text", DEMO_TEXT)
-    return st.text_area(
+    st.session_state["shared_text"] = st.session_state.get("shared_text", linked_text("text", DEMO_TEXT))
+    text = st.text_area(
         label,
         key="shared_text",
         height=height,
@@ -171,6 +273,8 @@ def shared_text(label: str = "Text", height: int = 160) -> str:
         persist_state="session",
         help=f"Up to {MAX_TEXT_CHARS:,} characters.",
     )
+    link_text("text", text, DEMO_TEXT)
+    return text
 
 
 def read_upload(uploaded) -> str | None:

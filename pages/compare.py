@@ -12,12 +12,14 @@ from bpe_core.comparison import (
     summary_rows,
     token_count_figure,
 )
+from pages._sharing import LINKED
 from pages._shared import (
     OPENAI_ENCODINGS,
     STARTER,
     TRAINED,
     encode_for_view,
     page_header,
+    pick_tokenizers,
     shared_text,
     special_token_notice,
     tokenizer_by_name,
@@ -35,20 +37,6 @@ SUMMARY_COLUMNS = {
         "vs best", format="%.2f×", help="Tokens divided by the fewest tokens: the best tokenizer is 1.00×."
     ),
 }
-
-
-def choose_tokenizers() -> list[str]:
-    """The multiselect, starting with this session's own tokenizer and the
-    three OpenAI ones; the choice survives page changes."""
-    choices = tokenizer_choices()
-    if TOKENIZERS_KEY not in st.session_state:
-        own = TRAINED if TRAINED in choices else STARTER
-        st.session_state[TOKENIZERS_KEY] = [own, *OPENAI_ENCODINGS]
-    elif any(name not in choices for name in st.session_state[TOKENIZERS_KEY]):
-        st.session_state[TOKENIZERS_KEY] = [name for name in st.session_state[TOKENIZERS_KEY] if name in choices]
-    return st.multiselect(
-        "Tokenizers", list(choices), key=TOKENIZERS_KEY, format_func=choices.get, persist_state="session"
-    )
 
 
 def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
@@ -95,12 +83,13 @@ page_header(
 text = shared_text("Text to compare")
 picker_column, special_column = st.columns([4, 1])
 with picker_column:
-    selected = choose_tokenizers()
+    own = TRAINED if TRAINED in tokenizer_choices() else STARTER
+    selected = pick_tokenizers("Tokenizers", TOKENIZERS_KEY, [own, *OPENAI_ENCODINGS])
 with special_column:
     special = st.toggle(
         "Special tokens",
         key="compare_special",
-        persist_state="session",
+        **LINKED,
         help="Encode `<|endoftext|>` as a special token",
     )
 

@@ -23,6 +23,7 @@ from bpe_core.compression import (
     reference_points,
     split_held_out,
 )
+from pages._sharing import LINKED
 from pages._shared import TrainedTokenizer, corpus_digest, page_header, session_trained
 
 TRAINED_HERE = "trained-here"  # corpus id of the Train page's tokenizer
@@ -57,7 +58,7 @@ def choose_corpora(options: dict[str, str]) -> list[str]:
         format_func=options.get,
         key="compression_corpora",
         max_selections=len(CORPUS_COLOURS),
-        persist_state="session",
+        **LINKED,
         help="Each is trained on separately. “Trained here” is the tokenizer from the Train page, "
         "measured on its own training text.",
     )
@@ -67,23 +68,23 @@ def choose_settings() -> dict:
     columns = st.columns([1, 1, 1.1, 1.2], vertical_alignment="bottom")
     vocab_size = columns[0].number_input(
         "Max vocabulary size", min_value=300, max_value=20_000, value=3_000, step=500, key="compression_vocab",
-        persist_state="session", help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
+        **LINKED, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
     )
     pattern = columns[1].selectbox(
         "Split pattern", list(PRESETS), index=list(PRESETS).index("cl100k"), key="compression_pattern",
-        format_func=PRESET_LABELS.get, persist_state="session",
+        format_func=PRESET_LABELS.get, **LINKED,
         help="Pre-tokenization for the tokenizers trained here (the OpenAI ones keep their own).",
     )
     metric = columns[2].segmented_control(
         "Per token", list(METRIC_LABELS), default="bytes", required=True, format_func=METRIC_LABELS.get,
-        key="compression_metric", persist_state="session",
+        key="compression_metric", **LINKED,
     )
     with columns[3]:
-        log_x = st.toggle("Log-scale vocabulary axis", value=True, key="compression_log_x", persist_state="session",
+        log_x = st.toggle("Log-scale vocabulary axis", value=True, key="compression_log_x", **LINKED,
                           help="The OpenAI vocabularies are 50k–200k tokens; on a linear axis the curves "
                           "squeeze into the left edge.")
         show_reference = st.toggle("Show OpenAI encodings", value=True, key="compression_reference",
-                                   persist_state="session", help="gpt2, cl100k_base and o200k_base on the same text")
+                                   **LINKED, help="gpt2, cl100k_base and o200k_base on the same text")
     return dict(vocab_size=int(vocab_size), pattern=pattern, metric=metric, log_x=log_x, show_reference=show_reference)
 
 

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from pages._sharing import LINKED
 from pages._shared import load_tokenizer_file, page_header, pick_tokenizer, text_with_tokens
 
 page_header(
@@ -13,12 +14,12 @@ page_header(
 settings, view = st.columns([1, 3])
 with settings:
     tokenizer = pick_tokenizer("Tokenizer", key="inspect_tokenizer")
-    show_ids = st.toggle("Show token ids", key="inspect_ids", persist_state="session")
+    show_ids = st.toggle("Show token ids", key="inspect_ids", **LINKED)
     colour_by = st.segmented_control(
         "Colour by", ["position", "id"], key="inspect_colour", default="position", required=True,
-        persist_state="session", help="By id, the same token always has the same colour.",
+        **LINKED, help="By id, the same token always has the same colour.",
     )
-    allow_special = st.toggle("Special tokens", key="inspect_special", persist_state="session",
+    allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                               help="Encode text such as <|endoftext|> as the special token")
     with st.expander("Load a tokenizer"):
         load_tokenizer_file("inspect_upload", picker_key="inspect_tokenizer")

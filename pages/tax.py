@@ -30,10 +30,12 @@ from bpe_core.tax_charts import (
     premium_frame,
     premium_heatmap_figure,
 )
+from pages._sharing import LINKED
 from pages._shared import (
     OPENAI_ENCODINGS,
     encode_for_view,
     page_header,
+    pick_tokenizers,
     show_tokens,
     tokenizer_by_name,
     tokenizer_choices,
@@ -103,20 +105,6 @@ def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[Ta
 # ---------------------------------------------------------------- the tax
 
 
-def choose_tokenizers() -> list[str]:
-    """The multiselect, starting with the three OpenAI encodings; the choice
-    survives page changes, minus tokenizers that left the session."""
-    choices = tokenizer_choices()
-    if TOKENIZERS_KEY not in st.session_state:
-        st.session_state[TOKENIZERS_KEY] = list(OPENAI_ENCODINGS)
-    elif any(name not in choices for name in st.session_state[TOKENIZERS_KEY]):
-        st.session_state[TOKENIZERS_KEY] = [name for name in st.session_state[TOKENIZERS_KEY] if name in choices]
-    return st.multiselect(
-        "Tokenizers", list(choices), key=TOKENIZERS_KEY, format_func=choices.get, persist_state="session",
-        help="“Trained here” is the tokenizer from the Train page, once you have trained one.",
-    )
-
-
 def show_tax(rows: list[TaxRow], base: str, view: str) -> None:
     names = list(dict.fromkeys(row.tokenizer for row in rows))
     figure = premium_bar_figure(rows, LANGUAGES, base) if view == "bars" else premium_heatmap_figure(rows, LANGUAGES)
@@ -172,18 +160,18 @@ def show_cost(base: str) -> None:
     columns = st.columns(4)
     name = columns[0].selectbox(
         "Tokenizer", list(choices), index=list(choices).index("o200k_base"), format_func=choices.get,
-        key="tax_cost_tokenizer", persist_state="session",
+        key="tax_cost_tokenizer", **LINKED,
     )
     price = columns[1].number_input(
         "Price per million tokens ($)", min_value=0.0, value=2.50, step=0.25, format="%.2f",
-        key="tax_price", persist_state="session",
+        key="tax_price", **LINKED,
     )
     window = columns[2].number_input(
-        "Context window (tokens)", min_value=1, value=128_000, step=1_000, key="tax_window", persist_state="session",
+        "Context window (tokens)", min_value=1, value=128_000, step=1_000, key="tax_window", **LINKED,
     )
     base_tokens = columns[3].number_input(
         f"Content size ({LANGUAGES[base].name} tokens)", min_value=1, value=1_000_000, step=100_000,
-        key="tax_content", persist_state="session",
+        key="tax_content", **LINKED,
     )
     rows = measured_rows([name], {code: parallel_text(code) for code in LANGUAGES}, base)
     if not rows:
@@ -212,15 +200,15 @@ def show_side_by_side() -> None:
         "some bytes of a character; hover over a token for its id and bytes."
     )
     columns = st.columns(4)
-    sentence = columns[0].slider("Sentence", 1, SENTENCES, 1, key="tax_sentence", persist_state="session")
+    sentence = columns[0].slider("Sentence", 1, SENTENCES, 1, key="tax_sentence", **LINKED)
     codes = list(LANGUAGES)
     left = columns[1].selectbox("Language", codes, index=codes.index("en"), format_func=language_label,
-                                key="tax_left", persist_state="session")
+                                key="tax_left", **LINKED)
     right = columns[2].selectbox("Other language", codes, index=codes.index("hi"), format_func=language_label,
-                                 key="tax_right", persist_state="session")
+                                 key="tax_right", **LINKED)
     choices = tokenizer_choices()
     name = columns[3].selectbox("Tokenizer", list(choices), index=list(choices).index("cl100k_base"),
-                                format_func=choices.get, key="tax_view_tokenizer", persist_state="session")
+                                format_func=choices.get, key="tax_view_tokenizer", **LINKED)
     tokenizer = tokenizer_by_name(name)
     for column, code in zip(st.columns(2), (left, right)):
         text = parallel_lines(code)[sentence - 1]
@@ -239,7 +227,7 @@ def choose_mix() -> dict[str, int] | None:
     everyone = {code: 1 for code in LANGUAGES}
     mix = st.segmented_control(
         "Training mix", list(MIXES), default="english", required=True, format_func=MIXES.get,
-        key="tax_mix", persist_state="session",
+        key="tax_mix", **LINKED,
     )
     if mix == "english":
         return {"en": 1}
@@ -249,14 +237,14 @@ def choose_mix() -> dict[str, int] | None:
         return {**everyone, "hi": 8}
     columns = st.columns([3, 2, 2])
     chosen = columns[0].multiselect("Languages", list(LANGUAGES), default=["en", "hi"], format_func=language_label,
-                                    key="tax_custom_languages", persist_state="session")
+                                    key="tax_custom_languages", **LINKED)
     if not chosen:
         st.info("Choose at least one language for the custom mix.")
         return None
     emphasised = columns[1].selectbox("Emphasised language", chosen, index=len(chosen) - 1, format_func=language_label,
-                                      key="tax_custom_emphasis", persist_state="session")
+                                      key="tax_custom_emphasis", **LINKED)
     weight = columns[2].slider(f"Weight of {LANGUAGES[emphasised].name}", 1, 16, 8, key="tax_custom_weight",
-                               persist_state="session", help="How many times its training sentences are repeated.")
+                               **LINKED, help="How many times its training sentences are repeated.")
     return {**{code: 1 for code in chosen}, emphasised: weight}
 
 
@@ -279,9 +267,9 @@ def show_experiment(base: str) -> None:
     weights = choose_mix()
     columns = st.columns(2)
     vocab_size = columns[0].number_input("Vocabulary size", min_value=300, max_value=20_000, value=2_000, step=500,
-                                         key="tax_vocab", persist_state="session")
+                                         key="tax_vocab", **LINKED)
     pattern = columns[1].selectbox("Split pattern", list(PRESETS), index=list(PRESETS).index("o200k"),
-                                   format_func=PRESET_LABELS.get, key="tax_pattern", persist_state="session")
+                                   format_func=PRESET_LABELS.get, key="tax_pattern", **LINKED)
     if weights is None:
         return
     tokenizer = mix_tokenizer(tuple(sorted(weights.items())), int(vocab_size), pattern)
@@ -308,14 +296,17 @@ def show_experiment(base: str) -> None:
 
 controls = st.columns([4, 2, 2], vertical_alignment="bottom")
 with controls[0]:
-    selected = choose_tokenizers()
+    selected = pick_tokenizers(
+        "Tokenizers", TOKENIZERS_KEY, list(OPENAI_ENCODINGS),
+        help="“Trained here” is the tokenizer from the Train page, once you have trained one.",
+    )
 base = controls[1].selectbox(
     "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
-    key="tax_base", persist_state="session",
+    key="tax_base", **LINKED,
     help="Premiums are relative to this language, which is 1.0.",
 )
 view = controls[2].segmented_control(
-    "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", persist_state="session",
+    "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
 )
 
 if not selected:

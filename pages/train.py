@@ -7,7 +7,7 @@ the recorded trace, so moving through ten thousand merges is instant.
 import pandas as pd
 import streamlit as st
 
-from bpe_core import PRESETS, train
+from bpe_core import PRESETS
 from bpe_core.charts import corpus_length_figure
 from bpe_core.corpus import corpus_size, count_pieces
 from bpe_core.exports import merges_csv
@@ -17,11 +17,23 @@ from bpe_core.samples import catalog
 from bpe_core.serialization import tokenizer_to_json
 from pages._shared import (
     MAX_UPLOAD_BYTES,
+    Recipe,
     TrainedTokenizer,
     corpus_digest,
     page_header,
     read_upload,
     session_trained,
+    trained_tokenizer,
+)
+from pages._sharing import (
+    LINK_TEXT_LIMIT,
+    LINKED,
+    clamp_step,
+    keyboard_shortcuts,
+    move_step,
+    link_text,
+    linked_text,
+    presenting,
 )
 
 MAX_PASTED_CHARS = 1_000_000
@@ -33,73 +45,77 @@ SPEEDS = [0.5, 1, 2, 4, 8]
 page_header(
     "Train",
     "Byte pair encoding starts from single bytes and repeatedly merges the most frequent adjacent "
-    "pair into a new token. Pick a corpus and settings, then step through the merges.",
+    "pair into a new token. Pick a corpus and settings, then step through the merges "
+    "(keys: → next, ← previous, space play/pause).",
+    carries_trained=False,  # this page's own widgets are in the link
 )
 
 
 # ------------------------------------------------------------------ corpus
 
 
-def choose_corpus() -> tuple[str | dict[str, int] | None, str]:
-    """The training corpus and a short label, or (None, "") with a message."""
+def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
+    """The training corpus, a short label, and the sample id (None for other
+    sources); (None, "", None) after a message when there is nothing to use."""
     source = st.segmented_control(
-        "Corpus", ["Sample", "Paste", "Upload"], key="train_source", default="Sample",
-        required=True, persist_state="session",
+        "Corpus", ["Sample", "Paste", "Upload"], key="train_source", default="Sample", required=True, **LINKED
     )
     if source == "Paste":
+        st.session_state["train_text"] = st.session_state.get("train_text", linked_text("train_text", ""))
         text = st.text_area(
             "Training text", key="train_text", height=180, max_chars=MAX_PASTED_CHARS,
             persist_state="session", placeholder="Paste the text to learn merges from…",
         )
+        link_text("train_text", text, "")
         if not text.strip():
             st.info("Paste some text to train on (at least a few words).")
-            return None, ""
-        return text, f"pasted text ({len(text):,} characters)"
+            return None, "", None
+        return text, f"pasted text ({len(text):,} characters)", None
     if source == "Upload":
         uploaded = st.file_uploader(
             f"A UTF-8 .txt file (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)", type=["txt"], key="train_upload"
         )
+        st.caption("A link cannot carry an uploaded file: copied links open this page without it.")
         if uploaded is None:
-            return None, ""
+            return None, "", None
         text = read_upload(uploaded)
         if text is None:
-            return None, ""
+            return None, "", None
         if not text.strip():
             st.error(f"“{uploaded.name}” is empty.")
-            return None, ""
-        return text, f"“{uploaded.name}”"
+            return None, "", None
+        return text, f"“{uploaded.name}”", None
     samples = {sample_id: sample for sample_id, sample in catalog().items()}
     sample_id = st.selectbox(
-        "Sample", list(samples), key="train_sample", format_func=lambda i: samples[i].title,
-        persist_state="session", index=list(samples).index("english_prose"),
+        "Sample", list(samples), key="train_sample", index=list(samples).index("english_prose"), **LINKED
     )
-    st.caption(samples[sample_id].description)
-    return samples[sample_id].load(), samples[sample_id].title
+    st.caption(f"**{samples[sample_id].title}.** {samples[sample_id].description}")
+    return samples[sample_id].load(), samples[sample_id].title, sample_id
 
 
 def choose_settings() -> dict:
     columns = st.columns([1, 1, 1, 2])
     units = columns[0].segmented_control(
-        "Units", ["bytes", "chars"], key="train_units", default="bytes", required=True, persist_state="session",
+        "Units", ["bytes", "chars"], key="train_units", default="bytes", required=True, **LINKED,
         help="bytes: byte-level BPE as GPT models use (256 base tokens). chars: the textbook variant.",
     )
     vocab_size = columns[1].number_input(
         "Vocabulary size", min_value=1, max_value=100_000, value=1_000, step=100, key="train_vocab",
-        persist_state="session", help="Base tokens (256 bytes, or the alphabet) plus merges.",
+        help="Base tokens (256 bytes, or the alphabet) plus merges.", **LINKED,
     )
     preset = columns[2].selectbox(
-        "Split pattern", [*PRESETS, "custom"], key="train_pattern", persist_state="session", index=2,
-        format_func=lambda name: PRESET_LABELS.get(name, "custom regex"),
-        help="Pre-tokenization: BPE never merges across the pieces this regex cuts.",
+        "Split pattern", [*PRESETS, "custom"], key="train_pattern", index=2, **LINKED,
+        help="Pre-tokenization: BPE never merges across the pieces this regex cuts. "
+        + "; ".join(f"{name}: {label}" for name, label in PRESET_LABELS.items()) + "; custom: your own regex.",
     )
     specials = columns[3].text_input(
-        "Special tokens", key="train_specials", value="<|endoftext|>", persist_state="session",
+        "Special tokens", key="train_specials", value="<|endoftext|>", **LINKED,
         help="Comma-separated. They get ids after the merges and are never merged.",
     )
     pattern = preset
     if preset == "custom":
         pattern = st.text_input(
-            "Custom regex", key="train_custom", value=r"\w+|\s+|[^\w\s]+", persist_state="session",
+            "Custom regex", key="train_custom", value=r"\w+|\s+|[^\w\s]+", **LINKED,
             help="Python `regex` syntax, e.g. \\p{L}+ for letters. Text it does not match is dropped.",
         )
     special_tokens = tuple(dict.fromkeys(s.strip() for s in specials.split(",") if s.strip()))
@@ -129,24 +145,12 @@ def show_pieces(corpus, pattern: str) -> None:
 # ---------------------------------------------------------------- training
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def trained_tokenizer(digest: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
-    """Train once per corpus and settings; every session with the same inputs shares it."""
-    bar = st.progress(0.0, text="Training…")
-    tokenizer = train(
-        _corpus, vocab_size=vocab_size, pattern=pattern, units=units, special_tokens=special_tokens,
-        progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Training… {done:,} / {total:,} merges"),
-    )
-    bar.empty()
-    return tokenizer
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
 def corpus_pieces(digest: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
     return count_pieces(_corpus, pattern, special_tokens)
 
 
-def train_or_keep_previous(corpus, label: str, settings: dict) -> None:
+def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: dict) -> None:
     """Train on the current inputs; on bad input explain it and keep the previous result."""
     try:
         tokenizer = trained_tokenizer(corpus_digest(corpus), corpus, **settings)
@@ -155,30 +159,29 @@ def train_or_keep_previous(corpus, label: str, settings: dict) -> None:
         if session_trained() is not None:
             st.caption("Still showing the previous tokenizer.")
         return
-    st.session_state["trained"] = TrainedTokenizer(tokenizer, corpus, label)
+    st.session_state["trained"] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
+
+
+def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
+    """How other pages' links can rebuild this tokenizer, if a link can carry its corpus."""
+    linkable_text = isinstance(corpus, str) and sample_id is None and len(corpus) <= LINK_TEXT_LIMIT
+    if sample_id is None and not linkable_text:
+        return None
+    return Recipe(sample_id, None if sample_id else corpus, **settings)
 
 
 # ------------------------------------------------------------- stepping
 
 
-def clamp_step(limit: int) -> None:
-    step = st.session_state.get("train_step", 0)
-    st.session_state["train_step"] = min(max(int(step), 0), limit)
-
-
-def move_step(delta: int | None, limit: int, to: int | None = None) -> None:
-    step = st.session_state.get("train_step", 0)
-    st.session_state["train_step"] = min(max(to if to is not None else step + delta, 0), limit)
-
-
 def step_controls(limit: int) -> None:
     buttons = st.columns([1, 1, 1, 1, 6, 2, 2], vertical_alignment="bottom")
-    buttons[0].button("⏮", key="train_first", on_click=move_step, args=(None, limit, 0), help="First step", width="stretch")
-    buttons[1].button("◀", key="train_previous", on_click=move_step, args=(-1, limit), help="Previous merge", width="stretch")
-    buttons[2].button("▶", key="train_next", on_click=move_step, args=(1, limit), help="Next merge", width="stretch")
-    buttons[3].button("⏭", key="train_last", on_click=move_step, args=(None, limit, limit), help="Last step", width="stretch")
+    moves = [("⏮", "train_first", "First step", dict(to=0)), ("◀", "train_previous", "Previous merge", dict(delta=-1)),
+             ("▶", "train_next", "Next merge", dict(delta=1)), ("⏭", "train_last", "Last step", dict(to=limit))]
+    for column, (label, key, help_text, move) in zip(buttons, moves):
+        column.button(label, key=key, on_click=move_step, args=("train_step", limit), kwargs=move,
+                      help=help_text, width="stretch")
     buttons[4].slider("Step", 0, max(limit, 1), key="train_step", disabled=limit == 0,
-                      help="Merges applied so far")
+                      help="Merges applied so far", **LINKED)
     buttons[5].toggle("Play", key="train_playing", disabled=limit == 0)
     buttons[6].select_slider("Steps per second", SPEEDS, value=1, key="train_speed")
 
@@ -279,7 +282,7 @@ def try_it(tokenizer, step: int) -> None:
 def step_through(trained: TrainedTokenizer, settings_key: str, pieces: dict[str, int]) -> None:
     tokenizer = trained.tokenizer
     limit = len(tokenizer.trace)
-    clamp_step(limit)
+    clamp_step("train_step", limit)
     playing = st.session_state.get("train_playing", False) and limit > 0
     speed = st.session_state.get("train_speed", 1)
 
@@ -324,11 +327,16 @@ def downloads(trained: TrainedTokenizer) -> None:
 
 # ------------------------------------------------------------------- page
 
-corpus, label = choose_corpus()
-settings = choose_settings()
+keyboard_shortcuts({"ArrowRight": "train_next", "ArrowLeft": "train_previous", " ": "train_playing",
+                    "Home": "train_first", "End": "train_last"})
+# On a projector the merges come first; the set-up folds away.
+with st.expander("Corpus and settings", expanded=not presenting()):
+    corpus, label, sample_id = choose_corpus()
+    settings = choose_settings()
+    if corpus is not None:
+        show_pieces(corpus, settings["pattern"])
 if corpus is not None:
-    show_pieces(corpus, settings["pattern"])
-    train_or_keep_previous(corpus, label, settings)
+    train_or_keep_previous(corpus, label, sample_id, settings)
 
 trained = session_trained()
 if trained is None:

@@ -122,3 +122,8 @@ def screenshot(page, name: str) -> Path:
     page.screenshot(path=str(path))
     page.set_viewport_size(viewport)
     return path
+
+
+def assert_no_exception(page) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, exceptions.first.inner_text()

@@ -5,7 +5,7 @@ import pytest
 
 from bpe_core import train
 from bpe_core.samples import catalog
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, require_chromium, screenshot, wait_for_app
+from tests.browser import assert_no_exception, screenshot, wait_for_app
 
 PAGES = {
     "home": "",
@@ -14,42 +14,9 @@ PAGES = {
     "compression": "compression",
     "compare": "compare",
     "tax": "tax",
+    "replay": "replay",
 }
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">bold</b>'
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_chromium()
-    app = StreamlitServer()
-    yield app
-    app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    dialogs = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.dialogs = dialogs
-    yield page
-    context.close()
-
-
-def assert_no_exception(page):
-    exceptions = page.locator('[data-testid="stException"]')
-    assert exceptions.count() == 0, exceptions.first.inner_text()
 
 
 @pytest.mark.parametrize("name", PAGES)

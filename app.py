@@ -6,6 +6,7 @@ Run with `streamlit run app.py`. Every page works offline on bundled text.
 import streamlit as st
 
 from pages._shared import page_header, pick_tokenizer, text_with_tokens
+from pages._sharing import LINKED
 
 st.set_page_config(page_title="BPE playground", page_icon="🧩", layout="wide")
 
@@ -20,7 +21,9 @@ def home() -> None:
     text_column, settings = st.columns([3, 1])
     with settings:
         tokenizer = pick_tokenizer("Tokenizer", key="home_tokenizer")
-        allow_special = st.toggle("Special tokens", key="home_special", help="Encode <|endoftext|> as a special token")
+        allow_special = st.toggle(
+            "Special tokens", key="home_special", help="Encode <|endoftext|> as a special token", **LINKED
+        )
     with text_column:
         text_with_tokens(tokenizer, allow_special=allow_special, label="Type or paste anything")
 
@@ -35,6 +38,7 @@ DESCRIPTIONS = {
     "Compression": "how bytes per token grow with the vocabulary, per corpus",
     "Compare": "one text through several tokenizers, side by side",
     "Tokenization tax": "what the same content costs in tokens in 30 languages, and why",
+    "Encode replay": "watch the merges build a word's tokens one by one, and any token's merge tree",
 }
 
 PAGES = [
@@ -44,6 +48,7 @@ PAGES = [
     st.Page("pages/compression.py", title="Compression", icon="📉", url_path="compression"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     st.Page("pages/tax.py", title="Tokenization tax", icon="🌍", url_path="tax"),
+    st.Page("pages/replay.py", title="Encode replay", icon="🎬", url_path="replay"),
 ]
 
 st.navigation(PAGES).run()

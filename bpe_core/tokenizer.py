@@ -29,7 +29,7 @@ from typing import Literal, NamedTuple
 
 from .corpus import count_pieces
 from .merge_learning import MergeStep, Pair, rank_pairs
-from .merge_loop import merge_lowest_rank_first
+from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
 
@@ -254,17 +254,23 @@ class Tokenizer:
             return [self._byte_ids[byte] for byte in units]
         return [self._ids_by_token.get(char, self.unknown_id) for char in units]
 
-    def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
+    def merge_piece(self, piece: str, on_merge: OnMerge | None = None) -> list[tuple[int, int, int]]:
+        """BPE on one pre-token piece by tiktoken's rule (two adjacent parts
+        merge when their bytes form a token), without the cache and without
+        the whole-piece shortcut: its tokens as (id, start, end) unit spans.
+        `on_merge` hears every merge, for replaying it (see `merge_loop`)."""
         units = self._units_of(piece)
         ids_by_token = self._ids_by_token
-        whole = ids_by_token.get(units)
+        return merge_lowest_rank_first(
+            self._unit_ids(units), lambda left, right, start, end: ids_by_token.get(units[start:end]), on_merge
+        )
+
+    def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
+        whole = self._ids_by_token.get(self._units_of(piece))
         if whole is not None:  # tiktoken's shortcut: a piece that is a token
             piece_ids: tuple[int, ...] = (whole,)
         else:
-            parts = merge_lowest_rank_first(
-                self._unit_ids(units), lambda left, right, start, end: ids_by_token.get(units[start:end])
-            )
-            piece_ids = tuple(token_id for token_id, _, _ in parts)
+            piece_ids = tuple(token_id for token_id, _, _ in self.merge_piece(piece))
         if len(self._cache) >= _PIECE_CACHE_LIMIT:
             self._cache.clear()
         self._cache[piece] = piece_ids

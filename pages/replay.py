@@ -1,0 +1,112 @@
+"""Encode replay: watch one word turn into its tokens, merge by merge, and
+see any of its tokens as a merge tree down to bytes.
+
+All the work is in `bpe_core.replay`; this page arranges the widgets.
+"""
+
+import streamlit as st
+
+from bpe_core.patterns import PatternError
+from bpe_core.render import label_text, merge_html
+from bpe_core.replay import merge_tree, merge_tree_html, replay, replay_html, replay_state_html
+from pages._shared import page_header, pick_tokenizer
+from pages._sharing import LINKED, clamp_step, keyboard_shortcuts, move_step
+
+MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
+DEFAULT_TEXT = " strawberry"
+
+page_header(
+    "Encode replay",
+    "Type a word and watch BPE encode it: starting from single bytes, the adjacent pair whose merge "
+    "has the lowest rank merges first, until no pair can merge. Then open any final token's merge "
+    "tree, down to bytes (keys: → next merge, ← previous).",
+)
+
+
+def step_controls(limit: int) -> int:
+    clamp_step("replay_step", limit)
+    previous, slider, following = st.columns([1, 10, 1], vertical_alignment="bottom")
+    for column, label, key, delta, help_text in (
+        (previous, "◀", "replay_previous", -1, "Previous merge"),
+        (following, "▶", "replay_next", 1, "Next merge"),
+    ):
+        column.button(label, key=key, on_click=move_step, args=("replay_step", limit), kwargs=dict(delta=delta),
+                      help=help_text, width="stretch")
+    return slider.slider("Merges applied", 0, limit, key="replay_step", **LINKED)
+
+
+def show_step(story, step: int) -> None:
+    st.html(replay_state_html(story, step))
+    if story.steps == 0:
+        st.caption("No two neighbouring units of this text form a token: it stays as single units.")
+    elif step == 0:
+        st.caption(f"Step 0 of {story.steps}: no merges yet, every unit (byte or character) is its own token.")
+    else:
+        merge = story.order[step - 1]
+        piece = story.pieces[merge.piece]
+        st.caption(f"Step {step} of {story.steps}: the lowest-ranked pair that can merge, rank {merge.rank:,}.")
+        left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
+        st.html(merge_html(left, right, made, colour_by="id"))
+
+
+def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
+    st.subheader("Merge tree")
+    options = list(dict.fromkeys(token_ids))
+    longest = max(range(len(options)), key=lambda i: len(tokenizer.token_bytes(options[i])))
+    token_id = st.selectbox(
+        "Token", options, index=longest, key="replay_token", **LINKED,
+        format_func=lambda i: f"{label_text(tokenizer.token_bytes(i))}  (id {i})",
+        help="Each box holds a token and, beneath it, the two tokens it was merged from.",
+    )
+    with st.spinner("Recovering the merges from the ranks (a few seconds, the first time only)…"):
+        tree = merge_tree(tokenizer, token_id)
+    if tree.parts:
+        st.caption(f"Built from single units by {tree.merges} merge{'s' * (tree.merges != 1)}, "
+                   f"at most {tree.depth} deep.")
+    st.html(merge_tree_html(tree))
+
+
+def checked_text(text: str) -> bool:
+    """Whether the text can be replayed; if not, say why."""
+    if not text:
+        st.info("Type a word (or a short phrase) to watch it being encoded.")
+        return False
+    if len(text) > MAX_CHARS:
+        st.error(f"That is {len(text):,} characters; the replay is for one word or a short phrase, "
+                 f"up to {MAX_CHARS}. Shorten the text (the Inspect page takes long texts).")
+        return False
+    return True
+
+
+def show_replay(tokenizer, text: str) -> None:
+    try:
+        story = replay(tokenizer, text)
+    except PatternError as error:
+        st.error(str(error))
+        return
+    if not story.pieces:
+        st.info("The split pattern keeps no piece of this text, so there is nothing to encode.")
+        return
+    if any(special in text for special in tokenizer.special_tokens):
+        st.info("This text contains special-token text; the replay encodes it as plain text, "
+                "as encode_ordinary does.")
+    step = step_controls(story.steps) if story.steps else 0  # a slider needs a range
+    show_step(story, step)
+    shortcuts = sum(piece.shortcut for piece in story.pieces)
+    if shortcuts:
+        st.info(f"Encode maps a piece that is itself a token straight to that token (tiktoken's shortcut); "
+                f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
+                "The steps show how such a token is built.")
+    with st.expander(f"All {story.steps} steps, lowest rank first", expanded=True):
+        st.html(replay_html(story, current=step))
+    show_merge_tree(tokenizer, story.tokens)
+
+
+settings, _ = st.columns([2, 3])
+with settings:
+    tokenizer = pick_tokenizer("Tokenizer", key="replay_tokenizer")
+    text = st.text_input("A word or a short phrase", value=DEFAULT_TEXT, key="replay_text", **LINKED,
+                         help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, as in a sentence.")
+if checked_text(text):
+    show_replay(tokenizer, text)
+keyboard_shortcuts({"ArrowRight": "replay_next", "ArrowLeft": "replay_previous"})

@@ -1,0 +1,153 @@
+"""The Encode replay page, run headless with Streamlit's AppTest."""
+
+import re
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+sys.path.insert(0, "/work/main")
+
+from bpe_core import train
+from bpe_core.encodings import tiktoken_encoding
+from bpe_core.samples import catalog
+from pages._shared import TrainedTokenizer
+
+PAGE = "/work/main/pages/replay.py"
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+
+
+def open_replay(text: str | None = None, tokenizer: str | None = None, session: dict | None = None) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in (session or {}).items():
+        at.session_state[key] = value
+    at.run()
+    if tokenizer is not None:
+        at.selectbox(key="replay_tokenizer").set_value(tokenizer).run()
+    if text is not None:
+        at.text_input(key="replay_text").input(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown_state(at: AppTest) -> list[int]:
+    """The token ids of the big current-state view."""
+    markup = next(element.value for element in at.html if "bpe-replay bpe-state\"" in element.value)
+    return [int(token_id) for token_id in re.findall(r"<small>(\d+)</small>", markup)]
+
+
+def body_html(at: AppTest) -> str:
+    return re.sub(r"<style>.*?</style>", "", "\n".join(element.value for element in at.html), flags=re.DOTALL)
+
+
+def test_opens_on_strawberry_at_step_zero():
+    at = open_replay()
+    assert at.text_input(key="replay_text").value == " strawberry"
+    assert at.slider(key="replay_step").value == 0
+    assert at.slider(key="replay_step").max == len(b" strawberry") - 1  # one token in cl100k: 10 merges
+    assert len(shown_state(at)) == len(b" strawberry")
+    assert any("shortcut" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize("name", OPENAI)
+def test_the_last_step_shows_tiktokens_tokens(name):
+    text = " unbelievably naïve"
+    expected = tiktoken_encoding(name).encode(text)
+    at = open_replay(text, name)
+    merges = len(text.encode()) - len(expected)
+    assert at.slider(key="replay_step").max == merges
+    at.slider(key="replay_step").set_value(merges).run()
+    assert not at.exception
+    assert shown_state(at) == expected
+    assert len(at.selectbox(key="replay_token").options) == len(set(expected))
+
+
+def test_buttons_step_one_merge_at_a_time_and_the_slider_jumps():
+    at = open_replay(" tokenization", "gpt2")
+    sizes = [len(shown_state(at))]
+    for _ in range(3):
+        at.button(key="replay_next").click().run()
+        sizes.append(len(shown_state(at)))
+    assert at.slider(key="replay_step").value == 3 and sizes == [13, 12, 11, 10]
+    at.button(key="replay_previous").click().run()
+    assert at.slider(key="replay_step").value == 2 and len(shown_state(at)) == 11
+    at.slider(key="replay_step").set_value(0).run()
+    at.button(key="replay_previous").click().run()
+    assert at.slider(key="replay_step").value == 0 and not at.exception
+
+
+def test_a_shorter_text_keeps_the_step_in_range():
+    at = open_replay(" internationalization", "cl100k_base")
+    at.slider(key="replay_step").set_value(at.slider(key="replay_step").max).run()
+    at.text_input(key="replay_text").input(" cat").run()
+    assert not at.exception
+    assert at.slider(key="replay_step").value == at.slider(key="replay_step").max == 3
+    assert shown_state(at) == tiktoken_encoding("cl100k_base").encode(" cat")
+
+
+def test_a_text_without_merges_needs_no_slider():
+    at = open_replay("!", "gpt2")
+    assert not at.slider and shown_state(at) == tiktoken_encoding("gpt2").encode("!")
+    assert any("stays as single units" in caption.value for caption in at.caption)
+
+
+def test_works_with_the_trained_tokenizer():
+    corpus = catalog()["english_prose"].load()[:20_000]
+    tokenizer = train(corpus, vocab_size=500, pattern="cl100k")
+    at = open_replay(" Alice", "trained here", {"trained": TrainedTokenizer(tokenizer, corpus, "test corpus")})
+    at.slider(key="replay_step").set_value(at.slider(key="replay_step").max).run()
+    assert shown_state(at) == tokenizer.encode_ordinary(" Alice")
+
+
+def test_merge_tree_of_the_chosen_token():
+    at = open_replay(" strawberry fields", "gpt2")
+    expected = tiktoken_encoding("gpt2").encode(" strawberry fields")
+    token = at.selectbox(key="replay_token")
+    assert token.options == [f"·strawberry  (id {expected[0]})", f"·fields  (id {expected[1]})"]
+    assert token.value == expected[0]  # the longest token first
+    token.set_value(expected[1]).run()
+    tree = next(element.value for element in at.html if "bpe-chips bpe-tree\"" in element.value)
+    root = re.search(r"<small>(\d+)</small>", tree)
+    assert int(root[1]) == expected[1]
+    assert tree.count('class="bpe-node"') == 2 * len(b" fields") - 1
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("", "Type a word"), ("x" * 61, "61 characters"), ("a much too long phrase " * 4, "up to 60")],
+)
+def test_bad_input_gets_a_message_not_a_traceback(text, message):
+    at = open_replay(text)
+    assert not at.exception
+    assert any(message in element.value for element in [*at.info, *at.error])
+    assert not any("bpe-replay bpe-state" in element.value for element in at.html)
+
+
+def test_typed_markup_is_shown_as_text():
+    payload = "<script>alert(1)</script>"
+    at = open_replay(payload, "o200k_base")
+    at.slider(key="replay_step").set_value(2).run()
+    body = body_html(at)
+    assert "<script>alert" not in body and "&lt;script" in body
+    assert not any("alert" in element.value for element in [*at.markdown, *at.caption, *at.info])
+
+
+def test_a_link_reproduces_the_view():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update(replay_text=" hello world", replay_tokenizer="gpt2", replay_step="3")
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="replay_text").value == " hello world"
+    assert at.selectbox(key="replay_tokenizer").value == "gpt2"
+    assert at.slider(key="replay_step").value == 3
+    at.slider(key="replay_step").set_value(5).run()
+    assert at.query_params["replay_step"] == "5"  # the address bar follows the slider
+
+
+def test_a_link_asking_for_too_many_steps_shows_the_last():
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params.update(replay_text=" cat", replay_tokenizer="gpt2", replay_step="99")
+    at.run()
+    assert not at.exception
+    assert at.slider(key="replay_step").value == at.slider(key="replay_step").max == 3
+    assert shown_state(at) == tiktoken_encoding("gpt2").encode(" cat")

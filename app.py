@@ -5,7 +5,7 @@ Run with `streamlit run app.py`. Every page works offline on bundled text.
 
 import streamlit as st
 
-from pages._shared import page_header, pick_tokenizer, text_with_tokens
+from pages._shared import page_header, pick_tokenizer, run_pages, text_with_tokens
 from pages._sharing import LINKED
 
 st.set_page_config(page_title="BPE playground", page_icon="🧩", layout="wide")
@@ -39,6 +39,7 @@ DESCRIPTIONS = {
     "Compare": "one text through several tokenizers, side by side",
     "Tokenization tax": "what the same content costs in tokens in 30 languages, and why",
     "Encode replay": "watch the merges build a word's tokens one by one, and any token's merge tree",
+    "Quirks": "ready examples of why tokenization matters, one click into Inspect or Compare",
 }
 
 PAGES = [
@@ -49,6 +50,7 @@ PAGES = [
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     st.Page("pages/tax.py", title="Tokenization tax", icon="🌍", url_path="tax"),
     st.Page("pages/replay.py", title="Encode replay", icon="🎬", url_path="replay"),
+    st.Page("pages/quirks.py", title="Quirks", icon="🍓", url_path="quirks"),
 ]
 
-st.navigation(PAGES).run()
+run_pages(PAGES)

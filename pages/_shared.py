@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from dataclasses import dataclass
 
 import streamlit as st
@@ -111,6 +112,19 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
         link_value("trained", trained.recipe.as_link() if trained and trained.recipe else None)
 
 
+_routing = threading.local()  # each session's script runs in a thread of its own
+
+
+def run_pages(pages: list) -> None:
+    """Run the chosen page through st.navigation (app.py calls this), marking
+    the run so that the page knows app.py is routing it."""
+    _routing.active = True
+    try:
+        st.navigation(pages).run()
+    finally:
+        _routing.active = False
+
+
 def route_through_app() -> None:
     """Make sure app.py, not this page alone, handles the request.
 
@@ -121,7 +135,7 @@ def route_through_app() -> None:
     file. Switching the mode and rerunning lets app.py route that request."""
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory and not getattr(_routing, "active", False):
         PagesManager.uses_pages_directory = False
         st.rerun()
 

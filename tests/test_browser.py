@@ -5,7 +5,7 @@ import pytest
 
 from bpe_core import train
 from bpe_core.samples import catalog
-from tests.browser import assert_no_exception, screenshot, wait_for_app
+from tests.browser import StreamlitServer, assert_no_exception, screenshot, wait_for_app
 
 PAGES = {
     "home": "",
@@ -15,6 +15,7 @@ PAGES = {
     "compare": "compare",
     "tax": "tax",
     "replay": "replay",
+    "quirks": "quirks",
 }
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">bold</b>'
 
@@ -58,4 +59,33 @@ def test_markup_typed_into_the_text_box_is_shown_as_text(server, page, name):
     view = page.locator(".cmp" if name == "compare" else ".bpe-text").first
     shown = view.inner_text().replace("\n", "")  # Compare draws each character in a box of its own
     assert "<img" in shown and "<script>" in shown
+    assert_no_exception(page)
+
+
+def test_a_direct_link_opened_first_after_a_start_is_routed_through_app(browser):
+    """Streamlit's legacy pages/ mode would run the page alone (no wide
+    layout, every file in the sidebar) for the very first request."""
+    fresh = StreamlitServer()
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{fresh.url}/compare")
+        wait_for_app(page)
+        navigation = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert "Tokenization tax" in navigation and "shared" not in navigation.lower()
+        assert page.locator("h1").first.inner_text() == "Compare"
+        width = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').offsetWidth")
+        assert width > 1000  # app.py's wide layout
+        page.close()
+    finally:
+        fresh.stop()
+
+
+def test_quirk_buttons_open_inspect_with_the_example(server, page):
+    page.goto(f"{server.url}/quirks")
+    wait_for_app(page)
+    page.locator(".st-key-quirks_open_glitch_token button").click()
+    wait_for_app(page)
+    assert page.locator("h1").first.inner_text() == "Inspect"
+    assert "SolidGoldMagikarp" in page.locator("textarea").first.input_value()
+    assert "inspect_tokenizer=gpt2" in page.url
     assert_no_exception(page)

@@ -40,6 +40,7 @@ DESCRIPTIONS = {
     "Tokenization tax": "what the same content costs in tokens in 30 languages, and why",
     "Encode replay": "watch the merges build a word's tokens one by one, and any token's merge tree",
     "Quirks": "ready examples of why tokenization matters, one click into Inspect or Compare",
+    "Vocabulary": "browse and search every token: by text, regex, id, script and the step it was learned",
 }
 
 PAGES = [
@@ -51,6 +52,7 @@ PAGES = [
     st.Page("pages/tax.py", title="Tokenization tax", icon="🌍", url_path="tax"),
     st.Page("pages/replay.py", title="Encode replay", icon="🎬", url_path="replay"),
     st.Page("pages/quirks.py", title="Quirks", icon="🍓", url_path="quirks"),
+    st.Page("pages/vocabulary.py", title="Vocabulary", icon="📖", url_path="vocabulary"),
 ]
 
 run_pages(PAGES)

@@ -16,6 +16,7 @@ PAGES = {
     "tax": "tax",
     "replay": "replay",
     "quirks": "quirks",
+    "vocabulary": "vocabulary",
 }
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">bold</b>'
 

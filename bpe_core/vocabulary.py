@@ -1,0 +1,343 @@
+"""A tokenizer's vocabulary as a table: what is in it, in which script, and when it was learned.
+
+One row per token, special tokens included, with the facts people ask about
+a vocabulary: how long each token is, whether it is whole text or only part
+of a character (byte-level BPE learns many of those), which writing system
+it belongs to, whether it starts with a space (" the" and "the" are
+different tokens), and, for a tokenizer trained here, at which merge it was
+learned. Pure functions, no Streamlit: the Vocabulary page filters and
+shows these tables, and the tests check them without a browser.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import pandas as pd
+import plotly.graph_objects as go
+import regex
+
+from .render import PALETTE, label_text
+from .tokenizer import Tokenizer
+
+# Scripts with a name of their own in the table (Unicode's Script property,
+# as the `regex` module spells it). Hiragana and Katakana share one: Japanese
+# mixes them freely. Letters of any script not listed count as OTHER_SCRIPT.
+SCRIPT_LABELS = {
+    "Latin": "Latin",
+    "Cyrillic": "Cyrillic",
+    "Greek": "Greek",
+    "Armenian": "Armenian",
+    "Georgian": "Georgian",
+    "Hebrew": "Hebrew",
+    "Arabic": "Arabic",
+    "Syriac": "Syriac",
+    "Thaana": "Thaana",
+    "Devanagari": "Devanagari",
+    "Bengali": "Bengali",
+    "Gurmukhi": "Gurmukhi",
+    "Gujarati": "Gujarati",
+    "Oriya": "Odia",
+    "Tamil": "Tamil",
+    "Telugu": "Telugu",
+    "Kannada": "Kannada",
+    "Malayalam": "Malayalam",
+    "Sinhala": "Sinhala",
+    "Thai": "Thai",
+    "Lao": "Lao",
+    "Tibetan": "Tibetan",
+    "Myanmar": "Myanmar",
+    "Khmer": "Khmer",
+    "Hangul": "Hangul",
+    "Han": "Han (CJK)",
+    "Hiragana": "Hiragana/Katakana",
+    "Katakana": "Hiragana/Katakana",
+    "Bopomofo": "Bopomofo",
+    "Ethiopic": "Ethiopic",
+    "Mongolian": "Mongolian",
+    "Cherokee": "Cherokee",
+    "Canadian_Aboriginal": "Canadian syllabics",
+    "Tifinagh": "Tifinagh",
+    "Nko": "N'Ko",
+    "Javanese": "Javanese",
+    "Ol_Chiki": "Ol Chiki",
+    "Yi": "Yi",
+}
+OTHER_SCRIPT = "other script"
+
+# Tokens without letters, or with no one script in the majority.
+DIGITS = "digits"
+WHITESPACE = "whitespace"
+SYMBOLS = "punctuation/symbols"
+MIXED = "mixed"
+NOT_UTF8 = "bytes (not UTF-8)"
+SPECIAL = "special token"
+NON_SCRIPT_CATEGORIES = [DIGITS, WHITESPACE, SYMBOLS, MIXED, NOT_UTF8, SPECIAL]
+
+# Every value the script column can take, for a filter whose options do not
+# change with the tokenizer (so a link to a filtered view stays valid).
+CATEGORIES = [*dict.fromkeys(SCRIPT_LABELS.values()), OTHER_SCRIPT, *NON_SCRIPT_CATEGORIES]
+
+# One alternative per script, so a single match names a character's script.
+_SCRIPT_OF = regex.compile("|".join(rf"(?P<{name}>\p{{Script={name}}})" for name in SCRIPT_LABELS))
+_LETTER = regex.compile(r"[\p{L}\p{M}]")  # marks too: Indic vowel signs are marks
+_NO_SCRIPT = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}]")  # "ー", a combining accent
+
+# A regex search of one token normally takes microseconds; this much means
+# exponential backtracking (see `regex_matches`).
+REGEX_SECONDS_PER_TOKEN = 0.05
+
+COLUMNS = ["id", "text", "bytes", "characters", "valid_utf8", "script", "leading_space", "learned_at_step",
+           "special", "string"]
+SORTS = {"id": "id", "length": "longest first", "step": "step learned"}
+
+
+# ----------------------------------------------------------------- scripts
+
+
+@functools.cache
+def letter_script(char: str) -> str | None:
+    """The script label of a letter (or combining mark), or None for any
+    other character and for letters shared by all scripts. Cached: a
+    200,000-token vocabulary has only some tens of thousands of characters."""
+    if not _LETTER.match(char) or _NO_SCRIPT.match(char):
+        return None
+    match = _SCRIPT_OF.match(char)
+    return SCRIPT_LABELS[match.lastgroup] if match else OTHER_SCRIPT
+
+
+def script_of(text: str) -> str:
+    """The script most of a token's letters belong to ("mixed" when none has
+    a majority); a token without letters is digits, whitespace or symbols."""
+    scripts = [script for script in map(letter_script, text) if script is not None]
+    if scripts:
+        most_common = max(set(scripts), key=scripts.count)
+        return most_common if 2 * scripts.count(most_common) > len(scripts) else MIXED
+    visible = [char for char in text if not char.isspace()]
+    if not visible:
+        return WHITESPACE
+    return DIGITS if all(unicodedata.category(char) == "Nd" for char in visible) else SYMBOLS
+
+
+# ------------------------------------------------------------------ table
+
+
+def decoded(token_bytes: bytes) -> str | None:
+    """The token's text, or None when its bytes are not valid UTF-8 on their
+    own (part of a character: byte-level BPE may learn "あ"'s first two bytes)."""
+    try:
+        return token_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def learned_steps(tokenizer: Tokenizer) -> dict[int, int]:
+    """Token id -> the merge step (1 = first) that learned it. Only a
+    tokenizer trained here (or loaded from a file saved here) has a trace;
+    the ranks of a bundled encoding say nothing about training steps."""
+    return {step.new_id: step.new_id - tokenizer.first_merge_id + 1 for step in tokenizer.trace}
+
+
+def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
+    """One row per token, ordinary and special, in id order.
+
+    Columns: id; text (as `render.label_text` shows it: a space as ·, part
+    of a character as <E3 81>); bytes (length); characters (None when not
+    valid UTF-8); valid_utf8; script (see `script_of`; special tokens are
+    SPECIAL, broken bytes NOT_UTF8); leading_space; learned_at_step (None
+    unless learned by a merge of a tokenizer trained here); special; string
+    (the token's own text, for regex search and the CSV; U+FFFD for bytes
+    that are not a whole character)."""
+    special_ids = set(tokenizer.special_tokens.values())
+    ids = sorted([*tokenizer.vocab, *special_ids])
+    raw = [tokenizer.token_bytes(token_id) for token_id in ids]
+    texts = [decoded(token) for token in raw]
+    special = [token_id in special_ids for token_id in ids]
+    steps = learned_steps(tokenizer)
+    return pd.DataFrame(
+        {
+            "id": ids,
+            "text": [label_text(token) for token in raw],
+            "bytes": [len(token) for token in raw],
+            "characters": pd.array([None if text is None else len(text) for text in texts], dtype="Int64"),
+            "valid_utf8": [text is not None for text in texts],
+            "script": [_category(text, is_special) for text, is_special in zip(texts, special)],
+            "leading_space": [token.startswith(b" ") and not is_special for token, is_special in zip(raw, special)],
+            "learned_at_step": pd.array([steps.get(token_id) for token_id in ids], dtype="Int64"),
+            "special": special,
+            "string": [token.decode("utf-8", errors="replace") for token in raw],
+        },
+        columns=COLUMNS,
+    )
+
+
+def _category(text: str | None, is_special: bool) -> str:
+    if is_special:
+        return SPECIAL  # a control signal, not text in any script
+    return NOT_UTF8 if text is None else script_of(text)
+
+
+# ------------------------------------------------------- searching, sorting
+
+
+def search(
+    table: pd.DataFrame,
+    text: str | None = None,
+    regex: str | None = None,
+    id: int | None = None,
+    *,
+    ignore_case: bool = False,
+) -> pd.DataFrame:
+    """The rows that match every criterion given (None or "" means "any").
+
+    `text` is a substring of the token's own text (" the") or of the text
+    as the table shows it ("·the", "<E3 81>"), so whatever a reader types or
+    copies out of the table finds the token. `regex` (the `regex` module's
+    syntax, so \\p{Han} works) is searched in the token's own text, where a
+    space is a space. A bad regex raises ValueError saying what is wrong.
+    With no criteria, the table itself: everything, and no copy of it."""
+    if not text and not regex and id is None:
+        return table
+    keep = pd.Series(True, index=table.index)
+    if text:
+        keep &= contains(table["string"], text, ignore_case) | contains(table["text"], text, ignore_case)
+    if regex:
+        keep &= regex_matches(table["string"], compile_search(regex, ignore_case=ignore_case))
+    if id is not None:
+        keep &= table["id"] == id
+    return table[keep]
+
+
+def contains(strings: pd.Series, text: str, ignore_case: bool) -> pd.Series:
+    return strings.str.contains(text, case=not ignore_case, regex=False)
+
+
+def compile_search(pattern: str, *, ignore_case: bool = False) -> regex.Pattern:
+    """`pattern` compiled, or a ValueError a reader can act on."""
+    try:
+        return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+    except regex.error as error:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}.") from None
+
+
+def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:
+    """Whether `pattern` occurs in each string. Each search has a time limit:
+    a pattern such as (a|aa)+$ takes exponential time on a long token, and
+    one visitor's typo must not freeze the app for everyone else."""
+    search_briefly = functools.partial(pattern.search, timeout=REGEX_SECONDS_PER_TOKEN)
+    try:
+        return strings.map(search_briefly).notna()
+    except TimeoutError:
+        raise ValueError(
+            f"{pattern.pattern!r} takes too long on some tokens (it backtracks exponentially); "
+            "simplify it, e.g. avoid nested repetition such as (a+)+."
+        ) from None
+
+
+def filter_tokens(
+    table: pd.DataFrame,
+    scripts: Iterable[str] = (),
+    *,
+    only_not_utf8: bool = False,
+    only_leading_space: bool = False,
+) -> pd.DataFrame:
+    """The rows in any of `scripts` (all when empty), optionally only those
+    that are not valid UTF-8, or only those starting with a space."""
+    keep = pd.Series(True, index=table.index)
+    scripts = list(scripts)
+    if scripts:
+        keep &= table["script"].isin(scripts)
+    if only_not_utf8:
+        keep &= ~table["valid_utf8"]
+    if only_leading_space:
+        keep &= table["leading_space"]
+    return table[keep]
+
+
+def sort_tokens(table: pd.DataFrame, by: str) -> pd.DataFrame:
+    """Sorted by id, by length (longest first), or by the step that learned
+    the token (tokens not learned by a merge last); ties in id order."""
+    if by == "length":
+        return table.sort_values(["bytes", "id"], ascending=[False, True], kind="stable")
+    if by == "step":
+        return table.sort_values(["learned_at_step", "id"], na_position="last", kind="stable")
+    if by == "id":
+        return table.sort_values("id", kind="stable")
+    raise ValueError(f"Cannot sort by {by!r}; choose one of {', '.join(SORTS)}.")
+
+
+# ------------------------------------------------------------ the chart
+
+
+def script_counts(table: pd.DataFrame) -> pd.Series:
+    """How many tokens each script (or category) has, most first."""
+    counts = table["script"].value_counts()
+    return counts.sort_values(ascending=False, kind="stable").rename("tokens")
+
+
+def script_figure(counts: pd.Series) -> go.Figure:
+    """Tokens per script as horizontal bars, the largest on top. Scripts are
+    blue; categories that are not a script (digits, bytes …) grey, so the
+    writing systems stand out."""
+    counts = counts.sort_values(ascending=True, kind="stable")  # plotly draws the first bar at the bottom
+    colours = [PALETTE[-1] if category in NON_SCRIPT_CATEGORIES else PALETTE[0] for category in counts.index]
+    figure = go.Figure(
+        go.Bar(
+            x=counts.to_numpy(), y=counts.index, orientation="h", marker_color=colours,
+            text=[f"{count:,}" for count in counts], textposition="outside", cliponaxis=False,
+            textfont=dict(size=15), hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        font=dict(size=16), hoverlabel=dict(font_size=15), height=max(240, 34 * len(counts) + 80),
+        margin=dict(l=10, r=60, t=10, b=10), xaxis_title="tokens", showlegend=False,
+        xaxis=dict(tickfont=dict(size=15), rangemode="tozero"), yaxis=dict(tickfont=dict(size=15)),
+    )
+    return figure
+
+
+# ------------------------------------------------------------------ detail
+
+
+class TokenDetail(NamedTuple):
+    """One token, closely: what the detail view shows."""
+
+    id: int
+    label: str  # as the table shows it
+    token_bytes: bytes
+    hex: str  # "E3 81 82"
+    special: bool
+    step: int | None  # the merge that learned it, for a tokenizer trained here
+    parts: tuple[int, int] | None  # the two tokens that merge joined
+
+
+def token_detail(tokenizer: Tokenizer, token_id: int) -> TokenDetail:
+    """Everything the detail view shows about one token. An id the
+    tokenizer does not have raises ValueError with the valid range."""
+    token_bytes = tokenizer.token_bytes(token_id)
+    merge = next((step for step in tokenizer.trace if step.new_id == token_id), None)
+    return TokenDetail(
+        id=token_id,
+        label=label_text(token_bytes),
+        token_bytes=token_bytes,
+        hex=" ".join(f"{byte:02X}" for byte in token_bytes),
+        special=token_id in tokenizer.special_tokens.values(),
+        step=None if merge is None else merge.new_id - tokenizer.first_merge_id + 1,
+        parts=None if merge is None else merge.pair,
+    )
+
+
+def code_points(token_bytes: bytes) -> pd.DataFrame:
+    """Each character of a token with its code point and Unicode name, so
+    that look-alikes (a no-break space, a Cyrillic "а") can be told apart.
+    Bytes that are only part of a character appear as one row each."""
+    rows = []
+    for char in token_bytes.decode("utf-8", errors="surrogateescape"):
+        if 0xDC80 <= ord(char) <= 0xDCFF:  # a stray byte, see render.split_stray_bytes
+            rows.append((f"<{ord(char) - 0xDC00:02X}>", "", "part of a character (not valid UTF-8 alone)"))
+        else:
+            rows.append((label_text(char.encode()), f"U+{ord(char):04X}", unicodedata.name(char, "(no name)")))
+    return pd.DataFrame(rows, columns=["character", "code point", "name"])

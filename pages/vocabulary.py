@@ -1,0 +1,224 @@
+"""Vocabulary: browse and search every token of a tokenizer.
+
+The table is built once per tokenizer (cached; o200k_base takes one to two
+seconds), each search is done once (cached), and filters and sorting are
+vectorised passes, so clicking stays quick even with 200,000 tokens. The
+table widget loads rows lazily.
+"""
+
+import functools
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import Tokenizer
+from bpe_core.render import merge_html, vocabulary_html
+from bpe_core.vocabulary import (
+    CATEGORIES,
+    SORTS,
+    code_points,
+    filter_tokens,
+    script_counts,
+    script_figure,
+    search,
+    sort_tokens,
+    token_detail,
+    vocabulary_table,
+)
+from pages._shared import load_tokenizer_file, page_header, pick_tokenizer
+from pages._sharing import LINKED
+
+MAX_QUERY_CHARS = 200
+
+page_header(
+    "Vocabulary",
+    "Every token of a tokenizer: search by text, regex or id, filter by script, find the longest "
+    "tokens and the ones that are only part of a character. Spaces show as ·, bytes that are not a "
+    "whole character as <E3 81>.",
+)
+
+
+# Caches are keyed by a tokenizer's name and object id, not by hashing its
+# 200,000 tokens at every rerun. Each entry keeps the tokenizer itself, so
+# no other tokenizer can be given that id while the entry lives.
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading every token…")
+def cached_table(name: str, object_id: int, _tokenizer: Tokenizer) -> tuple[Tokenizer, pd.DataFrame]:
+    """The tokenizer's table, built once and shared by every session."""
+    return _tokenizer, vocabulary_table(_tokenizer)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Searching every token…")
+def cached_search(
+    name: str, object_id: int, criteria: tuple, _tokenizer: Tokenizer
+) -> tuple[Tokenizer, pd.DataFrame]:
+    """A search, done once: a regex over o200k's tokens takes most of a
+    second (each token's search has a time limit), and the page reruns at
+    every click on a filter."""
+    return _tokenizer, search(table_of(_tokenizer), **dict(criteria))
+
+
+def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
+    return cached_table(tokenizer.name, id(tokenizer), tokenizer)[1]
+
+
+def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
+    return cached_search(tokenizer.name, id(tokenizer), tuple(sorted(criteria.items())), tokenizer)[1]
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def search_settings() -> dict:
+    text = st.text_input(
+        "Text in the token", key="vocab_text", max_chars=MAX_QUERY_CHARS, live=True, placeholder="e.g. ·the",
+        help="Part of the token, as it is (' the') or as shown ('·the', '<E3 81>').", **LINKED,
+    )
+    ignore_case = st.toggle("Ignore case", key="vocab_ignore_case", **LINKED)
+    pattern = st.text_input(
+        "Regular expression", key="vocab_regex", max_chars=MAX_QUERY_CHARS, placeholder=r"e.g. ^ \p{Lu}",
+        help=r"Python `regex` syntax, searched in the token's own text: `\p{Devanagari}{3}`, `^\d+$`, `ing$`.",
+        **LINKED,
+    )
+    token_id = st.number_input("Id", key="vocab_id", min_value=0, value=None, step=1, placeholder="any", **LINKED)
+    return dict(text=text, regex=pattern, id=token_id, ignore_case=ignore_case)
+
+
+def filter_settings() -> dict:
+    # Plain names as options: a bound widget puts the *shown* option in the
+    # link, so a label with a count in it would change with the tokenizer.
+    scripts = st.multiselect(
+        "Script", CATEGORIES, key="vocab_scripts", placeholder="all",
+        help="The script most of a token's letters belong to; the chart below counts them.", **LINKED,
+    )
+    not_utf8 = st.toggle(
+        "Only tokens that are not valid UTF-8", key="vocab_not_utf8",
+        help="Byte-level BPE learns pieces of characters: the first two bytes of あ, say.", **LINKED,
+    )
+    leading_space = st.toggle("Only tokens with a leading space", key="vocab_leading_space", **LINKED)
+    return dict(scripts=scripts, only_not_utf8=not_utf8, only_leading_space=leading_space)
+
+
+# ---------------------------------------------------------------- results
+
+
+def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: str) -> pd.DataFrame | None:
+    """The rows to show, or None after explaining a bad regex."""
+    try:
+        found = search_in(tokenizer, criteria)
+    except ValueError as error:
+        st.error(str(error))
+        return None
+    return sort_tokens(filter_tokens(found, **filters), sort)
+
+
+COLUMN_CONFIG = {
+    "id": st.column_config.NumberColumn("id", format="%d"),
+    "text": st.column_config.TextColumn("token", width="medium",
+                                        help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
+    "bytes": st.column_config.NumberColumn("bytes"),
+    "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
+    "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
+    "script": st.column_config.TextColumn("script", help="The script most of its letters belong to"),
+    "leading_space": st.column_config.CheckboxColumn("leading space"),
+    "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
+                                                     help="The merge that made it (1 = the first)"),
+    "special": st.column_config.CheckboxColumn("special"),
+}
+
+
+def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
+    columns = [name for name in COLUMN_CONFIG if name != "learned_at_step" or tokenizer.trace]
+    st.dataframe(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
+    st.download_button(
+        "Download these tokens (CSV)", functools.partial(matches.to_csv, index=False),
+        file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
+    )
+
+
+def show_counts(table: pd.DataFrame, matches: pd.DataFrame | None) -> None:
+    columns = st.columns(4)
+    columns[0].metric("Tokens", f"{len(table):,}")
+    columns[1].metric("Matches", "–" if matches is None else f"{len(matches):,}")
+    columns[2].metric("Not valid UTF-8", f"{(~table['valid_utf8']).sum():,}")
+    columns[3].metric("Longest (bytes)", f"{table['bytes'].max():,}")
+
+
+def trained_note(tokenizer: Tokenizer) -> None:
+    base = "256 single bytes" if tokenizer.units == "bytes" else f"{tokenizer.first_merge_id:,} characters"
+    st.info(
+        f"Trained here: it started from {base} and learned {len(tokenizer.trace):,} merges. "
+        "“learned at step” says which merge made each token; sort by it to watch the vocabulary grow."
+    )
+
+
+# ----------------------------------------------------------------- detail
+
+
+def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
+    """One token: as a chip (or the merge that made it), its bytes, its characters."""
+    try:
+        detail = token_detail(tokenizer, token_id)
+    except ValueError as error:
+        st.error(str(error))
+        return
+    if detail.parts is not None:
+        left, right = detail.parts
+        st.html(merge_html((left, tokenizer.token_bytes(left)), (right, tokenizer.token_bytes(right)),
+                           (detail.id, detail.token_bytes)))
+        st.caption(f"Learned at step {detail.step:,}: the merge of token {left} and token {right}.")
+    else:
+        st.html(vocabulary_html([(detail.id, detail.token_bytes)]))
+        if detail.special:
+            st.caption("A special token: never learned by merging, only ever added whole.")
+        elif tokenizer.trace:
+            st.caption("One of the base units training started from.")
+        else:
+            st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
+    st.text(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex):")
+    st.code(detail.hex, language=None)
+    st.dataframe(code_points(detail.token_bytes), hide_index=True)
+
+
+# ------------------------------------------------------------------- page
+
+
+settings, view = st.columns([1, 3])
+with settings:
+    tokenizer = pick_tokenizer("Tokenizer", key="vocab_tokenizer")
+    table = table_of(tokenizer)
+    criteria = search_settings()
+    filters = filter_settings()
+    sort = st.segmented_control(
+        "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
+    )
+    with st.expander("Load a tokenizer"):
+        load_tokenizer_file("vocab_upload", picker_key="vocab_tokenizer")
+with view:
+    if tokenizer.trace:
+        trained_note(tokenizer)
+    matches = matching_tokens(tokenizer, criteria, filters, sort)
+    if sort == "step" and not tokenizer.trace:
+        st.caption("Only a tokenizer trained here knows the step that learned each token: shown in id order.")
+    show_counts(table, matches)
+    if matches is not None:
+        if matches.empty:
+            st.info("No token matches. Loosen the search or the filters.")
+        show_matches(tokenizer, matches)
+
+chart, detail = st.columns([3, 2])
+with chart:
+    st.subheader("Tokens per script")
+    st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
+    st.plotly_chart(script_figure(script_counts(table)), key="vocab_chart")
+with detail:
+    st.subheader("One token")
+    chosen = st.number_input(
+        "Token id", key="vocab_detail", min_value=0, value=None, step=1, placeholder="the first match",
+        help="Empty: the first token in the table above.", **LINKED,
+    )
+    if chosen is None and matches is not None and not matches.empty:
+        chosen = int(matches["id"].iloc[0])
+    if chosen is not None:
+        show_detail(tokenizer, int(chosen))

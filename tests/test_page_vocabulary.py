@@ -1,0 +1,144 @@
+"""The Vocabulary page, run headless with Streamlit's AppTest."""
+
+import re
+import sys
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+sys.path.insert(0, "/work/main")
+
+from bpe_core import train
+from bpe_core.encodings import tiktoken_encoding
+from pages._shared import TrainedTokenizer
+
+PAGE = "/work/main/pages/vocabulary.py"
+XSS = "<script>alert(1)</script> "
+
+
+def open_page(**query) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception
+    return at
+
+
+def pick(at: AppTest, name: str) -> AppTest:
+    at.selectbox(key="vocab_tokenizer").set_value(name).run()
+    assert not at.exception
+    return at
+
+
+def matches(at: AppTest):
+    return at.dataframe[0].value
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_search_gpt2_for_the_with_a_space():
+    at = pick(open_page(), "gpt2")
+    at.text_input(key="vocab_text").input(" the").run()
+    assert not at.exception
+    table = matches(at)
+    assert 262 in table["id"].tolist()
+    assert table["string"].str.contains(" the", regex=False).all()
+    assert metric(at, "Matches") == f"{len(table):,}"
+    assert metric(at, "Tokens") == "50,257"
+
+
+def test_filter_tokens_that_are_not_utf8():
+    at = pick(open_page(), "gpt2")
+    at.toggle(key="vocab_not_utf8").set_value(True).run()
+    assert not at.exception
+    table = matches(at)
+    reference = tiktoken_encoding("gpt2")
+
+    def decodes(token_id: int) -> bool:
+        try:
+            reference.decode_single_token_bytes(token_id).decode("utf-8")
+            return True
+        except UnicodeDecodeError:
+            return False
+
+    assert table["id"].tolist() == [token_id for token_id in range(reference.n_vocab) if not decodes(token_id)]
+
+
+def test_bad_regex_is_a_message_not_a_traceback():
+    at = pick(open_page(), "gpt2")
+    at.text_input(key="vocab_regex").input("(unclosed").run()
+    assert not at.exception
+    assert [error.value for error in at.error] == [
+        "'(unclosed' is not a valid regular expression: missing ) at position 9."
+    ]
+    assert metric(at, "Matches") == "–"
+
+
+def test_sort_longest_first_and_filter_by_script():
+    at = pick(open_page(), "o200k_base")
+    at.multiselect(key="vocab_scripts").set_value(["Devanagari"])
+    at.segmented_control(key="vocab_sort").set_value("length").run()
+    assert not at.exception
+    table = matches(at)
+    assert set(table["script"]) == {"Devanagari"} and len(table) > 1_000
+    assert table["bytes"].is_monotonic_decreasing
+    assert at.get("plotly_chart")
+
+
+def test_a_link_reproduces_the_view():
+    at = open_page(vocab_tokenizer="gpt2", vocab_regex=r"^ \d{4}$", vocab_sort="longest first", vocab_detail="262")
+    assert at.text_input(key="vocab_regex").value == r"^ \d{4}$"
+    table = matches(at)
+    assert len(table) > 0 and table["string"].str.fullmatch(r" \d{4}").all()
+    assert "20 74 68 65" in [code.value for code in at.code]  # " the", token 262, in hex
+
+
+def test_unknown_id_in_detail_is_a_message():
+    at = pick(open_page(), "gpt2")
+    at.number_input(key="vocab_detail").set_value(60_000).run()
+    assert not at.exception
+    assert any("ids run from 0 to 50256" in error.value for error in at.error)
+
+
+def chips(at: AppTest):
+    """The page's own token HTML (not the header's copy-link button)."""
+    return [element for element in at.get("html") if "bpe-chip" in element.proto.body]
+
+
+@pytest.fixture(scope="module")
+def xss_tokenizer():
+    return train(XSS * 40, num_merges=30, pattern="none")
+
+
+def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["trained"] = TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag")
+    at.run()
+    pick(at, "trained here")
+    at.text_input(key="vocab_text").input("<script>").run()
+    assert not at.exception
+    table = matches(at)
+    (script_tag,) = table.loc[table["string"] == "<script>", "id"]
+    at.number_input(key="vocab_detail").set_value(int(script_tag)).run()
+    body = "".join(element.proto.body for element in chips(at))
+    assert "&lt;script&gt;" in body
+    assert not re.search(r"<script|<img|onerror", re.sub(r"<style>.*?</style>", "", body, flags=re.DOTALL))
+
+
+def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["trained"] = TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag")
+    at.run()
+    pick(at, "trained here")
+    assert any("learned at step" in info.value for info in at.info)
+    at.segmented_control(key="vocab_sort").set_value("step").run()
+    table = matches(at)
+    merges = len(xss_tokenizer.trace)
+    assert table["learned_at_step"].head(merges).tolist() == list(range(1, merges + 1))
+    last = xss_tokenizer.trace[-1]
+    at.number_input(key="vocab_detail").set_value(last.new_id).run()
+    assert any(f"Learned at step {merges}" in caption.value for caption in at.caption)
+    assert any('class="bpe-op">+' in element.proto.body for element in chips(at))

@@ -37,8 +37,8 @@ from .tokenizer import Tokenizer
 # "one or more runs of one to three" instead of tiktoken's possessive
 # "{1,3}". At the very end of a top-level alternative nothing can make the
 # engine backtrack into the repetition, so the plain greedy form is the same.
-_ONIGURUMA_EQUIVALENTS = {CL100K_PATTERN: CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
-_POSSESSIVE_INTERVAL = regex.compile(r"\{\d+(?:,\d*)?\}\+")
+ONIGURUMA_EQUIVALENTS = {CL100K_PATTERN: CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
+POSSESSIVE_INTERVAL = regex.compile(r"\{\d+(?:,\d*)?\}\+")
 
 
 def _require_bytes(tokenizer: Tokenizer, target: str) -> None:
@@ -95,10 +95,10 @@ def byte_to_unicode() -> dict[int, str]:
     return mapping
 
 
-def _oniguruma_pattern(pattern: str) -> str:
+def oniguruma_pattern(pattern: str) -> str:
     """`pattern` written so that Hugging Face's regex engine splits the same."""
-    pattern = _ONIGURUMA_EQUIVALENTS.get(pattern, pattern)
-    if _POSSESSIVE_INTERVAL.search(pattern):
+    pattern = ONIGURUMA_EQUIVALENTS.get(pattern, pattern)
+    if POSSESSIVE_INTERVAL.search(pattern):
         raise ValueError(
             "Hugging Face's regex engine reads a possessive repetition such as {1,3}+ "
             "differently from tiktoken; write it as an atomic group, (?>x{1,3})."
@@ -140,7 +140,7 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
         "vocab": vocab,
         "merges": merges,
     }
-    split = {"type": "Split", "pattern": {"Regex": _oniguruma_pattern(tokenizer.pattern)}, "behavior": "Isolated", "invert": False}
+    split = {"type": "Split", "pattern": {"Regex": oniguruma_pattern(tokenizer.pattern)}, "behavior": "Isolated", "invert": False}
     if tokenizer.units == "bytes":
         pre_tokenizer = {
             "type": "Sequence",

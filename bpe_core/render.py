@@ -22,7 +22,7 @@ import itertools
 import unicodedata
 from collections.abc import Collection, Sequence
 
-from .tokenizer import TokenSpan
+from .tokenizer import TokenSpan, encodable
 
 # Paul Tol's "light" scheme: distinguishable with colour-blindness and made
 # for black text on top. https://personal.sron.nl/~pault/#sec:qualitative
@@ -152,7 +152,7 @@ def token_html(
     `highlight_ids` are outlined (e.g. the token the current merge made);
     with `max_tokens`, the view stops there and says how many are left.
     With `pieces`, the spans are pre-token pieces and have no ids."""
-    data = text.encode("utf-8")
+    data = encodable(text).encode("utf-8")
     parts, position = [], 0
     shown = spans if max_tokens is None else spans[:max_tokens]
     for index, span in enumerate(shown):

@@ -105,3 +105,10 @@ def test_long_views_stop_and_say_how_many_tokens_are_left():
     assert len(token_spans(markup)) == 10
     assert f"… and {len(spans) - 10} more tokens" in visible_text(markup)
     assert "bpe-dropped\">" not in markup
+
+
+def test_lone_surrogates_render_as_replacement_characters():
+    tok = load_encoding("gpt2")
+    text = "a\ud800b"
+    markup = token_html(text, tok.encode_with_offsets(text))
+    assert visible_text(markup) == "a\ufffdb"

@@ -46,7 +46,7 @@ DESCRIPTIONS = {
 PAGES = [
     st.Page(home, title="Home", icon="🧩", default=True),
     st.Page("pages/train.py", title="Train", icon="🏋️", url_path="train"),
-    st.Page("pages/inspect_tokens.py", title="Inspect", icon="🔍", url_path="inspect"),
+    st.Page("pages/inspect.py", title="Inspect", icon="🔍", url_path="inspect"),
     st.Page("pages/compression.py", title="Compression", icon="📉", url_path="compression"),
     st.Page("pages/compare.py", title="Compare", icon="⚖️", url_path="compare"),
     st.Page("pages/tax.py", title="Tokenization tax", icon="🌍", url_path="tax"),

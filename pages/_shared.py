@@ -18,9 +18,11 @@ import streamlit as st
 
 from bpe_core import Tokenizer, train
 from bpe_core.encodings import load_encoding
+from bpe_core.loaders import tokenizer_from_file
+from bpe_core.patterns import PRESETS
 from bpe_core.render import token_html
 from bpe_core.samples import catalog
-from bpe_core.serialization import TokenizerFileError, tokenizer_from_json
+from bpe_core.serialization import TokenizerFileError
 from pages._sharing import (
     LINK_TEXT_LIMIT,
     LINKED,
@@ -225,12 +227,19 @@ def tokenizer_by_name(name: str) -> Tokenizer:
 
 
 def load_tokenizer_file(key: str, picker_key: str) -> None:
-    """An uploader for a tokenizer saved by the Train page. A good file joins
-    every picker of the session and is selected in `picker_key`; a bad one
-    gets the reason. Loading happens in the uploader's callback, before the
-    page runs, so the picker above it already lists the new tokenizer."""
+    """An uploader for a tokenizer of one's own: a file saved by the Train
+    page, a Hugging Face byte-level tokenizer.json, or a .tiktoken rank file
+    (split with the chosen pattern). A good file joins every picker of the
+    session and is selected in `picker_key`; a bad one gets the reason.
+    Loading happens in the uploader's callback, before the page runs, so the
+    picker above it already lists the new tokenizer."""
+    st.selectbox(
+        "Split pattern for a .tiktoken file", list(PRESETS), index=list(PRESETS).index("cl100k"),
+        key=f"{key}_pattern", help="Rank files hold neither the pattern nor special tokens.",
+    )
     st.file_uploader(
-        "Load a tokenizer file (JSON saved by the Train page)", type=["json"], key=key,
+        "Tokenizer file (.json or .tiktoken)", type=["json", "tiktoken", "gz"], key=key,
+        max_upload_size=MAX_UPLOAD_BYTES // 1_000_000,
         on_change=_load_uploaded_tokenizer, args=(key, picker_key),
     )
     message = st.session_state.pop(f"{key}_message", None)
@@ -243,10 +252,11 @@ def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
     if uploaded is None:
         return
     try:
-        loaded_tokenizers()[uploaded.name] = tokenizer_from_json(uploaded.getvalue())
+        tokenizer = tokenizer_from_file(uploaded.name, uploaded.getvalue(), st.session_state[f"{key}_pattern"])
     except TokenizerFileError as error:
         st.session_state[f"{key}_message"] = ("error", f"Cannot use “{uploaded.name}”: {error}")
         return
+    loaded_tokenizers()[uploaded.name] = tokenizer
     st.session_state[picker_key] = LOADED + uploaded.name
     st.session_state[f"{key}_message"] = ("success", f"Loaded “{uploaded.name}” and selected it.")
 
@@ -357,10 +367,12 @@ def show_counts(text: str, spans) -> None:
 
 
 def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: bool = False,
-                     colour_by: str = "position", label: str = "Text", height: int = 160) -> None:
-    """The shared text box, its counts and its tokens, under one tokenizer."""
+                     colour_by: str = "position", label: str = "Text", height: int = 160) -> tuple[str, list]:
+    """The shared text box, its counts and its tokens, under one tokenizer;
+    returns the text and its token spans."""
     text = shared_text(label, height)
     special_token_notice(text, [tokenizer], allow_special)
     spans = encode_for_view(tokenizer, text, allow_special=allow_special)
     show_counts(text, spans)
     show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)
+    return text, spans

@@ -3,6 +3,7 @@
 Widgets only; what is computed and drawn comes from `bpe_core.comparison`.
 """
 
+import pandas as pd
 import streamlit as st
 
 from bpe_core.comparison import (
@@ -46,6 +47,8 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     rows = summary_rows(text, results)
     table_column, chart_column = st.columns(2)
     table_column.dataframe(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
+    table_column.download_button("Summary (CSV)", lambda: pd.DataFrame(rows).to_csv(index=False), "compare.csv",
+                                 "text/csv", key="compare_summary_csv", on_click="ignore")
     chart_column.plotly_chart(token_count_figure(rows))
 
     st.subheader("Token boundaries, line by line")
@@ -74,6 +77,8 @@ def show_differences(text: str, results: dict) -> None:
         + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
     )
     st.dataframe(stretch_table(shown), hide_index=True)
+    st.download_button("All differing stretches (CSV)", lambda: pd.DataFrame(stretch_table(stretches)).to_csv(index=False),
+                       "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 
 
 page_header(

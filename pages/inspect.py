@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from pages._sharing import LINKED
+from bpe_core.slides import tokens_png, tokens_svg
 from pages._shared import load_tokenizer_file, page_header, pick_tokenizer, text_with_tokens
+from pages._sharing import LINKED
 
 page_header(
     "Inspect",
@@ -21,10 +22,19 @@ with settings:
     )
     allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                               help="Encode text such as <|endoftext|> as the special token")
-    with st.expander("Load a tokenizer"):
+    with st.expander("Load your own tokenizer"):
         load_tokenizer_file("inspect_upload", picker_key="inspect_tokenizer")
 with view:
-    text_with_tokens(tokenizer, allow_special=allow_special, show_ids=show_ids, colour_by=colour_by, height=200)
+    text, spans = text_with_tokens(
+        tokenizer, allow_special=allow_special, show_ids=show_ids, colour_by=colour_by, height=200
+    )
+    slide = dict(special_ids=set(tokenizer.special_tokens.values()), show_ids=show_ids, colour_by=colour_by,
+                 title=f"{tokenizer.name} · {len(spans):,} tokens")
+    png, svg, _ = st.columns([1, 1, 3])
+    png.download_button("Slide (PNG)", lambda: tokens_png(text, spans, **slide), "tokens.png", "image/png",
+                        key="inspect_png", on_click="ignore", help="This token view as a picture, for slides")
+    svg.download_button("Slide (SVG)", lambda: tokens_svg(text, spans, **slide), "tokens.svg", "image/svg+xml",
+                        key="inspect_svg", on_click="ignore", help="This token view as a scalable drawing")
 
 with st.expander("Decode token ids"):
     typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")

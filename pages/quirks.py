@@ -12,7 +12,7 @@ from pages._shared import page_header, tokenizer_by_name
 
 # view -> (its page, the key of its tokenizer picker)
 VIEWS = {
-    "inspect": ("pages/inspect_tokens.py", "inspect_tokenizer"),
+    "inspect": ("pages/inspect.py", "inspect_tokenizer"),
     "compare": ("pages/compare.py", "compare_tokenizers"),
 }
 

@@ -114,6 +114,8 @@ def show_tax(rows: list[TaxRow], base: str, view: str) -> None:
     st.dataframe(
         table, hide_index=True, column_config=premium_columns(names), height=TABLE_ROW_PX * (len(table) + 1) + 3
     )
+    st.download_button("Premiums (CSV)", lambda: table.to_csv(index=False), "premiums.csv", "text/csv",
+                       key="tax_premiums_csv", on_click="ignore")
     with st.expander("Tokens, bytes per token, characters per token and fertility"):
         st.dataframe(
             metrics_frame(rows, LANGUAGES), hide_index=True,

@@ -73,7 +73,8 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
         return text, f"pasted text ({len(text):,} characters)", None
     if source == "Upload":
         uploaded = st.file_uploader(
-            f"A UTF-8 .txt file (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)", type=["txt"], key="train_upload"
+            f"A UTF-8 .txt file (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)", type=["txt"], key="train_upload",
+            max_upload_size=MAX_UPLOAD_BYTES // 1_000_000,
         )
         st.caption("A link cannot carry an uploaded file: copied links open this page without it.")
         if uploaded is None:

@@ -63,17 +63,18 @@ def test_markup_typed_into_the_text_box_is_shown_as_text(server, page, name):
     assert_no_exception(page)
 
 
-def test_a_direct_link_opened_first_after_a_start_is_routed_through_app(browser):
+@pytest.mark.parametrize("path, title", [("compare", "Compare"), ("inspect?text=hi", "Inspect")])
+def test_a_direct_link_opened_first_after_a_start_is_routed_through_app(browser, path, title):
     """Streamlit's legacy pages/ mode would run the page alone (no wide
     layout, every file in the sidebar) for the very first request."""
     fresh = StreamlitServer()
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{fresh.url}/compare")
+        page.goto(f"{fresh.url}/{path}")
         wait_for_app(page)
         navigation = page.locator('[data-testid="stSidebarNav"]').inner_text()
         assert "Tokenization tax" in navigation and "shared" not in navigation.lower()
-        assert page.locator("h1").first.inner_text() == "Compare"
+        assert page.locator("h1").first.inner_text() == title
         width = page.evaluate("document.querySelector('[data-testid=stMainBlockContainer]').offsetWidth")
         assert width > 1000  # app.py's wide layout
         page.close()

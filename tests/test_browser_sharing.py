@@ -105,3 +105,28 @@ def test_copy_link_copies_the_address(server, browser):
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     assert "inspect_tokenizer=o200k_base" in page.url
     context.close()
+
+
+def test_upload_a_rank_file_then_download_the_view_as_slides(server, page, tmp_path):
+    from bpe_core.encodings import RANK_FILES, tiktoken_encoding
+
+    page.goto(f"{server.url}/inspect?text=Hello%20slides%2012345")
+    wait_for_app(page)
+    page.get_by_text("Load your own tokenizer").click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(RANK_FILES / "o200k_base.tiktoken.gz"))
+    wait_for_app(page)
+    assert page.get_by_text("Loaded “o200k_base.tiktoken.gz” and selected it.").is_visible()
+    expected = len(tiktoken_encoding("o200k_base").encode("Hello slides 12345"))
+    assert page.locator('[data-testid="stMetric"]').first.inner_text().endswith(str(expected))
+
+    with page.expect_download() as png:
+        page.get_by_role("button", name="Slide (PNG)").click()
+    path = tmp_path / "tokens.png"
+    png.value.save_as(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with page.expect_download() as svg:
+        page.get_by_role("button", name="Slide (SVG)").click()
+    drawing = (tmp_path / "tokens.svg")
+    svg.value.save_as(drawing)
+    assert "<svg" in drawing.read_text()[:300] and "o200k_base.tiktoken.gz" in drawing.read_text()
+    assert_no_exception(page)

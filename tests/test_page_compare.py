@@ -107,7 +107,7 @@ def test_identical_tokenizers_say_so():
 
 def test_the_choice_survives_a_page_change():
     at = compare(open_compare(), "Hello world", ["gpt2", "o200k_base"])
-    at.switch_page("pages/inspect_tokens.py").run()
+    at.switch_page("pages/inspect.py").run()
     at.switch_page("pages/compare.py").run()
     assert at.multiselect(key=KEY).value == ["gpt2", "o200k_base"]
     assert list(at.dataframe[0].value["tokenizer"]) == ["gpt2", "o200k_base"]

@@ -17,7 +17,7 @@ from tests.test_render import visible_text
 
 PAGE = ROOT / "pages" / "quirks.py"
 VIEW_STATE_KEYS = {"inspect": "inspect_tokenizer", "compare": "compare_tokenizers"}
-TARGETS = {"inspect": "pages/inspect_tokens.py", "compare": "pages/compare.py"}
+TARGETS = {"inspect": "pages/inspect.py", "compare": "pages/compare.py"}
 
 
 def open_quirks() -> AppTest:
@@ -76,7 +76,7 @@ def test_inspect_shows_the_glitch_token_as_one_gpt2_token():
     quirk = next(quirk for quirk in QUIRKS if quirk.id == "glitch_token")
     app = open_app()
     carry_state(click_open(quirk), app, quirk)
-    app.switch_page("pages/inspect_tokens.py").run()
+    app.switch_page("pages/inspect.py").run()
     assert not app.exception, [e.value for e in app.exception]
     assert app.selectbox(key="inspect_tokenizer").value == "gpt2"
     assert app.text_area(key="shared_text").value == quirk.text

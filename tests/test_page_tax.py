@@ -133,7 +133,7 @@ def test_the_choice_survives_a_page_change():
     at = open_page()
     change(at, at.multiselect(key="tax_tokenizers"), ["o200k_base"])
     change(at, at.selectbox(key="tax_base"), "ja")
-    at.switch_page("pages/inspect_tokens.py").run()
+    at.switch_page("pages/inspect.py").run()
     at.switch_page("pages/tax.py").run()
     assert at.multiselect(key="tax_tokenizers").value == ["o200k_base"]
     assert (premiums(at).loc["Japanese", "o200k_base"]) == 1.0

@@ -33,6 +33,23 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+# ------------------------------------------------------------- navigation
+
+
+def test_every_page_lives_at_its_file_name():
+    """Until app.py has run once, Streamlit finds a linked page by its file
+    name: a URL path that differs would open Home after a server restart."""
+    import ast
+
+    tree = ast.parse((ROOT / "app.py").read_text())
+    pages = [call for call in ast.walk(tree) if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "Page"]
+    for call in pages:
+        keywords = {keyword.arg: keyword.value.value for keyword in call.keywords if isinstance(keyword.value, ast.Constant)}
+        if isinstance(call.args[0], ast.Constant):  # a page file (Home is a function, at "/")
+            assert keywords["url_path"] == (ROOT / call.args[0].value).stem
+    assert len(pages) == len(list((ROOT / "pages").glob("[!_]*.py"))) + 1
+
+
 # ------------------------------------------------------------------- home
 
 
@@ -168,7 +185,7 @@ def test_downloads_are_offered():
 
 def test_trained_tokenizer_is_offered_on_other_pages():
     at = open_page("pages/train.py")
-    at.switch_page("pages/inspect_tokens.py")
+    at.switch_page("pages/inspect.py")
     at.run()
     assert "trained here" in at.selectbox(key="inspect_tokenizer").options
 
@@ -177,7 +194,7 @@ def test_trained_tokenizer_is_offered_on_other_pages():
 
 
 def test_inspect_counts_equal_tiktoken_and_ids_can_be_shown():
-    at = open_page("pages/inspect_tokens.py")
+    at = open_page("pages/inspect.py")
     text = "Tokenization is fun! 12345 🚀"
     at.text_area(key="shared_text").input(text).run()
     at.selectbox(key="inspect_tokenizer").set_value("o200k_base").run()
@@ -189,7 +206,7 @@ def test_inspect_counts_equal_tiktoken_and_ids_can_be_shown():
 
 
 def test_inspect_special_tokens_follow_the_switch():
-    at = open_page("pages/inspect_tokens.py")
+    at = open_page("pages/inspect.py")
     at.text_area(key="shared_text").input("end<|endoftext|>").run()
     assert any("special token" in i.value for i in at.info)
     assert "bpe-tok bpe-special" not in all_html(at)
@@ -198,7 +215,7 @@ def test_inspect_special_tokens_follow_the_switch():
 
 
 def test_decode_box_reports_bad_ids():
-    at = open_page("pages/inspect_tokens.py")
+    at = open_page("pages/inspect.py")
     at.selectbox(key="inspect_tokenizer").set_value("cl100k_base").run()
     at.text_input(key="inspect_decode").input("9906 1917").run()
     assert at.code[0].value == "Hello world"
@@ -209,7 +226,7 @@ def test_decode_box_reports_bad_ids():
 
 
 def test_loading_a_tokenizer_file_adds_it_to_the_picker():
-    at = open_page("pages/inspect_tokens.py")
+    at = open_page("pages/inspect.py")
     saved = train("hello hello world", num_merges=5, pattern="gpt2")
     from bpe_core.serialization import tokenizer_to_json
 
@@ -217,4 +234,33 @@ def test_loading_a_tokenizer_file_adds_it_to_the_picker():
     assert at.selectbox(key="inspect_tokenizer").value == "loaded: mine.json"  # listed and selected at once
     assert any("Loaded “mine.json”" in s.value for s in at.success)
     at.file_uploader(key="inspect_upload").upload("bad.json", json.dumps({"model": {}}).encode(), "application/json").run()
-    assert any("Hugging Face" in e.value for e in at.error)
+    assert any('has no "type"' in e.value and "only byte-level BPE" in e.value for e in at.error)
+
+
+def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
+    from bpe_core.encodings import RANK_FILES, load_encoding
+
+    at = open_page("pages/inspect.py")
+    at.text_area(key="shared_text").input("Hello tokens 12345").run()
+    at.selectbox(key="inspect_upload_pattern").set_value("cl100k").run()
+    data = (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes()
+    at.file_uploader(key="inspect_upload").upload("cl100k.tiktoken.gz", data, "application/gzip").run()
+    assert at.selectbox(key="inspect_tokenizer").value == "loaded: cl100k.tiktoken.gz"
+    assert metric(at, "Tokens") == str(len(tiktoken_encoding("cl100k_base").encode("Hello tokens 12345")))
+    hf = load_encoding("gpt2").to_hf_json().encode()
+    at.file_uploader(key="inspect_upload").upload("gpt2-tokenizer.json", hf, "application/json").run()
+    assert at.selectbox(key="inspect_tokenizer").value == "loaded: gpt2-tokenizer.json"
+    assert metric(at, "Tokens") == str(len(tiktoken_encoding("gpt2").encode("Hello tokens 12345")))
+
+
+def test_a_malformed_rank_file_is_explained():
+    at = open_page("pages/inspect.py")
+    at.file_uploader(key="inspect_upload").upload("bad.tiktoken", b"not base64 at all\n", "text/plain").run()
+    assert any("Cannot use “bad.tiktoken”" in e.value and "Line 1" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_slide_downloads_are_offered_for_the_token_view():
+    at = open_page("pages/inspect.py")
+    labels = {button.proto.label for button in at.download_button}
+    assert {"Slide (PNG)", "Slide (SVG)"} <= labels

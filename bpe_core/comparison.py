@@ -69,7 +69,7 @@ def token_count_figure(rows: Sequence[Mapping]) -> go.Figure:
     fewest = min((row["tokens"] for row in rows), default=0)
     figure = go.Figure(
         go.Bar(
-            x=[row["tokenizer"] for row in rows],
+            x=[html.escape(row["tokenizer"]) for row in rows],  # plotly reads a little HTML in labels
             y=[row["tokens"] for row in rows],
             marker_color=[BEST_COLOUR if row["tokens"] == fewest else OTHER_COLOUR for row in rows],
             text=[f"{row['tokens']:,}" for row in rows],

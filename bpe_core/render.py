@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 import unicodedata
 from collections.abc import Collection, Sequence
 
@@ -46,6 +47,19 @@ TOKEN_CSS = """
 .bpe-more { color: #555; font-style: italic; }
 </style>
 """
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_literal(text: str) -> str:
+    """`text` to show as itself in Markdown (Streamlit's messages and captions).
+
+    Any ASCII punctuation escaped with a backslash is literal in CommonMark,
+    which also disarms Streamlit's own syntax (`:red[...]`, `$math$`,
+    `:material/icon:`): a file named "![x](http://…)" stays text and never
+    becomes an image fetched from elsewhere."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def colour_for(index: int, token_id: int, colour_by: str = "position") -> str:

@@ -20,7 +20,7 @@ from bpe_core import Tokenizer, train
 from bpe_core.encodings import load_encoding
 from bpe_core.loaders import tokenizer_from_file
 from bpe_core.patterns import PRESETS
-from bpe_core.render import token_html
+from bpe_core.render import markdown_literal, token_html
 from bpe_core.samples import catalog
 from bpe_core.serialization import TokenizerFileError
 from pages._sharing import (
@@ -184,7 +184,7 @@ def restore_trained_from_link() -> None:
     try:
         st.session_state["trained"] = train_from_recipe(recipe)
     except ValueError as error:
-        st.warning(f"The link's trained tokenizer could not be rebuilt: {error}")
+        st.warning(f"The link's trained tokenizer could not be rebuilt: {markdown_literal(str(error))}")
 
 
 def corpus_digest(corpus: str | dict[str, int]) -> str:
@@ -243,8 +243,8 @@ def load_tokenizer_file(key: str, picker_key: str) -> None:
         on_change=_load_uploaded_tokenizer, args=(key, picker_key),
     )
     message = st.session_state.pop(f"{key}_message", None)
-    if message:
-        (st.error if message[0] == "error" else st.success)(message[1])
+    if message:  # file names and file contents are the user's: shown literally
+        (st.error if message[0] == "error" else st.success)(markdown_literal(message[1]))
 
 
 def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
@@ -270,7 +270,7 @@ def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokeni
     # No format_func: a bound widget writes its shown option into the link,
     # and "cl100k_base" reads better there than its description.
     name = st.selectbox(label, options, key=key, **LINKED)
-    st.caption(choices[name])
+    st.caption(markdown_literal(choices[name]))
     return tokenizer_by_name(name)
 
 
@@ -304,9 +304,10 @@ def shared_text(label: str = "Text", height: int = 160) -> str:
 def read_upload(uploaded) -> str | None:
     """The text of an uploaded file, or None after showing why it cannot be used."""
     data = uploaded.getvalue()
+    name = markdown_literal(uploaded.name)
     if len(data) > MAX_UPLOAD_BYTES:
         st.error(
-            f"“{uploaded.name}” is {len(data) / 1e6:.1f} MB; the limit is "
+            f"“{name}” is {len(data) / 1e6:.1f} MB; the limit is "
             f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a shorter excerpt."
         )
         return None
@@ -315,7 +316,7 @@ def read_upload(uploaded) -> str | None:
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         st.error(
-            f"“{uploaded.name}” is not UTF-8 text: byte 0x{data[error.start]:02X} at offset "
+            f"“{name}” is not UTF-8 text: byte 0x{data[error.start]:02X} at offset "
             f"{error.start:,} (line {line}) cannot be decoded. Save the file as UTF-8 and try again."
         )
         return None
@@ -326,7 +327,7 @@ def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
     found = sorted({special for tokenizer in tokenizers for special in tokenizer.special_tokens if special in text})
     if found and not allow_special:
         st.info(
-            f"This text contains {', '.join(f'`{s}`' for s in found[:3])}: special-token text. "
+            f"This text contains {', '.join(f'“{markdown_literal(s)}”' for s in found[:3])}: special-token text. "
             "tiktoken refuses it unless told what to do, because a model treats special tokens as "
             "control signals; here it is encoded as plain text. Switch on “Special tokens” to "
             "encode it as the special token."

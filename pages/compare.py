@@ -13,7 +13,6 @@ from bpe_core.comparison import (
     summary_rows,
     token_count_figure,
 )
-from pages._sharing import LINKED
 from pages._shared import (
     OPENAI_ENCODINGS,
     STARTER,
@@ -26,6 +25,7 @@ from pages._shared import (
     tokenizer_by_name,
     tokenizer_choices,
 )
+from pages._sharing import LINKED
 
 TOKENIZERS_KEY = "compare_tokenizers"
 MAX_STRETCHES_SHOWN = 200  # a long text can differ in thousands of places

@@ -9,7 +9,6 @@ measuring and the chart are in `bpe_core.compression`.
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer, train
-from bpe_core.patterns import PRESET_LABELS
 from bpe_core.compression import (
     CORPUS_COLOURS,
     HELD_OUT_FRACTION,
@@ -23,8 +22,10 @@ from bpe_core.compression import (
     reference_points,
     split_held_out,
 )
-from pages._sharing import LINKED
+from bpe_core.patterns import PRESET_LABELS
+from bpe_core.render import markdown_literal
 from pages._shared import TrainedTokenizer, corpus_digest, page_header, session_trained
+from pages._sharing import LINKED
 
 TRAINED_HERE = "trained-here"  # corpus id of the Train page's tokenizer
 TRAINED_HERE_LABEL = "Trained here"
@@ -145,7 +146,7 @@ def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
         try:
             curves[label], reference[label] = measure(corpus_id, settings)
         except ValueError as error:
-            st.warning(f"{label} cannot be measured: {error}")
+            st.warning(f"{markdown_literal(label)} cannot be measured: {markdown_literal(str(error))}")
     bar.empty()
     return curves, reference
 

@@ -7,7 +7,7 @@ All the work is in `bpe_core.replay`; this page arranges the widgets.
 import streamlit as st
 
 from bpe_core.patterns import PatternError
-from bpe_core.render import label_text, merge_html
+from bpe_core.render import label_text, markdown_literal, merge_html
 from bpe_core.replay import merge_tree, merge_tree_html, replay, replay_html, replay_state_html
 from pages._shared import page_header, pick_tokenizer
 from pages._sharing import LINKED, clamp_step, keyboard_shortcuts, move_step
@@ -82,7 +82,7 @@ def show_replay(tokenizer, text: str) -> None:
     try:
         story = replay(tokenizer, text)
     except PatternError as error:
-        st.error(str(error))
+        st.error(markdown_literal(str(error)))
         return
     if not story.pieces:
         st.info("The split pattern keeps no piece of this text, so there is nothing to encode.")

@@ -11,6 +11,7 @@ import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer, train
 from bpe_core.patterns import PRESET_LABELS
+from bpe_core.render import markdown_literal
 from bpe_core.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
@@ -30,7 +31,6 @@ from bpe_core.tax_charts import (
     premium_frame,
     premium_heatmap_figure,
 )
-from pages._sharing import LINKED
 from pages._shared import (
     OPENAI_ENCODINGS,
     encode_for_view,
@@ -40,6 +40,7 @@ from pages._shared import (
     tokenizer_by_name,
     tokenizer_choices,
 )
+from pages._sharing import LINKED
 
 LANGUAGES = languages()
 SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}
@@ -90,11 +91,11 @@ def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[Ta
     for name in names:
         try:
             tokenizer_rows = tax_table({name: tokenizer_by_name(name)}, texts, base, SPACES)
-        except ZeroDivisionError:
+        except ValueError:  # no tokens at all for the base language
             tokenizer_rows = []
         if not tokenizer_rows or any(row.cost.tokens == 0 for row in tokenizer_rows):
             st.warning(
-                f"“{name}” turns some passages into no tokens at all (its split pattern does not match "
+                f"“{markdown_literal(name)}” turns some passages into no tokens at all (its split pattern does not match "
                 "that script), so it has no premium to show and is left out."
             )
             continue

@@ -12,7 +12,7 @@ from bpe_core.charts import corpus_length_figure
 from bpe_core.corpus import corpus_size, count_pieces
 from bpe_core.exports import merges_csv
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
-from bpe_core.render import label_text, merge_html, pieces_html, token_html, vocabulary_html
+from bpe_core.render import label_text, markdown_literal, merge_html, pieces_html, token_html, vocabulary_html
 from bpe_core.samples import catalog
 from bpe_core.serialization import tokenizer_to_json
 from pages._shared import (
@@ -30,9 +30,9 @@ from pages._sharing import (
     LINKED,
     clamp_step,
     keyboard_shortcuts,
-    move_step,
     link_text,
     linked_text,
+    move_step,
     presenting,
 )
 
@@ -83,7 +83,7 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
         if text is None:
             return None, "", None
         if not text.strip():
-            st.error(f"“{uploaded.name}” is empty.")
+            st.error(f"“{markdown_literal(uploaded.name)}” is empty.")
             return None, "", None
         return text, f"“{uploaded.name}”", None
     samples = {sample_id: sample for sample_id, sample in catalog().items()}
@@ -134,7 +134,7 @@ def show_pieces(corpus, pattern: str) -> None:
             spans = piece_spans(sample, pattern)
             gaps = uncovered_spans(sample, pattern)
         except PatternError as error:
-            st.error(str(error))
+            st.error(markdown_literal(str(error)))
             return
         st.caption(f"{len(spans):,} pieces in the first {len(sample):,} characters. BPE merges only inside a piece.")
         if gaps:
@@ -156,7 +156,7 @@ def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: 
     try:
         tokenizer = trained_tokenizer(corpus_digest(corpus), corpus, **settings)
     except ValueError as error:  # includes PatternError
-        st.error(f"Cannot train with these settings: {error}")
+        st.error(f"Cannot train with these settings: {markdown_literal(str(error))}")
         if session_trained() is not None:
             st.caption("Still showing the previous tokenizer.")
         return
@@ -345,7 +345,7 @@ if trained is None:
 else:
     tokenizer = trained.tokenizer
     st.success(
-        f"Trained on {trained.corpus_label}: {len(tokenizer.merges):,} merges, "
+        f"Trained on {markdown_literal(trained.corpus_label)}: {len(tokenizer.merges):,} merges, "
         f"vocabulary {len(tokenizer.vocab):,} + {len(tokenizer.special_tokens)} special."
         + (f" Stopped early: {tokenizer.stop_reason}." if tokenizer.stop_reason else "")
     )

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.render import merge_html, vocabulary_html
+from bpe_core.render import markdown_literal, merge_html, vocabulary_html
 from bpe_core.vocabulary import (
     CATEGORIES,
     SORTS,
@@ -107,8 +107,8 @@ def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: s
     """The rows to show, or None after explaining a bad regex."""
     try:
         found = search_in(tokenizer, criteria)
-    except ValueError as error:
-        st.error(str(error))
+    except ValueError as error:  # quotes the user's regex: shown literally
+        st.error(markdown_literal(str(error)))
         return None
     return sort_tokens(filter_tokens(found, **filters), sort)
 
@@ -161,7 +161,7 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
     try:
         detail = token_detail(tokenizer, token_id)
     except ValueError as error:
-        st.error(str(error))
+        st.error(markdown_literal(str(error)))
         return
     if detail.parts is not None:
         left, right = detail.parts

@@ -270,3 +270,9 @@ def test_chart_highlights_the_fewest_tokens():
     assert bars.marker.color[0] == BEST_COLOUR and bars.marker.color[1] != BEST_COLOUR
     assert figure.layout.font.size >= 14
     assert figure.layout.xaxis.title.text == "Tokenizer" and figure.layout.yaxis.title.text == "Tokens"
+
+
+def test_bar_chart_labels_cannot_carry_markup():
+    rows = [{"tokenizer": 'loaded: <a href="http://x">x</a>.json', "tokens": 3}]
+    figure = token_count_figure(rows)
+    assert figure.data[0].x[0] == "loaded: &lt;a href=&quot;http://x&quot;&gt;x&lt;/a&gt;.json"

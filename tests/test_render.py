@@ -112,3 +112,14 @@ def test_lone_surrogates_render_as_replacement_characters():
     text = "a\ud800b"
     markup = token_html(text, tok.encode_with_offsets(text))
     assert visible_text(markup) == "a\ufffdb"
+
+
+
+def test_markdown_literal_disarms_markdown_and_streamlit_syntax():
+    from bpe_core.render import markdown_literal
+
+    hostile = '![x](http://evil.example/p.png) [link](javascript:alert(1)) :red[red] $x^2$ <b>b</b> **bold** `code`'
+    escaped = markdown_literal(hostile)
+    readable_as_syntax = re.sub(r"\\.", "", escaped)  # what is left once escaped characters are removed
+    assert not re.search(r"[!\[\]()<>*`$:]", readable_as_syntax)
+    assert re.sub(r"\\(.)", r"\1", escaped) == hostile  # every character is still there

@@ -1,0 +1,105 @@
+"""Hostile input in a real Chromium: typed into every text box of every page,
+and as an upload's file name, it is shown as text; nothing runs, nothing is
+injected, nothing is fetched from elsewhere. Sessions stay apart, and uploads
+never reach the disk."""
+
+import json
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from bpe_core import train
+from bpe_core.serialization import tokenizer_to_json
+from tests.browser import assert_no_exception, wait_for_app
+from tests.conftest import ROOT
+
+PATHS = ["", "train", "inspect", "compression", "compare", "tax", "replay", "vocabulary", "quirks"]
+PAYLOAD = (
+    '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">b</b>'
+    " ![p](http://evil.example/p.png) [l](javascript:window.__xss=3) :red[r] $x$ **strong**"
+)
+LOCAL = {"127.0.0.1", "localhost"}
+
+
+def recorded(page) -> list[str]:
+    """Start recording the page's requests; returns the live list."""
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    return requests
+
+
+def assert_nothing_interpreted(page, requests) -> None:
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("#injected").count() == 0
+    assert page.locator('img[src="x"], img[src*="evil.example"]').count() == 0
+    assert page.locator('a[href^="javascript"]').count() == 0
+    assert page.dialogs == []
+    outside = [url for url in requests if urlparse(url).hostname not in LOCAL and urlparse(url).scheme in ("http", "https")]
+    assert outside == []
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_payloads_typed_into_every_text_box_are_shown_as_text(server, page, path):
+    requests = recorded(page)
+    page.goto(f"{server.url}/{path}")
+    wait_for_app(page)
+    boxes = page.locator('[data-testid="stMain"] textarea, [data-testid="stMain"] input[type="text"]:not([role="combobox"])')
+    for index in range(boxes.count()):
+        box = boxes.nth(index)
+        if not box.is_visible() or not box.is_editable():
+            continue
+        box.fill(PAYLOAD)
+        box.press("Control+Enter" if box.evaluate("element => element.tagName") == "TEXTAREA" else "Enter")
+        wait_for_app(page)
+    assert_nothing_interpreted(page, requests)
+
+
+def test_a_hostile_file_name_is_shown_literally(server, page):
+    requests = recorded(page)
+    page.goto(f"{server.url}/inspect")
+    wait_for_app(page)
+    page.get_by_text("Load your own tokenizer").click()
+    name = "![p](http://evil.example/p.png)<img src=x onerror=window.__xss=4>:red[x].json"
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        {"name": name, "mimeType": "application/json", "buffer": b'{"model": {"type": "WordPiece"}}'}
+    )
+    wait_for_app(page)
+    error = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
+    assert "![p](http://evil.example/p.png)<img src=x onerror=window.__xss=4>:red[x].json" in error
+    assert_nothing_interpreted(page, requests)
+
+
+def files_under(root: Path) -> set[str]:
+    skipped = {".git", "artifacts", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
+    return {str(path) for path in root.rglob("*") if not skipped & set(path.relative_to(root).parts)}
+
+
+def test_sessions_do_not_see_each_others_text_or_tokenizers_and_uploads_stay_off_disk(server, browser, tmp_path):
+    before = files_under(ROOT)
+    alice = browser.new_context().new_page()
+    alice.goto(f"{server.url}/inspect")
+    wait_for_app(alice)
+    alice.get_by_text("Load your own tokenizer").click()
+    secret = train("private words, private words", num_merges=4, pattern="gpt2")
+    alice.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+        {"name": "alices-secret.json", "mimeType": "application/json", "buffer": tokenizer_to_json(secret).encode()}
+    )
+    wait_for_app(alice)
+    box = alice.locator("textarea").first
+    box.fill("alice's secret text")
+    box.press("Control+Enter")
+    wait_for_app(alice)
+    assert alice.get_by_text("Loaded — alices-secret.json").is_visible()  # the picker's caption
+
+    bob = browser.new_context().new_page()
+    bob.goto(f"{server.url}/inspect")
+    wait_for_app(bob)
+    bob.locator('[data-testid="stSelectbox"]').first.click()
+    options = bob.locator('[role="option"]').all_inner_texts()
+    assert options and not any("alices-secret" in option for option in options)
+    assert "secret" not in bob.locator("textarea").first.input_value()
+    alice.context.close()
+    bob.context.close()
+    assert files_under(ROOT) == before

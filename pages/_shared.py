@@ -285,19 +285,19 @@ def pick_tokenizers(label: str, key: str, default: list[str], help: str | None =
 
 def shared_text(label: str = "Text", height: int = 160) -> str:
     """The text box shared by Home, Inspect and Compare: what you type on
-    one page is there on the others."""
+    one page is there on the others. A very long text stays in the box
+    (nothing typed is lost); the views use its first MAX_TEXT_CHARS."""
     # Written (not setdefault) before the widget: on the first visit to a page
     # the widget is new, and only a value set now is used in this very run.
     st.session_state["shared_text"] = st.session_state.get("shared_text", linked_text("text", DEMO_TEXT))
-    text = st.text_area(
-        label,
-        key="shared_text",
-        height=height,
-        max_chars=MAX_TEXT_CHARS,
-        persist_state="session",
-        help=f"Up to {MAX_TEXT_CHARS:,} characters.",
-    )
+    text = st.text_area(label, key="shared_text", height=height, persist_state="session")
     link_text("text", text, DEMO_TEXT)
+    if len(text) > MAX_TEXT_CHARS:
+        st.warning(
+            f"This text has {len(text):,} characters; the views below use the first {MAX_TEXT_CHARS:,} "
+            "to stay responsive. To train on a long text, use the Train page's upload."
+        )
+        return text[:MAX_TEXT_CHARS]
     return text
 
 

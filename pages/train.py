@@ -63,12 +63,18 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
     if source == "Paste":
         st.session_state["train_text"] = st.session_state.get("train_text", linked_text("train_text", ""))
         text = st.text_area(
-            "Training text", key="train_text", height=180, max_chars=MAX_PASTED_CHARS,
+            "Training text", key="train_text", height=180,
             persist_state="session", placeholder="Paste the text to learn merges from…",
         )
         link_text("train_text", text, "")
         if not text.strip():
             st.info("Paste some text to train on (at least a few words).")
+            return None, "", None
+        if len(text) > MAX_PASTED_CHARS:
+            st.error(
+                f"The pasted text has {len(text):,} characters; pasting is limited to {MAX_PASTED_CHARS:,}. "
+                f"Save it as a .txt file and use Upload (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)."
+            )
             return None, "", None
         return text, f"pasted text ({len(text):,} characters)", None
     if source == "Upload":

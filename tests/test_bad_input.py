@@ -1,0 +1,123 @@
+"""The bad-input matrix: every kind of bad input gets a clear message, on the
+page and in the CLI, and nothing the user had is lost (the previous trained
+tokenizer and the text stay). Cases already covered elsewhere are named at
+the end of this file."""
+
+import subprocess
+import sys
+
+import pytest
+
+from bpe_core import train
+from bpe_core.serialization import tokenizer_to_json
+from tests.conftest import ROOT
+from tests.test_pages import messages, open_page
+
+
+@pytest.fixture
+def trained_page():
+    """The Train page after training on its default sample."""
+    at = open_page("pages/train.py")
+    assert at.session_state["trained"] is not None
+    return at
+
+
+def kept(at, before) -> bool:
+    return at.session_state["trained"].tokenizer is before and not at.exception
+
+
+def paste(at, text: str):
+    at.segmented_control(key="train_source").set_value("Paste").run()
+    at.text_area(key="train_text").input(text).run()
+    return at
+
+
+def test_a_corpus_with_no_pair_to_merge_trains_nothing_and_says_why(trained_page):
+    paste(trained_page, "a")
+    tokenizer = trained_page.session_state["trained"].tokenizer
+    assert tokenizer.merges == []
+    assert any("Stopped early: no adjacent pair is left to merge after 0 merges" in s for s in messages(trained_page.success))
+
+
+def test_an_empty_upload_is_refused_and_the_previous_tokenizer_stays(trained_page):
+    before = trained_page.session_state["trained"].tokenizer
+    trained_page.segmented_control(key="train_source").set_value("Upload").run()
+    trained_page.file_uploader(key="train_upload").upload("empty.txt", b"", "text/plain").run()
+    assert any("“empty.txt” is empty" in e for e in messages(trained_page.error))
+    assert kept(trained_page, before)
+
+
+def test_an_upload_over_the_size_limit_is_refused(trained_page):
+    before = trained_page.session_state["trained"].tokenizer
+    trained_page.segmented_control(key="train_source").set_value("Upload").run()
+    trained_page.file_uploader(key="train_upload").upload("huge.txt", b"a" * 10_000_001, "text/plain").run()
+    assert any("the limit is 10 MB" in e for e in messages(trained_page.error))
+    assert kept(trained_page, before)
+
+
+def test_a_pasted_text_over_the_limit_points_to_the_upload(trained_page):
+    before = trained_page.session_state["trained"].tokenizer
+    paste(trained_page, "word " * 200_001)
+    assert any("pasting is limited to 1,000,000" in e and "Upload" in e for e in messages(trained_page.error))
+    assert kept(trained_page, before)
+    assert len(trained_page.text_area(key="train_text").value) == 1_000_005  # the paste itself is kept
+
+
+@pytest.mark.parametrize(
+    "pattern, message",
+    [
+        (r"\w*", "matches the empty string"),
+        ("(a|aa)+$", "catastrophic backtracking"),
+    ],
+)
+def test_an_unusable_custom_regex_is_refused_and_the_previous_tokenizer_stays(trained_page, pattern, message):
+    paste(trained_page, "a" * 60 + "b")
+    trained_page.selectbox(key="train_pattern").set_value("custom").run()
+    before = trained_page.session_state["trained"].tokenizer
+    trained_page.text_input(key="train_custom").input(pattern).run()
+    assert any(message in e for e in messages(trained_page.error))
+    assert kept(trained_page, before)
+
+
+def test_a_huge_text_in_the_shared_box_is_kept_and_a_prefix_is_shown():
+    at = open_page("pages/inspect.py")
+    at.text_area(key="shared_text").input("abc " * 60_000).run()
+    assert any("240,000 characters" in w.value and "first 200,000" in w.value for w in at.warning)
+    assert next(m.value for m in at.metric if m.label == "Characters") == "200,000"
+    assert len(at.text_area(key="shared_text").value) == 240_000
+
+
+# ------------------------------------------------------------------- CLI
+
+
+def cli(*args, stdin: bytes = b""):
+    result = subprocess.run([sys.executable, "-m", "bpe_core", *args], input=stdin, capture_output=True, cwd=ROOT, timeout=120)
+    return result.returncode, result.stderr.decode()
+
+
+def test_cli_no_pair_to_merge(tmp_path):
+    code, err = cli("train", "-", "--vocab-size", "300", "-o", str(tmp_path / "t.json"), stdin=b"a")
+    assert code == 0 and "stopped early: no adjacent pair is left to merge after 0 merges" in err
+
+
+@pytest.mark.parametrize("pattern, message", [(r"\w*", "matches the empty string"), ("(a|aa)+$", "catastrophic")])
+def test_cli_unusable_regex(tmp_path, pattern, message):
+    code, err = cli("train", "-", "--merges", "3", "--pattern", pattern, "-o", str(tmp_path / "t.json"),
+                    stdin=b"a" * 60 + b"b")
+    assert code == 1 and message in err and "Traceback" not in err
+
+
+def test_cli_truncated_tokenizer_file(tmp_path):
+    saved = tokenizer_to_json(train("hello hello world", num_merges=3))
+    path = tmp_path / "cut.json"
+    path.write_text(saved[: len(saved) // 2])
+    code, err = cli("encode", "--tokenizer", str(path), stdin=b"hello")
+    assert code == 1 and "not valid JSON" in err
+
+
+# Covered elsewhere: an empty corpus (test_pages, test_cli); vocab size below
+# 256 and above what the corpus allows (test_pages, test_training, test_cli);
+# invalid UTF-8 uploads (test_pages, test_cli); a regex that does not compile
+# (test_pages, test_cli); special-token text (test_pages, test_cli); token ids
+# out of range (test_pages, test_cli); corrupted and foreign files
+# (test_files_and_exports, test_pages, test_loaders).

@@ -10,8 +10,8 @@ import pytest
 
 from bpe_core import train
 from bpe_core.serialization import tokenizer_to_json
+from tests.apptest import messages, open_page
 from tests.conftest import ROOT
-from tests.test_pages import messages, open_page
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ and as an upload's file name, it is shown as text; nothing runs, nothing is
 injected, nothing is fetched from elsewhere. Sessions stay apart, and uploads
 never reach the disk."""
 
-import json
 from pathlib import Path
 from urllib.parse import urlparse
 

@@ -13,10 +13,10 @@ from bpe_core.comparison import (
     aligned_rows_html,
     differing_stretches,
     display_lines,
+    label_text,
     stretch_table,
     summary_rows,
     token_count_figure,
-    label_text,
 )
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.render import PALETTE

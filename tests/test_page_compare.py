@@ -1,23 +1,17 @@
 """The Compare page, run headless with Streamlit's AppTest."""
 
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.encodings import tiktoken_encoding
+from tests.apptest import open_page
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 KEY = "compare_tokenizers"
 
 
 def open_compare() -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    at.switch_page("pages/compare.py")
-    at.run()
-    assert not at.exception
-    return at
+    return open_page("pages/compare.py")
 
 
 def compare(at: AppTest, text: str, names=OPENAI) -> AppTest:
@@ -39,8 +33,7 @@ def token_counts(at: AppTest) -> dict[str, int]:
 
 
 def test_first_visit_compares_the_home_text_with_the_starter_and_openai_tokenizers():
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
+    at = open_page()
     at.text_area(key="shared_text").input("Typed on the home page").run()
     at.switch_page("pages/compare.py").run()
     assert not at.exception

@@ -1,7 +1,6 @@
 """The Compression page, run headless with Streamlit's AppTest."""
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -10,19 +9,13 @@ from bpe_core import train
 from bpe_core.compression import corpus_text, split_held_out
 from bpe_core.encodings import tiktoken_encoding
 from pages._shared import TrainedTokenizer
+from tests.apptest import open_page as open_app
 
-APP = Path(__file__).resolve().parent.parent / "app.py"  # AppTest resolves relative paths from this file
+PAGE = "pages/compression.py"
 
 
 def open_page(**session) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    for key, value in session.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page("pages/compression.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, **session)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ bundled parallel corpus, computed here independently of the page.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -14,21 +13,15 @@ from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.tax import HELD_OUT_LINES, parallel_lines, parallel_text
 from pages._shared import TRAINED, TrainedTokenizer
+from tests.apptest import open_page as open_app
 
-APP = Path(__file__).resolve().parent.parent / "app.py"  # AppTest resolves relative paths from this file
+PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 TRAINED_ON_MIX = "trained on this mix"
 
 
 def open_page(**session) -> AppTest:
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    for key, value in session.items():
-        at.session_state[key] = value
-    at.run()
-    at.switch_page("pages/tax.py")
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return open_app(PAGE, **session)
 
 
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:

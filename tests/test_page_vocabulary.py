@@ -11,6 +11,7 @@ sys.path.insert(0, "/work/main")
 from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from pages._shared import TrainedTokenizer
+from tests.test_vocabulary import decodes_alone
 
 PAGE = "/work/main/pages/vocabulary.py"
 XSS = "<script>alert(1)</script> "
@@ -57,14 +58,8 @@ def test_filter_tokens_that_are_not_utf8():
     table = matches(at)
     reference = tiktoken_encoding("gpt2")
 
-    def decodes(token_id: int) -> bool:
-        try:
-            reference.decode_single_token_bytes(token_id).decode("utf-8")
-            return True
-        except UnicodeDecodeError:
-            return False
 
-    assert table["id"].tolist() == [token_id for token_id in range(reference.n_vocab) if not decodes(token_id)]
+    assert table["id"].tolist() == [token_id for token_id in range(reference.n_vocab) if not decodes_alone(reference, token_id)]
 
 
 def test_bad_regex_is_a_message_not_a_traceback():

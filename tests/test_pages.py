@@ -1,46 +1,17 @@
 """The Home, Train and Inspect pages, driven with Streamlit's AppTest."""
 
 import json
-import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import catalog
+from tests.apptest import all_html, messages, metric, open_page
 from tests.conftest import ROOT
 from tests.test_render import visible_text
 
 XSS = '<img src=x onerror=alert(1)><script>alert("x")</script>**bold** [link](javascript:alert(2))'
-
-
-def open_page(path: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    if path:
-        at.switch_page(path)
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def shown(markdown: str) -> str:
-    """What a reader sees of a Markdown message: backslash escapes undone."""
-    return re.sub(r"\\(.)", r"\1", markdown)
-
-
-def messages(elements) -> list[str]:
-    return [shown(element.value) for element in elements]
-
-
-def all_html(at: AppTest) -> str:
-    """The page's HTML views, without the header's copy-link button (our own script)."""
-    return "\n".join(element.value for element in at.html if "bpe-copy-link" not in element.value)
-
-
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
 
 
 # ------------------------------------------------------------- navigation

@@ -1,0 +1,41 @@
+"""Helpers for driving the pages with Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import re
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+
+def open_page(path: str | None = None, **session) -> AppTest:
+    """The app (through app.py's navigation) on `path`, with `session`
+    values set before the first run; fails on any exception."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in session.items():
+        at.session_state[key] = value
+    at.run()
+    if path:
+        at.switch_page(path)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of a Markdown message: backslash escapes undone."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def messages(elements) -> list[str]:
+    return [shown(element.value) for element in elements]
+
+
+def all_html(at: AppTest) -> str:
+    """The page's HTML views, without the header's copy-link button (our own script)."""
+    return "\n".join(element.value for element in at.html if "bpe-copy-link" not in element.value)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)

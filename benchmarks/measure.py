@@ -17,11 +17,11 @@ _CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 {setup}
-start = time.perf_counter()
+start, cpu_start = time.perf_counter(), time.process_time()
 {job}
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start  # cpu: all threads
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({{"seconds": seconds, "peak_mb": peak, "result": result}}))
+print(json.dumps({{"seconds": seconds, "cpu_seconds": cpu, "peak_mb": peak, "result": result}}))
 """
 
 

@@ -24,7 +24,8 @@ from itertools import groupby
 import plotly.graph_objects as go
 
 from .render import PALETTE, byte_offsets, colour_for, label_text, visible_marker
-from .tokenizer import TokenSpan, encodable
+from .tokenizer import TokenSpan
+from .utf8 import encodable
 
 Results = Mapping[str, Sequence[TokenSpan]]
 
@@ -192,7 +193,7 @@ def display_lines(text: str, width: int) -> list[tuple[int, int]]:
     """(start, end) character ranges of the lines to draw: a line ends after
     each "\\n" and after `width` characters."""
     if width < 1:
-        raise ValueError(f"line_width must be at least 1, not {width!r}.")
+        raise ValueError(f"A display line must be at least 1 character wide, not {width!r}.")
     ranges, start = [], 0
     for position, char in enumerate(text, start=1):
         if char == "\n" or position - start == width:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from .patterns import split_pieces
 from .specials import split_on_specials
+from .utf8 import encodable
 
 
 def count_pieces(
@@ -31,12 +32,15 @@ def count_pieces(
             if not is_special:
                 pieces.update(split_pieces(segment, pattern))
         return dict(pieces)
+    pieces: dict[str, int] = {}
     for word, count in corpus.items():
         if not isinstance(word, str) or not word:
             raise ValueError(f"Word-count corpus: every word must be a non-empty string, got {word!r}.")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"Word-count corpus: the count of {word!r} must be a positive integer, got {count!r}.")
-    return dict(corpus)
+        word = encodable(word)  # a lone surrogate has no UTF-8: U+FFFD, as in text
+        pieces[word] = pieces.get(word, 0) + count
+    return pieces
 
 
 def corpus_size(pieces: Mapping[str, int]) -> tuple[int, int]:

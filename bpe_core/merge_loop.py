@@ -2,9 +2,11 @@
 
 This is the whole of BPE encoding. A piece starts as one part per unit (byte
 or character); while some adjacent pair of parts can merge, the pair whose
-merge has the lowest rank is merged, the leftmost one on a tie. The result is
-the same as replaying the training merges in order, because a merge can only
-create pairs that contain its new token, and those rank later.
+merge has the lowest rank is merged, the leftmost one on a tie. With the
+learned pairs as the rule, this replays training's merges in order, because
+a merge can only create pairs that contain its new token, and those rank
+later. (tiktoken's rule, below, may also merge two parts that training never
+paired; see `tokenizer`.)
 
 Two tokenizers differ only in how they say whether two parts merge, so that
 is a parameter, `rank_of(left_id, right_id, start, end)`:

@@ -23,7 +23,8 @@ import re
 import unicodedata
 from collections.abc import Collection, Sequence
 
-from .tokenizer import TokenSpan, encodable
+from .tokenizer import TokenSpan
+from .utf8 import encodable
 
 # Paul Tol's "light" scheme: distinguishable with colour-blindness and made
 # for black text on top. https://personal.sron.nl/~pault/#sec:qualitative

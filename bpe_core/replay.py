@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from .patterns import split_pieces
 from .render import CHIP_CSS, chip_html, colour_for, label_html
-from .tokenizer import Token, Tokenizer, encodable
+from .tokenizer import Token, Tokenizer
+from .utf8 import encodable
 
 # ------------------------------------------------------------------ replay
 

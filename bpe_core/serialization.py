@@ -33,11 +33,26 @@ class TokenizerFileError(ValueError):
 
 
 def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
-    """The JSON-ready form of a trained tokenizer."""
-    if tokenizer.units == "bytes" and any(tokenizer.vocab[byte] != bytes([byte]) for byte in range(256)):
+    """The JSON-ready form of a tokenizer trained here (or loaded from such a file).
+
+    The format stores merges only, so it can only hold a tokenizer whose ids
+    are exactly the base units and then merge i at first_merge_id + i; any
+    other (a rank file with gaps, tokens no merge builds) is refused rather
+    than saved with different ids."""
+    merges = tokenizer.merges
+    merge_ids = [new_id for _, new_id in merges]
+    expected_ids = set(range(tokenizer.first_merge_id + len(merges))) | (
+        {tokenizer.unknown_id} if tokenizer.unknown_id is not None else set()
+    )
+    base_in_order = tokenizer.units == "chars" or all(tokenizer.vocab[byte] == bytes([byte]) for byte in range(256))
+    if (
+        not base_in_order
+        or merge_ids != list(range(tokenizer.first_merge_id, tokenizer.first_merge_id + len(merges)))
+        or set(tokenizer.vocab) != expected_ids
+    ):
         raise ValueError(
-            f"{tokenizer.name!r} was not trained here (its byte ids are not 0-255); "
-            "save it with to_tiktoken_file() instead."
+            f"{tokenizer.name!r} is not a merge history in this format's order (its ids are ranks of another "
+            "vocabulary); save it with to_tiktoken_file() or to_hf_json() instead."
         )
     data = {
         "format": FORMAT,
@@ -75,13 +90,22 @@ def load_tokenizer(path) -> Tokenizer:
     return tokenizer_from_json(text)
 
 
+def parse_json(text: str | bytes, what: str = "a tokenizer file") -> object:
+    """A file's JSON, or TokenizerFileError saying why not. Deeply nested
+    JSON (thousands of "[") exhausts Python's recursion: also an error."""
+    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]  # a UTF-8 byte order mark, as some editors write
+    try:
+        return json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TokenizerFileError(f"Not {what}: it is not valid JSON ({error}).") from None
+    except RecursionError:
+        raise TokenizerFileError(f"Not {what}: its JSON is nested too deeply to read.") from None
+
+
 def tokenizer_from_json(text: str | bytes) -> Tokenizer:
     """Rebuild a tokenizer from the text of a saved file."""
-    try:
-        data = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TokenizerFileError(f"Not a tokenizer file: it is not valid JSON ({error}).") from None
-    return tokenizer_from_dict(data)
+    return tokenizer_from_dict(parse_json(text))
 
 
 def tokenizer_from_dict(data: object) -> Tokenizer:

@@ -33,7 +33,8 @@ import regex
 from PIL import Image, ImageDraw, ImageFont, features
 
 from .render import colour_for, label_text, visible_marker
-from .tokenizer import TokenSpan, encodable
+from .tokenizer import TokenSpan
+from .utf8 import encodable
 
 BACKGROUND = "#FFFFFF"
 TEXT_COLOUR = "#111111"
@@ -44,7 +45,7 @@ SVG_FONT_FAMILY = "'DejaVu Sans Mono', 'Noto Sans Mono', 'Noto Sans CJK JP', 'No
 # DejaVu Sans Mono advances 0.602 em per character; a little more keeps a
 # label inside its box when a fallback font is slightly wider.
 CELL_EM = 0.61
-LINE_BREAK_MARKER = "↵"  # what `render.visible_marker` shows for a line break
+LINE_BREAKS = "\n\u2028\u2029"  # characters after which a slide starts a new row
 
 # A grapheme cluster drawn as a colour emoji: 👍, ❤️ (a text symbol with
 # the emoji selector), 🇯🇵 (a pair of regional indicators).
@@ -106,14 +107,16 @@ def layout_tokens(
     font_size: int = 28,
     title: str | None = None,
     max_tokens: int | None = 2_000,
+    max_rows: int = 200,
 ) -> SlideLayout:
     """Place the tokens (spans from `encode_with_offsets`) as boxes in rows
     of at most `width` pixels, like words on a page.
 
     A token whose label is too wide for a whole row is shortened with "…".
-    With `show_ids`, boxes show ids instead of text. `max_tokens` keeps an
-    image of a whole book from exhausting memory; the slide then ends with
-    "… and N more tokens".
+    With `show_ids`, boxes show ids instead of text. `max_tokens` and
+    `max_rows` keep an image of a whole book (or of a text that is mostly
+    line breaks) from exhausting memory; the slide then ends with "… and N
+    more tokens".
     """
     metrics = _Metrics(font_size)
     max_cells = metrics.cells_that_fit(width)
@@ -129,18 +132,22 @@ def layout_tokens(
         title = _shortened(_drawable(title), max_cells)
         captions.append(Caption(x, y, line_width, metrics.box_height, title, TEXT_COLOUR))
         y += metrics.row_pitch
+    last_row = metrics.margin + max_rows * metrics.row_pitch
     for index, span in enumerate(shown):
-        token_label = label_text(data[span.start : span.end])
-        label = _shortened(str(span.id) if show_ids else token_label, max_cells)
+        token_bytes = data[span.start : span.end]
+        label = _shortened(str(span.id) if show_ids else label_text(token_bytes), max_cells)
         box_width = metrics.box_width(_cells(label))
         if x + box_width > width - metrics.margin:
             x, y = metrics.margin, y + metrics.row_pitch
+        if y >= last_row:
+            shown = shown[:index]
+            break
         colour = colour_for(index, span.id, colour_by)
         boxes.append(Box(x, y, box_width, metrics.box_height, label, colour, span.id in special_ids))
         x += box_width + metrics.gap
-        line_breaks = token_label.count(LINE_BREAK_MARKER)
-        if line_breaks:
-            x, y = metrics.margin, y + line_breaks * metrics.row_pitch
+        line_breaks = sum(char in LINE_BREAKS for char in token_bytes.decode("utf-8", errors="replace"))
+        if line_breaks:  # a new row; a run of blank lines shows as one empty row
+            x, y = metrics.margin, y + min(line_breaks, 2) * metrics.row_pitch
 
     note = _closing_note(len(spans), len(shown))
     if note:

@@ -52,7 +52,8 @@ def resolve_specials(
     all_specials: Collection[str], allowed_special: SpecialChoice, disallowed_special: SpecialChoice
 ) -> tuple[frozenset[str], frozenset[str]]:
     """Turn tiktoken-style arguments into (allowed, disallowed) sets."""
-    allowed = frozenset(all_specials) if allowed_special == "all" else frozenset(allowed_special)
+    # Strings that are not special tokens of this tokenizer stay plain text (tiktoken does the same).
+    allowed = frozenset(all_specials) if allowed_special == "all" else frozenset(allowed_special) & frozenset(all_specials)
     if disallowed_special == "all":
         disallowed = frozenset(all_specials) - allowed
     else:

@@ -32,6 +32,7 @@ from .merge_learning import MergeStep, Pair, rank_pairs
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
+from .utf8 import encodable
 
 Units = Literal["bytes", "chars"]
 Token = bytes | str
@@ -40,7 +41,8 @@ Token = bytes | str
 # this id's token; it decodes to U+FFFD like an undecodable byte does.
 UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 
-_PIECE_CACHE_LIMIT = 200_000
+_PIECE_CACHE_LIMIT = 200_000  # pieces remembered (a tokenizer may be shared by many sessions) ...
+_CACHED_PIECE_CHARS = 256  # ... and only short ones: a long piece (a whitespace run, a whole text) rarely repeats
 
 
 class TokenSpan(NamedTuple):
@@ -51,14 +53,13 @@ class TokenSpan(NamedTuple):
     end: int
 
 
-def encodable(text: str) -> str:
-    """`text` with lone surrogates replaced by U+FFFD, as tiktoken does,
-    since they have no UTF-8 encoding (they only come from broken input)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+def parse_token_ids(text: str) -> list[int]:
+    """Token ids as people type them: "15339 1917", "15339, 1917" or a JSON
+    list. Anything that is not a whole number is a ValueError."""
+    parts = text.replace(",", " ").replace("[", " ").replace("]", " ").split()
+    if not all(part.lstrip("-").isdigit() for part in parts):
+        raise ValueError("Token ids must be whole numbers, e.g. 15339 1917 or [15339, 1917].")
+    return [int(part) for part in parts]
 
 
 class Tokenizer:
@@ -190,10 +191,18 @@ class Tokenizer:
         return ids
 
     def encode_at_step(
-        self, text: str, step: int, *, allowed_special: SpecialChoice = "all"
+        self,
+        text: str,
+        step: int,
+        *,
+        allowed_special: SpecialChoice = frozenset(),
+        disallowed_special: SpecialChoice = "all",
     ) -> list[int]:
-        """Encode with only the first `step` merges, exactly as training had it."""
-        spans = self.encode_with_offsets(text, step=step, allowed_special=allowed_special)
+        """Encode with only the first `step` merges, exactly as training had it
+        (special tokens follow `encode`'s rules)."""
+        spans = self.encode_with_offsets(
+            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
         return [span.id for span in spans]
 
     def encode_with_offsets(
@@ -216,6 +225,7 @@ class Tokenizer:
         if step is None:
             piece_ids = self._piece_ids
         else:  # the tokenizer's cache holds full encodings; remember this step's for this call
+            self._check_step(step)
             piece_ids = functools.cache(functools.partial(self._piece_ids_at_step, step=step))
         spans: list[TokenSpan] = []
         offset = 0  # byte offset of the current segment in the whole text
@@ -271,10 +281,20 @@ class Tokenizer:
             piece_ids: tuple[int, ...] = (whole,)
         else:
             piece_ids = tuple(token_id for token_id, _, _ in self.merge_piece(piece))
-        if len(self._cache) >= _PIECE_CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[piece] = piece_ids
+        if len(piece) <= _CACHED_PIECE_CHARS:
+            if len(self._cache) >= _PIECE_CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[piece] = piece_ids
         return piece_ids
+
+    def _check_step(self, step: int) -> None:
+        """Replaying "the first k merges" needs ids in merge order, base units first."""
+        if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+            raise ValueError(f"A step is a number of merges, 0 or more; got {step!r}.")
+        if self.units == "bytes" and sorted(self._byte_ids) != list(range(256)):
+            raise ValueError(
+                f"{self.name!r} does not give its single bytes the ids 0-255, so its ids are not a merge order to replay."
+            )
 
     def _piece_ids_at_step(self, piece: str, step: int) -> tuple[int, ...]:
         if self._merge_ids is None:
@@ -313,6 +333,7 @@ class Tokenizer:
     ) -> list[tuple[Pair, int]]:
         """The `top` most frequent pairs of `corpus` after `step` merges, with
         their counts, ranked as training ranks them (the next merge is first)."""
+        self._check_step(step)
         pieces = count_pieces(corpus, self.pattern, tuple(self.special_tokens))
         encoded = ((self._piece_ids_at_step(piece, step), count) for piece, count in pieces.items())
         return rank_pairs(encoded)[:top]

@@ -16,7 +16,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from .corpus import count_pieces
 from .merge_learning import Progress, learn_merges
 from .patterns import pattern_name
-from .tokenizer import UNKNOWN_CHARACTER, Tokenizer, Units, encodable
+from .tokenizer import UNKNOWN_CHARACTER, Tokenizer, Units
+from .utf8 import encodable
 
 # Far above any real tokenizer (o200k has 200k tokens); a guard against typos.
 MAX_VOCAB_SIZE = 1_000_000

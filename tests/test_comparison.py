@@ -206,7 +206,7 @@ def test_display_lines_break_after_newlines_and_at_the_width():
     assert display_lines("abcdefg", 3) == [(0, 3), (3, 6), (6, 7)]
     assert display_lines("ab\ncd", 80) == [(0, 3), (3, 5)]
     assert display_lines("", 80) == []
-    with pytest.raises(ValueError, match="line_width"):
+    with pytest.raises(ValueError, match="at least 1 character wide"):
         display_lines("abc", 0)
 
 

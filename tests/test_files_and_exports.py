@@ -8,6 +8,7 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import Tokenizer, train
+from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.serialization import TokenizerFileError, tokenizer_from_json, tokenizer_to_json
 from tests.texts import TRICKY_TEXTS
 
@@ -156,3 +157,48 @@ def test_duplicate_tokens_are_handled_deliberately():
     assert 259 not in hf.get_vocab().values()
     for text in ["abc", "abcabc", "xabcbc", "aabbcc"]:
         assert tok.to_tiktoken().encode(text) == tok.encode(text) == hf.encode(text).ids
+
+
+def test_saving_refuses_a_vocabulary_whose_ids_are_not_its_merge_order():
+    # ranks: "ab" 256, "xyz" 257 (no merge makes it: x+y is not a token), "abc" 258
+    vocab = {byte: bytes([byte]) for byte in range(256)} | {256: b"ab", 257: b"xyz", 258: b"abc"}
+    tok = Tokenizer(name="gappy", pattern="gpt2", vocab=vocab)
+    assert tok.encode("abc") == [258]
+    with pytest.raises(ValueError, match="not a merge history"):
+        tokenizer_to_json(tok)
+    with pytest.raises(ValueError, match="not a merge history"):
+        tokenizer_to_json(load_encoding("gpt2"))
+
+
+def test_allowed_special_strings_that_are_not_specials_stay_plain_text():
+    tok = load_encoding("cl100k_base")
+    text = "a<|x|>b"
+    assert tok.encode(text, allowed_special={"<|x|>"}) == tiktoken_encoding("cl100k_base").encode(text, allowed_special={"<|x|>"})
+
+
+def test_hugging_face_export_names_the_unknown_token_apart_from_the_alphabet():
+    tok = train("ab\ufffdab", num_merges=2, pattern="none", units="chars")  # U+FFFD is a character here
+    hf = HFTokenizer.from_str(tok.to_hf_json())
+    assert hf.encode("abz").ids == tok.encode("abz")
+    assert hf.token_to_id("<unk>") == tok.unknown_id
+
+
+def test_export_problems_are_known_before_exporting():
+    from bpe_core.exports import hf_export_problem
+
+    assert hf_export_problem(train("12345", num_merges=1, pattern="cl100k")) is None
+    assert "atomic group" in hf_export_problem(train("12345", num_merges=1, pattern=r"\d{1,3}+|\s+"))
+
+
+def test_csv_cells_that_would_run_as_formulas_are_shown_as_text():
+    import io
+
+    import pandas as pd
+
+    from bpe_core.exports import merges_csv
+
+    tok = train("=cmd|' /C calc'!A0 =cmd|' /C calc'!A0 -1+1 @sum", num_merges=30, pattern="none")
+    table = pd.read_csv(io.StringIO(merges_csv(tok)), keep_default_na=False, dtype=str)
+    for column in ("left", "right", "token"):
+        assert not table[column].str.match(r"[=+\-@\t\r]").any()
+    assert (table["token"].str.startswith("'=")).any()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from .encodings import ENCODINGS, load_encoding
 from .patterns import PRESETS
-from .serialization import load_tokenizer
+from .serialization import load_tokenizer, parse_json
 from .tax import languages, premiums
-from .tokenizer import Tokenizer
+from .tokenizer import Tokenizer, parse_token_ids
 from .training import train
 
 DEFAULT_TAX_ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
@@ -46,10 +46,7 @@ def read_corpus(source: str) -> str | dict[str, int]:
     """A text file, or a JSON file of word counts ({"low": 5, ...})."""
     text = read_text(source)
     if source.endswith(".json"):
-        try:
-            counts = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise UserError(f"{source} is not valid JSON: {error}") from None
+        counts = parse_json(text, source)
         if not isinstance(counts, dict):
             raise UserError(f'{source} must hold word counts, e.g. {{"low": 5, "lower": 2}}')
         return counts
@@ -79,7 +76,10 @@ def command_train(args: argparse.Namespace) -> None:
         special_tokens=args.special,
         min_count=args.min_count,
     )
-    tokenizer.save(args.output)
+    try:
+        tokenizer.save(args.output)
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
     if tokenizer.stop_reason:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
@@ -101,18 +101,9 @@ def command_encode(args: argparse.Namespace) -> None:
     print(json.dumps(ids) if args.json else " ".join(map(str, ids)))
 
 
-def parse_ids(text: str) -> list[int]:
-    """Ids written as "1 2 3", "1,2,3" or a JSON list."""
-    try:
-        values = json.loads(text) if text.lstrip().startswith("[") else text.replace(",", " ").split()
-        return [int(value) for value in values]
-    except (ValueError, TypeError):
-        raise UserError("token ids must be integers, e.g. '15339 1917' or '[15339, 1917]'") from None
-
-
 def command_decode(args: argparse.Namespace) -> None:
     tokenizer = pick_tokenizer(args)
-    ids = parse_ids(" ".join(args.ids) if args.ids else read_text("-"))
+    ids = parse_token_ids(" ".join(args.ids) if args.ids else read_text("-"))
     sys.stdout.write(tokenizer.decode(ids))
     sys.stdout.write("\n")
 

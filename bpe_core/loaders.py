@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import base64
 import functools
-import gzip
-import json
 import zlib
 from collections.abc import Iterable, Mapping
 
 from .encodings import parse_tiktoken_ranks
 from .exports import POSSESSIVE_INTERVAL, byte_to_unicode, oniguruma_pattern
 from .patterns import PRESETS, PatternError, compile_pattern
-from .serialization import FORMAT, TokenizerFileError, tokenizer_from_dict
+from .serialization import FORMAT, TokenizerFileError, parse_json, tokenizer_from_dict
 from .tokenizer import Tokenizer
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -64,15 +62,25 @@ def tokenizer_from_tiktoken_file(
     return _tokenizer(name, pattern, vocab, special_tokens or {})
 
 
+MAX_UNPACKED_BYTES = 50_000_000  # o200k's rank file is 3.6 MB unpacked
+
+
 def _decompressed(data: bytes) -> bytes:
     """The file's text; a gzip-compressed file (the way the bundled ones
-    are shipped) is recognised by its first two bytes and unpacked."""
+    are shipped) is recognised by its first two bytes and unpacked, up to a
+    limit: a small upload must not unpack into gigabytes."""
     if not data.startswith(_GZIP_MAGIC):
         return data
+    unpacker = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # the gzip format
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:
+        contents = unpacker.decompress(data, MAX_UNPACKED_BYTES)
+    except zlib.error as error:
         raise TokenizerFileError(f"The file is gzip-compressed but cannot be unpacked: {error}.") from None
+    if unpacker.unconsumed_tail:
+        raise TokenizerFileError(f"The file unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB; no rank file is that large.")
+    if not unpacker.eof:
+        raise TokenizerFileError("The file is gzip-compressed but cannot be unpacked: it ends too early.")
+    return contents
 
 
 def _check_each_token_listed_once(contents: bytes, ranks: dict[bytes, int]) -> None:
@@ -107,7 +115,7 @@ def _vocab_from_ranks(ranks: dict[bytes, int]) -> dict[int, bytes]:
 # ---------------------------------------------------------- tokenizer.json
 
 
-def tokenizer_from_hf_json(text: str | bytes, name: str) -> Tokenizer:
+def tokenizer_from_hf_json(text: str | bytes | dict, name: str) -> Tokenizer:
     """A tokenizer from a Hugging Face byte-level BPE `tokenizer.json`, such
     as GPT-2's, one trained with the `tokenizers` ByteLevel BPE trainer, or
     one exported by `to_hf_json` (the tests load all three).
@@ -147,11 +155,8 @@ def tokenizer_from_hf_json(text: str | bytes, name: str) -> Tokenizer:
     return _tokenizer(name, pattern, vocab, special_tokens)
 
 
-def _json_object(text: str | bytes) -> dict:
-    try:
-        document = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TokenizerFileError(f"Not a tokenizer.json: it is not valid JSON ({error}).") from None
+def _json_object(text: str | bytes | dict) -> dict:
+    document = text if isinstance(text, dict) else parse_json(text, "a tokenizer.json")
     if not isinstance(document, dict):
         raise TokenizerFileError(
             f"Not a tokenizer.json: the file holds a JSON {type(document).__name__}, not an object."
@@ -406,12 +411,9 @@ def tokenizer_from_file(file_name: str, data: bytes, pattern: str = "cl100k") ->
     - a tiktoken rank file, plain or gzip-compressed, split with `pattern`
       (rank files hold no pattern and no special tokens).
     """
-    if data.lstrip()[:1] in (b"{", b"["):
-        try:
-            document = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise TokenizerFileError(f"“{file_name}” looks like JSON but is not valid JSON ({error}).") from None
+    if data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] in (b"{", b"["):
+        document = parse_json(data, f"“{file_name}”")
         if isinstance(document, dict) and document.get("format") == FORMAT:
             return tokenizer_from_dict(document)
-        return tokenizer_from_hf_json(data, file_name)
+        return tokenizer_from_hf_json(document, file_name)
     return tokenizer_from_tiktoken_file(data, pattern, file_name)

@@ -20,7 +20,6 @@ character is three bytes and an English letter one.
 
 from __future__ import annotations
 
-import csv
 import html
 import math
 import re
@@ -34,6 +33,7 @@ from .corpus import corpus_size, count_pieces
 from .encodings import load_encoding
 from .render import PALETTE
 from .samples import SAMPLES_DIR, catalog
+from .tax import languages, parallel_text
 from .tokenizer import Tokenizer
 
 HELD_OUT_FRACTION = 0.1
@@ -41,7 +41,6 @@ REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 MAX_TRAINING_POINTS = 400  # enough for a smooth line; a 20k trace would be 20k points
 MIN_SAMPLE_BYTES = 1_000  # shorter samples ("aaabdaaabac") teach merges, not compression
 
-PARALLEL_DIR = SAMPLES_DIR / "parallel"
 PARALLEL_PREFIX = "parallel/"
 
 METRICS = {
@@ -89,12 +88,6 @@ class ReferencePoint(NamedTuple):
 # ------------------------------------------------------------------ corpora
 
 
-def parallel_languages() -> dict[str, str]:
-    """Language code -> English name of the parallel corpus, in its listed order."""
-    with open(PARALLEL_DIR / "languages.csv", encoding="utf-8", newline="") as file:
-        return {row["code"]: row["name"] for row in csv.DictReader(file)}
-
-
 def chart_corpora() -> dict[str, str]:
     """Corpus id -> label of every text the chart can plot: the bundled text
     samples long enough to compress, then each language of the parallel
@@ -104,8 +97,8 @@ def chart_corpora() -> dict[str, str]:
         for sample_id, sample in catalog().items()
         if sample.kind == "text" and (SAMPLES_DIR / sample.file).stat().st_size >= MIN_SAMPLE_BYTES
     }
-    for code, name in parallel_languages().items():
-        corpora[PARALLEL_PREFIX + code] = f"Parallel corpus: {name}"
+    for code, language in languages().items():
+        corpora[PARALLEL_PREFIX + code] = f"Parallel corpus: {language.name}"
     return corpora
 
 
@@ -113,9 +106,9 @@ def corpus_text(corpus_id: str) -> str:
     """The text of a corpus id from `chart_corpora`."""
     if corpus_id.startswith(PARALLEL_PREFIX):
         code = corpus_id.removeprefix(PARALLEL_PREFIX)
-        if code not in parallel_languages():
+        if code not in languages():
             raise ValueError(f"The parallel corpus has no language {code!r}.")
-        return (PARALLEL_DIR / f"{code}.txt").read_text(encoding="utf-8")
+        return parallel_text(code)
     sample = catalog().get(corpus_id)
     if sample is None or sample.kind != "text":
         raise ValueError(f"No bundled text sample {corpus_id!r}.")

@@ -23,11 +23,10 @@ id and leave the later duplicate out, as an unused gap in the ids.
 from __future__ import annotations
 
 import base64
-import csv
 import functools
-import io
 import json
 
+import pandas as pd
 import regex
 
 from .patterns import CL100K_PATTERN
@@ -106,6 +105,15 @@ def oniguruma_pattern(pattern: str) -> str:
     return pattern
 
 
+def hf_export_problem(tokenizer: Tokenizer) -> str | None:
+    """Why `hf_tokenizer_json` cannot export this tokenizer, or None if it can."""
+    try:
+        oniguruma_pattern(tokenizer.pattern)
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
     """A Hugging Face tokenizer.json (text) that gives the same ids.
 
@@ -150,10 +158,8 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
             ],
         }
         decoder = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
-    else:
-        unknown = tokenizer.vocab[tokenizer.unknown_id]
-        if unknown in vocab:
-            raise ValueError(f"The alphabet contains {unknown!r}, which the export needs for unknown characters.")
+    else:  # the unknown token needs a name no character of the alphabet has
+        unknown = next(name for name in ("\N{REPLACEMENT CHARACTER}", "<unk>", "[UNK]", "<|unk|>") if name not in vocab)
         vocab[unknown] = tokenizer.unknown_id
         model["unk_token"] = unknown
         pre_tokenizer = split
@@ -184,20 +190,39 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A text cell a spreadsheet shows as text: one that would start a formula
+    (a token "=cmd|..." from an uploaded text) gets a leading apostrophe,
+    the usual guard against CSV formula injection."""
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
+
+
+def frame_csv(frame: pd.DataFrame) -> str:
+    """A table as CSV for download, its text cells spreadsheet-safe."""
+    return frame.map(spreadsheet_safe).to_csv(index=False)
+
+
 def merges_csv(tokenizer: Tokenizer) -> str:
     """The learned merges as CSV: one row per merge, with the ids, the text
-    they stand for and, for a tokenizer trained here, the training numbers."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["step", "new_id", "left_id", "right_id", "left", "right", "token", "count", "corpus_tokens"])
+    they stand for and, for a tokenizer trained here, the training numbers.
+    Bytes that are not whole characters are written as \\xNN."""
     trace = tokenizer.trace
+    rows = []
     for step, ((left, right), new_id) in enumerate(tokenizer.merges, start=1):
-        numbers = [trace[step - 1].count, trace[step - 1].corpus_tokens] if trace else ["", ""]
-        text = [_readable(tokenizer.token_bytes(token_id)) for token_id in (left, right, new_id)]
-        writer.writerow([step, new_id, left, right, *text, *numbers])
-    return buffer.getvalue()
+        left_text, right_text, token_text = (
+            tokenizer.token_bytes(token_id).decode("utf-8", errors="backslashreplace") for token_id in (left, right, new_id)
+        )
+        rows.append({
+            "step": step, "new_id": new_id, "left_id": left, "right_id": right,
+            "left": left_text, "right": right_text, "token": token_text,
+            "count": trace[step - 1].count if trace else None,
+            "corpus_tokens": trace[step - 1].corpus_tokens if trace else None,
+        })
+    return frame_csv(pd.DataFrame(rows, columns=MERGES_CSV_COLUMNS))
 
 
-def _readable(token: bytes) -> str:
-    """Token text for a spreadsheet; bytes that are not whole characters as \\xNN."""
-    return token.decode("utf-8", errors="backslashreplace")
+MERGES_CSV_COLUMNS = ["step", "new_id", "left_id", "right_id", "left", "right", "token", "count", "corpus_tokens"]

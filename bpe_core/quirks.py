@@ -83,7 +83,7 @@ def digit_group_limit(tokenizer: Tokenizer) -> int | None:
     keeps a run of digits whole (and only the merges decide the groups).
     Found by splitting a run longer than any digit token could be."""
     probe = "7" * (longest_digit_token(tokenizer) + 1)
-    longest_piece = max(len(piece) for piece in split_pieces(probe, tokenizer.pattern))
+    longest_piece = max((len(piece) for piece in split_pieces(probe, tokenizer.pattern)), default=0)
     return None if longest_piece == len(probe) else longest_piece
 
 

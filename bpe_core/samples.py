@@ -36,10 +36,3 @@ def catalog() -> dict[str, Sample]:
     """Every bundled sample by id, in the catalog's order."""
     entries = json.loads((SAMPLES_DIR / "catalog.json").read_text(encoding="utf-8"))
     return {entry["id"]: Sample(**entry) for entry in entries}
-
-
-def load_sample(sample_id: str) -> str | dict[str, int]:
-    try:
-        return catalog()[sample_id].load()
-    except KeyError:
-        raise ValueError(f"No bundled sample {sample_id!r}; choose one of {', '.join(catalog())}.") from None

@@ -128,9 +128,13 @@ def tax_table(
     rows = []
     for name, tokenizer in tokenizers.items():
         costs = {code: measure(tokenizer, text, spaces.get(code, True)) for code, text in texts.items()}
+        empty = [code for code, cost in costs.items() if cost.tokens == 0]
+        if empty:  # its split pattern drops that text: there is no premium to speak of
+            raise ValueError(
+                f"{name} turns the text of {', '.join(empty[:5])} into no tokens at all "
+                "(its split pattern does not match that script), so it has no premium to show."
+            )
         reference = costs[base]
-        if reference.tokens == 0 or reference.bytes == 0:
-            raise ValueError(f"{name} gives no tokens for the base language's text, so there is nothing to compare with.")
         for code, cost in costs.items():
             rows.append(TaxRow(name, code, cost, cost.tokens / reference.tokens, cost.bytes / reference.bytes))
     return rows

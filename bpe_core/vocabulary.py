@@ -12,6 +12,7 @@ shows these tables, and the tests check them without a browser.
 from __future__ import annotations
 
 import functools
+import time
 import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -87,8 +88,10 @@ _LETTER = regex.compile(r"[\p{L}\p{M}]")  # marks too: Indic vowel signs are mar
 _NO_SCRIPT = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}]")  # "ー", a combining accent
 
 # A regex search of one token normally takes microseconds; this much means
-# exponential backtracking (see `regex_matches`).
+# exponential backtracking (see `regex_matches`) ...
 REGEX_SECONDS_PER_TOKEN = 0.05
+# ... and a search of a whole vocabulary normally well under a second.
+REGEX_SECONDS_IN_ALL = 3.0
 
 COLUMNS = ["id", "text", "bytes", "characters", "valid_utf8", "script", "leading_space", "learned_at_step",
            "special", "string"]
@@ -224,17 +227,26 @@ def compile_search(pattern: str, *, ignore_case: bool = False) -> regex.Pattern:
 
 
 def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:
-    """Whether `pattern` occurs in each string. Each search has a time limit:
-    a pattern such as (a|aa)+$ takes exponential time on a long token, and
-    one visitor's typo must not freeze the app for everyone else."""
-    search_briefly = functools.partial(pattern.search, timeout=REGEX_SECONDS_PER_TOKEN)
-    try:
-        return strings.map(search_briefly).notna()
-    except TimeoutError:
-        raise ValueError(
-            f"{pattern.pattern!r} takes too long on some tokens (it backtracks exponentially); "
-            "simplify it, e.g. avoid nested repetition such as (a+)+."
-        ) from None
+    """Whether `pattern` occurs in each string. Each search, and the whole
+    pass, has a time limit: a pattern such as (a|aa)+$ takes exponential time
+    on a long token, one like (.*)*(.*)*(?!) is merely slow on every token,
+    and one visitor's typo must not freeze the app for everyone else."""
+    deadline = time.monotonic() + REGEX_SECONDS_IN_ALL
+    found = []
+    for index, string in enumerate(strings):
+        try:
+            found.append(pattern.search(string, timeout=REGEX_SECONDS_PER_TOKEN) is not None)
+        except TimeoutError:
+            raise ValueError(
+                f"{pattern.pattern!r} takes too long on some tokens (it backtracks exponentially); "
+                "simplify it, e.g. avoid nested repetition such as (a+)+."
+            ) from None
+        if index % 1_000 == 999 and time.monotonic() > deadline:
+            raise ValueError(
+                f"{pattern.pattern!r} takes too long over the whole vocabulary; simplify it, "
+                "e.g. avoid repeating a repetition such as (.*)*."
+            )
+    return pd.Series(found, index=strings.index, dtype=bool)
 
 
 def filter_tokens(

@@ -18,7 +18,6 @@ from bpe_core.compression import (
     corpus_curves,
     corpus_text,
     held_out_curve,
-    parallel_languages,
     reference_points,
     split_held_out,
     training_curve,
@@ -26,6 +25,7 @@ from bpe_core.compression import (
 )
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import SAMPLES_DIR
+from bpe_core.tax import languages
 
 ENGLISH = (SAMPLES_DIR / "parallel" / "en.txt").read_text(encoding="utf-8")  # ASCII, 20 lines
 JAPANESE = (SAMPLES_DIR / "parallel" / "ja.txt").read_text(encoding="utf-8")
@@ -293,9 +293,9 @@ def test_chart_offers_the_bundled_texts_and_every_parallel_language():
     corpora = chart_corpora()
     assert {"english_prose", "japanese", "python_code"} <= set(corpora)
     assert "aaabdaaabac" not in corpora  # too small to say anything about compression
-    for code, name in parallel_languages().items():
+    for code, name in ((code, language.name) for code, language in languages().items()):
         assert corpora[f"parallel/{code}"] == f"Parallel corpus: {name}"
-    assert len(parallel_languages()) == 30
+    assert len(languages()) == 30
 
 
 def test_corpus_text_reads_samples_and_parallel_files():

@@ -275,3 +275,17 @@ def test_a_title_with_control_characters_still_draws():
 def test_any_text_makes_a_png(text):
     image = png_image(tokens_png(text, cl100k_spans(text), width=600, font_size=20, title=text[:40] or None))
     assert image.width == 600
+
+
+def test_a_text_of_line_breaks_makes_a_bounded_picture():
+    text = "a\n" * 200_000  # one row per line break: without a bound, a 1200 x 3,000,000 picture
+    spans = load_encoding("cl100k_base").encode_with_offsets(text)
+    layout = layout_tokens(text, spans, max_tokens=None)
+    assert layout.height < 12_000
+    assert "more tokens" in layout.captions[-1].text
+
+
+def test_a_literal_return_symbol_is_not_a_line_break():
+    text = "a ↵ b"
+    spans = load_encoding("cl100k_base").encode_with_offsets(text)
+    assert len({box.y for box in layout_tokens(text, spans).boxes}) == 1

@@ -95,8 +95,14 @@ def test_premium_is_a_ratio_of_totals():
 
 def test_a_base_text_without_tokens_is_refused():
     tok = train("ab cd", num_merges=1, pattern=r"[a-z]+")  # drops everything but letters
-    with pytest.raises(ValueError, match="no tokens for the base language"):
+    with pytest.raises(ValueError, match="turns the text of en into no tokens"):
         tax_table({"letters": tok}, {"en": "123 !!", "xx": "abc"})
+
+
+def test_a_language_without_tokens_is_refused_not_divided_by():
+    tok = train("ab cd", num_merges=1, pattern=r"[a-z]+")
+    with pytest.raises(ValueError, match="turns the text of xx into no tokens"):
+        tax_table({"letters": tok}, {"en": "abc", "xx": "123"})
 
 
 def test_unknown_base_language_is_refused():

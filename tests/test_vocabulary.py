@@ -313,3 +313,12 @@ def test_sorting(trained, gpt2):
     assert sort_tokens(longest, "id")["id"].tolist() == gpt2["id"].tolist()
     with pytest.raises(ValueError, match="Cannot sort by 'colour'"):
         sort_tokens(gpt2, "colour")
+
+
+def test_a_slow_regex_is_refused_within_the_overall_time_limit(cl100k):
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="too long over the whole vocabulary"):
+        search(cl100k, regex=r"(.*)*(.*)*(.*)*(.*)*(.*)*(?!)")
+    assert time.monotonic() - started < 6

@@ -19,7 +19,7 @@ import streamlit as st
 from bpe_core import Tokenizer, train
 from bpe_core.encodings import load_encoding
 from bpe_core.loaders import tokenizer_from_file
-from bpe_core.patterns import PRESETS
+from bpe_core.patterns import PRESETS, PatternError
 from bpe_core.render import markdown_literal, token_html
 from bpe_core.samples import catalog
 from bpe_core.serialization import TokenizerFileError
@@ -46,6 +46,7 @@ LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
 MAX_TEXT_CHARS = 200_000  # typed or pasted text on the inspect/compare pages
 MAX_UPLOAD_BYTES = 10_000_000  # uploaded corpora
 MAX_RENDERED_TOKENS = 6_000  # beyond this the token view shows a prefix
+MAX_LOADED_TOKENIZERS = 4  # tokenizers from files kept per session (a vocabulary can take 100s of MB)
 
 DEMO_TEXT = (
     "Tokenizers don't see words, they see tokens: “unbelievably” vs. ‘unbelievable’!\n"
@@ -190,7 +191,7 @@ def restore_trained_from_link() -> None:
 def corpus_digest(corpus: str | dict[str, int]) -> str:
     """A short fingerprint of a corpus: caches are keyed on it, not on the
     text, so a large corpus is not hashed by Streamlit at every rerun."""
-    data = corpus if isinstance(corpus, str) else json.dumps(corpus, sort_keys=True)
+    data = "text:" + corpus if isinstance(corpus, str) else "counts:" + json.dumps(corpus, sort_keys=True)
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -223,7 +224,9 @@ def tokenizer_by_name(name: str) -> Tokenizer:
         return loaded_tokenizers()[name[len(LOADED):]]
     if name == STARTER:
         return starter_tokenizer()
-    return bundled_encoding(name if name in OPENAI_ENCODINGS else "cl100k_base")
+    if name in OPENAI_ENCODINGS:
+        return bundled_encoding(name)
+    raise KeyError(f"No tokenizer {name!r} in this session.")
 
 
 def load_tokenizer_file(key: str, picker_key: str) -> None:
@@ -256,7 +259,11 @@ def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
     except TokenizerFileError as error:
         st.session_state[f"{key}_message"] = ("error", f"Cannot use “{uploaded.name}”: {error}")
         return
-    loaded_tokenizers()[uploaded.name] = tokenizer
+    loaded = loaded_tokenizers()
+    loaded.pop(uploaded.name, None)  # a file of the same name replaces the old one ...
+    loaded[uploaded.name] = tokenizer
+    while len(loaded) > MAX_LOADED_TOKENIZERS:  # ... and only the newest few are kept
+        loaded.pop(next(iter(loaded)))
     st.session_state[picker_key] = LOADED + uploaded.name
     st.session_state[f"{key}_message"] = ("success", f"Loaded “{uploaded.name}” and selected it.")
 
@@ -334,11 +341,17 @@ def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
         )
 
 
-def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None):
+def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None) -> list:
     """Token spans for the view: special-token text becomes the special token
-    only when allowed, and is otherwise plain text (never an error)."""
+    only when allowed, and is otherwise plain text (never an error). A custom
+    split pattern that backtracks too long on this text is explained, and
+    the view is left empty."""
     allowed = "all" if allow_special else frozenset()
-    return tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+    try:
+        return tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+    except PatternError as error:
+        st.error(f"{markdown_literal(tokenizer.name)} cannot split this text: {markdown_literal(str(error))}")
+        return []
 
 
 def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:

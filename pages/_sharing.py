@@ -131,10 +131,14 @@ def link_value(param: str, value) -> None:
 
 
 def linked_value(param: str):
-    """The JSON value a link carries, or None (also for a damaged one)."""
+    """The JSON value a link carries, or None (also for a damaged or an
+    absurdly long or deeply nested one: a link must never break a page)."""
+    value = st.query_params.get(param)
+    if value is None or len(value) > 2 * LINK_TEXT_LIMIT:
+        return None
     try:
-        return json.loads(st.query_params[param]) if param in st.query_params else None
-    except json.JSONDecodeError:
+        return json.loads(value)
+    except (json.JSONDecodeError, RecursionError):
         return None
 
 

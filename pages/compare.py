@@ -13,6 +13,7 @@ from bpe_core.comparison import (
     summary_rows,
     token_count_figure,
 )
+from bpe_core.exports import frame_csv
 from pages._shared import (
     OPENAI_ENCODINGS,
     STARTER,
@@ -47,7 +48,7 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     rows = summary_rows(text, results)
     table_column, chart_column = st.columns(2)
     table_column.dataframe(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
-    table_column.download_button("Summary (CSV)", lambda: pd.DataFrame(rows).to_csv(index=False), "compare.csv",
+    table_column.download_button("Summary (CSV)", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
                                  "text/csv", key="compare_summary_csv", on_click="ignore")
     chart_column.plotly_chart(token_count_figure(rows))
 
@@ -77,7 +78,7 @@ def show_differences(text: str, results: dict) -> None:
         + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
     )
     st.dataframe(stretch_table(shown), hide_index=True)
-    st.download_button("All differing stretches (CSV)", lambda: pd.DataFrame(stretch_table(stretches)).to_csv(index=False),
+    st.download_button("All differing stretches (CSV)", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
                        "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 
 

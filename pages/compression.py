@@ -22,6 +22,7 @@ from bpe_core.compression import (
     reference_points,
     split_held_out,
 )
+from bpe_core.exports import frame_csv
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.render import markdown_literal
 from pages._shared import TrainedTokenizer, corpus_digest, page_header, session_trained
@@ -181,7 +182,7 @@ def show_numbers(curves: dict, reference: dict) -> None:
     with st.expander("The numbers"):
         st.dataframe(table, hide_index=True, width="stretch")
     st.download_button(
-        "Download the numbers (CSV)", table.to_csv(index=False), "compression.csv", "text/csv",
+        "Download the numbers (CSV)", frame_csv(table), "compression.csv", "text/csv",
         key="compression_csv", on_click="ignore",
     )
 

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
+from bpe_core.render import markdown_literal
 from bpe_core.slides import tokens_png, tokens_svg
+from bpe_core.tokenizer import parse_token_ids
 from pages._shared import load_tokenizer_file, page_header, pick_tokenizer, text_with_tokens
 from pages._sharing import LINKED
 
@@ -40,8 +42,6 @@ with st.expander("Decode token ids"):
     typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")
     if typed.strip():
         try:
-            ids = [int(part) for part in typed.replace(",", " ").split()]
-            st.code(tokenizer.decode(ids), language=None)
-        except ValueError as error:
-            message = str(error) if "token id" in str(error) else "Ids must be whole numbers, e.g. 9906 1917."
-            st.error(message)
+            st.code(tokenizer.decode(parse_token_ids(typed)), language=None)
+        except ValueError as error:  # not numbers, or not ids of this tokenizer (whose name may be a file's)
+            st.error(markdown_literal(str(error)))

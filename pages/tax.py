@@ -10,6 +10,7 @@ import html
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer, train
+from bpe_core.exports import frame_csv
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.render import markdown_literal
 from bpe_core.tax import (
@@ -84,22 +85,15 @@ def premium_columns(names: list[str]) -> dict:
 
 
 def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[TaxRow]:
-    """`tax_table` rows, one tokenizer at a time. A tokenizer whose split
-    pattern drops some passage entirely (possible with a custom pattern on
-    the Train page) has no meaningful premium there, so it is left out."""
+    """`tax_table` rows, one tokenizer at a time, so that one that cannot be
+    measured (a custom split pattern that drops a script) is explained and
+    left out without hiding the others."""
     rows = []
     for name in names:
         try:
-            tokenizer_rows = tax_table({name: tokenizer_by_name(name)}, texts, base, SPACES)
-        except ValueError:  # no tokens at all for the base language
-            tokenizer_rows = []
-        if not tokenizer_rows or any(row.cost.tokens == 0 for row in tokenizer_rows):
-            st.warning(
-                f"“{markdown_literal(name)}” turns some passages into no tokens at all (its split pattern does not match "
-                "that script), so it has no premium to show and is left out."
-            )
-            continue
-        rows.extend(tokenizer_rows)
+            rows.extend(tax_table({name: tokenizer_by_name(name)}, texts, base, SPACES))
+        except ValueError as error:
+            st.warning(f"{markdown_literal(str(error))} It is left out.")
     return rows
 
 
@@ -115,7 +109,7 @@ def show_tax(rows: list[TaxRow], base: str, view: str) -> None:
     st.dataframe(
         table, hide_index=True, column_config=premium_columns(names), height=TABLE_ROW_PX * (len(table) + 1) + 3
     )
-    st.download_button("Premiums (CSV)", lambda: table.to_csv(index=False), "premiums.csv", "text/csv",
+    st.download_button("Premiums (CSV)", lambda: frame_csv(table), "premiums.csv", "text/csv",
                        key="tax_premiums_csv", on_click="ignore")
     with st.expander("Tokens, bytes per token, characters per token and fertility"):
         st.dataframe(

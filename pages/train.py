@@ -10,7 +10,7 @@ import streamlit as st
 from bpe_core import PRESETS
 from bpe_core.charts import corpus_length_figure
 from bpe_core.corpus import corpus_size, count_pieces
-from bpe_core.exports import merges_csv
+from bpe_core.exports import hf_export_problem, merges_csv
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.render import label_text, markdown_literal, merge_html, pieces_html, token_html, vocabulary_html
 from bpe_core.samples import catalog
@@ -20,6 +20,7 @@ from pages._shared import (
     Recipe,
     TrainedTokenizer,
     corpus_digest,
+    encode_for_view,
     page_header,
     read_upload,
     session_trained,
@@ -152,7 +153,7 @@ def show_pieces(corpus, pattern: str) -> None:
 # ---------------------------------------------------------------- training
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=8, show_spinner=False)  # a resource: read-only, never copied per rerun
 def corpus_pieces(digest: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
     return count_pieces(_corpus, pattern, special_tokens)
 
@@ -237,7 +238,8 @@ def show_candidates(trained: TrainedTokenizer, pieces: dict[str, int], step: int
         corpus, where = training_window(trained.corpus, CANDIDATE_WINDOW_CHARS), f"the first {CANDIDATE_WINDOW_CHARS:,} characters"
     rows = candidate_rows(corpus_digest(corpus), settings_key, tokenizer, corpus, before)
     chosen = "merge 1, the next one" if step == 0 else f"merge {step:,}"
-    st.markdown(f"**Most frequent pairs** before {chosen} (counted on {where}; the first is the one merged)")
+    merged = "the first is the one merged" if where == "the whole corpus" else "on the whole corpus, the first may differ"
+    st.markdown(f"**Most frequent pairs** before {chosen} (counted on {where}; {merged})")
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, height=390)
     else:
@@ -255,7 +257,7 @@ def show_training_text(trained: TrainedTokenizer, step: int) -> None:
     specials = set(tokenizer.special_tokens.values())
     if isinstance(trained.corpus, str):
         window = training_window(trained.corpus)
-        spans = tokenizer.encode_with_offsets(window, step=step, allowed_special="all", disallowed_special=())
+        spans = encode_for_view(tokenizer, window, allow_special=True, step=step)
         note = f" (first {WINDOW_CHARS:,} characters)" if len(trained.corpus) > WINDOW_CHARS else ""
         st.markdown(f"**Training text after {step:,} merges**{note} — this step's new token is outlined")
         st.html(token_html(window, spans, special_ids=specials, highlight_ids=new_ids, max_tokens=3_000))
@@ -263,7 +265,7 @@ def show_training_text(trained: TrainedTokenizer, step: int) -> None:
     st.markdown(f"**Words after {step:,} merges** — this step's new token is outlined")
     rows = []
     for word, count in trained.corpus.items():
-        spans = tokenizer.encode_with_offsets(word, step=step, disallowed_special=())
+        spans = encode_for_view(tokenizer, word, allow_special=False, step=step)
         rows.append(f"<tr><td>{token_html(word, spans, highlight_ids=new_ids)}</td><td>×{count}</td></tr>")
     st.html("<table>" + "".join(rows) + "</table>")
 
@@ -281,7 +283,7 @@ def try_it(tokenizer, step: int) -> None:
     st.markdown(f"**Try it** — encode any text with the tokenizer as of step {step:,}")
     text = st.text_input("Text to encode", key="train_try", value="The lowest, newest and widest.",
                          persist_state="session", label_visibility="collapsed")
-    spans = tokenizer.encode_with_offsets(text, step=step, allowed_special="all", disallowed_special=())
+    spans = encode_for_view(tokenizer, text, allow_special=True, step=step)
     st.caption(f"{len(spans):,} token{'s' * (len(spans) != 1)} for {len(text.encode()):,} bytes")
     st.html(token_html(text, spans, special_ids=set(tokenizer.special_tokens.values())))
 
@@ -328,8 +330,12 @@ def downloads(trained: TrainedTokenizer) -> None:
                                    key="download_tiktoken", help="Load with tiktoken.load.load_tiktoken_bpe")
     else:
         columns[2].caption("tiktoken files are byte-level only.")
-    columns[3].download_button("Hugging Face tokenizer.json", tokenizer.to_hf_json, "hf_tokenizer.json",
-                               "application/json", key="download_hf", help="Load with tokenizers.Tokenizer.from_file")
+    problem = hf_export_problem(tokenizer)
+    if problem:
+        columns[3].caption(f"No Hugging Face export: {markdown_literal(problem)}")
+    else:
+        columns[3].download_button("Hugging Face tokenizer.json", tokenizer.to_hf_json, "hf_tokenizer.json",
+                                   "application/json", key="download_hf", help="Load with tokenizers.Tokenizer.from_file")
 
 
 # ------------------------------------------------------------------- page

@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
+from bpe_core.exports import frame_csv
 from bpe_core.render import markdown_literal, merge_html, vocabulary_html
 from bpe_core.vocabulary import (
     CATEGORIES,
@@ -132,7 +133,7 @@ def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     columns = [name for name in COLUMN_CONFIG if name != "learned_at_step" or tokenizer.trace]
     st.dataframe(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
     st.download_button(
-        "Download these tokens (CSV)", functools.partial(matches.to_csv, index=False),
+        "Download these tokens (CSV)", functools.partial(frame_csv, matches),
         file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
     )
 

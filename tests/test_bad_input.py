@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.serialization import tokenizer_to_json
@@ -121,3 +122,20 @@ def test_cli_truncated_tokenizer_file(tmp_path):
 # (test_pages, test_cli); special-token text (test_pages, test_cli); token ids
 # out of range (test_pages, test_cli); corrupted and foreign files
 # (test_files_and_exports, test_pages, test_loaders).
+
+
+def test_a_custom_pattern_that_times_out_on_typed_text_is_explained(trained_page):
+    trained_page.selectbox(key="train_pattern").set_value("custom").run()
+    trained_page.text_input(key="train_custom").input(r"(?:a|aa)+b|\s+|[^\s]").run()
+    assert trained_page.session_state["trained"].tokenizer.pattern_name == "custom"
+    trained_page.text_input(key="train_try").input("a" * 40 + "c").run()
+    assert any("cannot split this text" in e and "catastrophic" in e for e in messages(trained_page.error))
+    assert not trained_page.exception
+
+
+def test_a_link_with_a_damaged_or_absurd_trained_value_is_ignored():
+    for value in ["[" * 1_000, "not json", "[1, 2]", "x" * 10_000]:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        at.query_params["trained"] = value
+        at.run()
+        assert not at.exception, value

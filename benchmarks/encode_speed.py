@@ -13,9 +13,8 @@ best of three runs.
 from __future__ import annotations
 
 import argparse
-import time
-
 import sys
+import time
 
 from measure import ROOT, ratio
 
@@ -40,7 +39,7 @@ def seconds(function, text: str, repeats: int = 1) -> float:
 
 def compare(label: str, ours: Tokenizer, reference, text: str) -> None:
     assert ours.encode_ordinary(text[:20000]) == reference.encode_ordinary(text[:20000])
-    ours._cache.clear()
+    ours.clear_cache()
     reference_time = seconds(reference.encode_ordinary, text, repeats=3)
     first = seconds(ours.encode_ordinary, text)
     again = seconds(ours.encode_ordinary, text, repeats=3)

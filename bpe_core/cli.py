@@ -16,6 +16,7 @@ from pathlib import Path
 from .encodings import ENCODINGS, load_encoding
 from .patterns import PRESETS
 from .serialization import load_tokenizer, parse_json
+from .specials import found_in
 from .tax import languages, premiums
 from .tokenizer import Tokenizer, parse_token_ids
 from .training import train
@@ -91,7 +92,7 @@ def command_encode(args: argparse.Namespace) -> None:
     if args.allow_special:
         ids = tokenizer.encode(text, allowed_special="all")
     else:
-        found = [special for special in tokenizer.special_tokens if special in text]
+        found = found_in(text, tokenizer.special_tokens)
         if found:
             raise UserError(
                 f"the text contains the special token {found[0]!r}; pass --allow-special "

@@ -39,7 +39,6 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-
 Pair = tuple[int, int]
 Progress = Callable[[int, int], None]
 

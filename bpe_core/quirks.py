@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import html
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -87,13 +88,27 @@ def digit_group_limit(tokenizer: Tokenizer) -> int | None:
     return None if longest_piece == len(probe) else longest_piece
 
 
-@functools.cache
+def _remembered_per_tokenizer(function):
+    """functools.cache for a function of one tokenizer, except that it
+    forgets a tokenizer once nothing else holds it (a session's uploads)."""
+    results: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(function)
+    def remembered(tokenizer: Tokenizer):
+        if tokenizer not in results:
+            results[tokenizer] = function(tokenizer)
+        return results[tokenizer]
+
+    return remembered
+
+
+@_remembered_per_tokenizer
 def longest_digit_token(tokenizer: Tokenizer) -> int:
     """The most digits one token of the vocabulary holds."""
     return max((len(token) for token in _vocabulary(tokenizer) if token.isdigit()), default=0)
 
 
-@functools.cache
+@_remembered_per_tokenizer
 def longest_space_token(tokenizer: Tokenizer) -> int:
     """The most spaces one token of the vocabulary holds (tokens of spaces only)."""
     return max((len(token) for token in _vocabulary(tokenizer) if _only_spaces(token)), default=0)

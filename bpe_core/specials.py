@@ -48,6 +48,11 @@ def split_on_specials(text: str, specials: Iterable[str]) -> list[tuple[str, boo
     return segments
 
 
+def found_in(text: str, specials: Iterable[str]) -> list[str]:
+    """The special-token strings that occur in `text`, sorted."""
+    return sorted(special for special in set(specials) if special in text)
+
+
 def resolve_specials(
     all_specials: Collection[str], allowed_special: SpecialChoice, disallowed_special: SpecialChoice
 ) -> tuple[frozenset[str], frozenset[str]]:

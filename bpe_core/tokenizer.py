@@ -143,6 +143,10 @@ class Tokenizer:
             self._merges = self._recover_merges()
         return self._merges
 
+    def clear_cache(self) -> None:
+        """Forget the pieces encoded so far (the next encode starts cold)."""
+        self._cache.clear()
+
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes a token stands for (special tokens: their UTF-8 text)."""
         token = self.vocab.get(token_id)

@@ -23,6 +23,7 @@ from bpe_core.patterns import PRESETS, PatternError
 from bpe_core.render import markdown_literal, token_html
 from bpe_core.samples import catalog
 from bpe_core.serialization import TokenizerFileError
+from bpe_core.specials import found_in
 from pages._sharing import (
     LINK_TEXT_LIMIT,
     LINKED,
@@ -331,7 +332,7 @@ def read_upload(uploaded) -> str | None:
 
 def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
     """Explain, once per page, why special-token text is shown as plain text."""
-    found = sorted({special for tokenizer in tokenizers for special in tokenizer.special_tokens if special in text})
+    found = found_in(text, {special for tokenizer in tokenizers for special in tokenizer.special_tokens})
     if found and not allow_special:
         st.info(
             f"This text contains {', '.join(f'“{markdown_literal(s)}”' for s in found[:3])}: special-token text. "

@@ -93,23 +93,27 @@ def choose_settings() -> dict:
 # --------------------------------------------------------------- measuring
 
 
+@st.cache_resource(max_entries=64, show_spinner=False)
+def parts_of(corpus_id: str) -> tuple[str, str]:
+    """A bundled corpus cut into (training text, held-out end), once."""
+    return split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
+
+
 @st.cache_resource(max_entries=32, show_spinner=False)
 def tokenizer_for(corpus_id: str, vocab_size: int, pattern: str) -> Tokenizer:
     """Trained on all but the held-out end of a bundled corpus; shared by every session."""
-    training_text, _ = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
-    return train(training_text, vocab_size=vocab_size, pattern=pattern)
+    return train(parts_of(corpus_id)[0], vocab_size=vocab_size, pattern=pattern)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def curves_for(corpus_id: str, vocab_size: int, pattern: str) -> Curves:
-    training_text, held_out_text = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
+    training_text, held_out_text = parts_of(corpus_id)
     return corpus_curves(tokenizer_for(corpus_id, vocab_size, pattern), training_text, held_out_text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def reference_for(corpus_id: str) -> list[ReferencePoint]:
-    _, held_out_text = split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
-    return reference_points(held_out_text)
+    return reference_points(parts_of(corpus_id)[1])
 
 
 def trained_here_key(trained: TrainedTokenizer) -> str:

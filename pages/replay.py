@@ -9,6 +9,7 @@ import streamlit as st
 from bpe_core.patterns import PatternError
 from bpe_core.render import label_text, markdown_literal, merge_html
 from bpe_core.replay import merge_tree, merge_tree_html, replay, replay_html, replay_state_html
+from bpe_core.specials import found_in
 from pages._shared import page_header, pick_tokenizer
 from pages._sharing import LINKED, clamp_step, keyboard_shortcuts, move_step
 
@@ -87,7 +88,7 @@ def show_replay(tokenizer, text: str) -> None:
     if not story.pieces:
         st.info("The split pattern keeps no piece of this text, so there is nothing to encode.")
         return
-    if any(special in text for special in tokenizer.special_tokens):
+    if found_in(text, tokenizer.special_tokens):
         st.info("This text contains special-token text; the replay encodes it as plain text, "
                 "as encode_ordinary does.")
     step = step_controls(story.steps) if story.steps else 0  # a slider needs a range

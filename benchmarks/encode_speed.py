@@ -20,9 +20,9 @@ from measure import ROOT, ratio
 
 sys.path.insert(0, str(ROOT))
 
-from bpe_core import train  # noqa: E402
-from bpe_core.encodings import load_encoding, tiktoken_encoding  # noqa: E402
-from bpe_core.tokenizer import Tokenizer  # noqa: E402
+from bpe_core import train
+from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.tokenizer import Tokenizer
 
 ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
 PARALLEL = ROOT / "sample_corpora" / "parallel"

@@ -36,7 +36,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
 DONE = (0, 3)  # ScriptFinishedStatus: the whole script, or a fragment, ran to the end

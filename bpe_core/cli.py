@@ -116,7 +116,7 @@ def command_compare(args: argparse.Namespace) -> None:
     if not tokenizers:
         raise UserError("name at least one tokenizer: --with cl100k_base, or --tokenizer FILE")
     rows = [(tok.name, len(tok.encode(text, disallowed_special=()))) for tok in tokenizers]
-    fewest = min(count for _, count in rows) or 1
+    fewest = min(count for _, count in rows)
     size = len(text.encode("utf-8"))
     if args.json:
         print(json.dumps({name: count for name, count in rows}))
@@ -124,8 +124,9 @@ def command_compare(args: argparse.Namespace) -> None:
     width = max(len(name) for name, _ in rows)
     print(f"{'tokenizer':<{width}}  {'tokens':>9}  {'bytes/token':>11}  {'chars/token':>11}  {'vs best':>7}")
     for name, count in rows:
-        per = lambda amount: f"{amount / count:.2f}" if count else "-"  # noqa: E731
-        print(f"{name:<{width}}  {count:>9,}  {per(size):>11}  {per(len(text)):>11}  {count / fewest:>6.2f}x")
+        per = lambda amount: f"{amount / count:.2f}" if count else "-"
+        versus = f"{count / fewest:>6.2f}x" if fewest else "      -"
+        print(f"{name:<{width}}  {count:>9,}  {per(size):>11}  {per(len(text)):>11}  {versus}")
 
 
 def command_tax(args: argparse.Namespace) -> None:

@@ -106,11 +106,21 @@ def oniguruma_pattern(pattern: str) -> str:
 
 
 def hf_export_problem(tokenizer: Tokenizer) -> str | None:
-    """Why `hf_tokenizer_json` cannot export this tokenizer, or None if it can."""
+    """Why `hf_tokenizer_json` cannot export this tokenizer, or None if it can:
+    its split pattern must compile in Hugging Face's regex engine (Oniguruma).
+
+    Compiling is not meaning the same: Oniguruma reads some syntax of Python's
+    `regex` as literal text (fuzzy matching such as {e<=1}). The presets are
+    tested to split identically; a custom pattern is exact only as far as
+    both engines read it alike."""
+    from tokenizers import Regex
+
     try:
-        oniguruma_pattern(tokenizer.pattern)
+        Regex(oniguruma_pattern(tokenizer.pattern))
     except ValueError as error:
         return str(error)
+    except Exception as error:  # tokenizers raises its own type for a pattern Oniguruma refuses
+        return f"Hugging Face's regex engine cannot compile this split pattern ({error})."
     return None
 
 
@@ -121,9 +131,9 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
     Hugging Face keeps text between pattern matches, tiktoken drops it.
     """
     if tokenizer.units == "bytes":
-        to_text = lambda token: "".join(byte_to_unicode()[byte] for byte in token)  # noqa: E731
+        to_text = lambda token: "".join(byte_to_unicode()[byte] for byte in token)
     else:
-        to_text = lambda token: token  # noqa: E731
+        to_text = lambda token: token
     ids_by_token = tokenizer._ids_by_token
     vocab = {to_text(token): token_id for token, token_id in ids_by_token.items()}
     merges = []

@@ -411,6 +411,7 @@ def tokenizer_from_file(file_name: str, data: bytes, pattern: str = "cl100k") ->
     - a tiktoken rank file, plain or gzip-compressed, split with `pattern`
       (rank files hold no pattern and no special tokens).
     """
+    data = _decompressed(data)  # a gzip-compressed file of either kind
     if data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] in (b"{", b"["):
         document = parse_json(data, f"“{file_name}”")
         if isinstance(document, dict) and document.get("format") == FORMAT:

@@ -76,7 +76,8 @@ SYMBOLS = "punctuation/symbols"
 MIXED = "mixed"
 NOT_UTF8 = "bytes (not UTF-8)"
 SPECIAL = "special token"
-NON_SCRIPT_CATEGORIES = [DIGITS, WHITESPACE, SYMBOLS, MIXED, NOT_UTF8, SPECIAL]
+UNKNOWN = "unknown character"  # a character-level tokenizer's stand-in for unseen characters
+NON_SCRIPT_CATEGORIES = [DIGITS, WHITESPACE, SYMBOLS, MIXED, NOT_UTF8, SPECIAL, UNKNOWN]
 
 # Every value the script column can take, for a filter whose options do not
 # change with the tokenizer (so a link to a filtered view stays valid).
@@ -167,7 +168,10 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
             "bytes": [len(token) for token in raw],
             "characters": pd.array([None if text is None else len(text) for text in texts], dtype="Int64"),
             "valid_utf8": [text is not None for text in texts],
-            "script": [_category(text, is_special) for text, is_special in zip(texts, special)],
+            "script": [
+                UNKNOWN if token_id == tokenizer.unknown_id else _category(text, is_special)
+                for token_id, text, is_special in zip(ids, texts, special)
+            ],
             "leading_space": [token.startswith(b" ") and not is_special for token, is_special in zip(raw, special)],
             "learned_at_step": pd.array([steps.get(token_id) for token_id in ids], dtype="Int64"),
             "special": special,

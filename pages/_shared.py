@@ -156,7 +156,7 @@ def starter_tokenizer() -> Tokenizer:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def trained_tokenizer(digest: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
+def train_cached(digest: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
     """Train once per corpus and settings; every session with the same inputs
     shares the result (the corpus is keyed by its digest, never by itself)."""
     bar = st.progress(0.0, text="Training…")
@@ -170,7 +170,7 @@ def trained_tokenizer(digest: str, _corpus, vocab_size: int, pattern: str, units
 
 def train_from_recipe(recipe: Recipe) -> TrainedTokenizer:
     corpus = recipe.corpus()
-    tokenizer = trained_tokenizer(
+    tokenizer = train_cached(
         corpus_digest(corpus), corpus, recipe.vocab_size, recipe.pattern, recipe.units, recipe.special_tokens
     )
     return TrainedTokenizer(tokenizer, corpus, recipe.label(), recipe)

@@ -24,7 +24,7 @@ from pages._shared import (
     page_header,
     read_upload,
     session_trained,
-    trained_tokenizer,
+    train_cached,
 )
 from pages._sharing import (
     LINK_TEXT_LIMIT,
@@ -39,6 +39,7 @@ from pages._sharing import (
 
 MAX_PASTED_CHARS = 1_000_000
 WINDOW_CHARS = 1_500  # how much of the training text the step view colours
+WORDS_SHOWN = 200  # how many words of a word-count corpus the step view colours
 FULL_CANDIDATES_BYTES = 300_000  # above this, candidate pairs are counted on a window ...
 CANDIDATE_WINDOW_CHARS = 30_000  # ... of this many characters
 SPEEDS = [0.5, 1, 2, 4, 8]
@@ -161,7 +162,7 @@ def corpus_pieces(digest: str, _corpus, pattern: str, special_tokens: tuple) -> 
 def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: dict) -> None:
     """Train on the current inputs; on bad input explain it and keep the previous result."""
     try:
-        tokenizer = trained_tokenizer(corpus_digest(corpus), corpus, **settings)
+        tokenizer = train_cached(corpus_digest(corpus), corpus, **settings)
     except ValueError as error:  # includes PatternError
         st.error(f"Cannot train with these settings: {markdown_literal(str(error))}")
         if session_trained() is not None:
@@ -264,7 +265,7 @@ def show_training_text(trained: TrainedTokenizer, step: int) -> None:
         return
     st.markdown(f"**Words after {step:,} merges** — this step's new token is outlined")
     rows = []
-    for word, count in trained.corpus.items():
+    for word, count in list(trained.corpus.items())[:WORDS_SHOWN]:
         spans = encode_for_view(tokenizer, word, allow_special=False, step=step)
         rows.append(f"<tr><td>{token_html(word, spans, highlight_ids=new_ids)}</td><td>×{count}</td></tr>")
     st.html("<table>" + "".join(rows) + "</table>")
@@ -334,8 +335,11 @@ def downloads(trained: TrainedTokenizer) -> None:
     if problem:
         columns[3].caption(f"No Hugging Face export: {markdown_literal(problem)}")
     else:
+        exactness = (" Exact for this preset split pattern." if tokenizer.pattern_name != "custom" else
+                     " With a custom regex, Hugging Face's regex engine may read some syntax differently.")
         columns[3].download_button("Hugging Face tokenizer.json", tokenizer.to_hf_json, "hf_tokenizer.json",
-                                   "application/json", key="download_hf", help="Load with tokenizers.Tokenizer.from_file")
+                                   "application/json", key="download_hf",
+                                   help="Load with tokenizers.Tokenizer.from_file." + exactness)
 
 
 # ------------------------------------------------------------------- page
@@ -358,7 +362,8 @@ else:
     tokenizer = trained.tokenizer
     st.success(
         f"Trained on {markdown_literal(trained.corpus_label)}: {len(tokenizer.merges):,} merges, "
-        f"vocabulary {len(tokenizer.vocab):,} + {len(tokenizer.special_tokens)} special."
+        f"vocabulary {tokenizer.first_merge_id + len(tokenizer.merges):,} + {len(tokenizer.special_tokens)} special"
+        + (" + 1 for unknown characters." if tokenizer.unknown_id is not None else ".")
         + (f" Stopped early: {tokenizer.stop_reason}." if tokenizer.stop_reason else "")
     )
     key = f"{tokenizer.pattern}|{tokenizer.units}|{tuple(tokenizer.special_tokens)}"

@@ -16,9 +16,9 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_for_app  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_for_app
 
 PAGES = ["", "train", "inspect", "compression", "compare", "tax", "replay", "vocabulary", "quirks"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}

@@ -202,3 +202,10 @@ def test_csv_cells_that_would_run_as_formulas_are_shown_as_text():
     for column in ("left", "right", "token"):
         assert not table[column].str.match(r"[=+\-@\t\r]").any()
     assert (table["token"].str.startswith("'=")).any()
+
+
+def test_a_pattern_oniguruma_cannot_compile_is_reported_before_export():
+    from bpe_core.exports import hf_export_problem
+
+    version1 = train("ab cd", num_merges=1, pattern=r"(?V1)[[a-z]--[aeiou]]+|\s+|.")  # Python's regex only
+    assert "cannot compile" in hf_export_problem(version1)

@@ -307,3 +307,10 @@ def test_any_tokenizer_file_is_recognised_by_its_content():
     assert ranks.encode(text) == tiktoken_encoding("cl100k_base").encode_ordinary(text)
     with pytest.raises(TokenizerFileError, match="not valid JSON"):
         tokenizer_from_file("broken.json", b'{"format": ')
+
+
+def test_a_gzip_compressed_tokenizer_json_is_recognised_after_unpacking():
+    from bpe_core.loaders import tokenizer_from_file
+
+    packed = gzip.compress(load_encoding("gpt2").to_hf_json().encode())
+    assert tokenizer_from_file("tokenizer.json.gz", packed).encode("hello") == tiktoken_encoding("gpt2").encode("hello")

@@ -322,3 +322,9 @@ def test_a_slow_regex_is_refused_within_the_overall_time_limit(cl100k):
     with pytest.raises(ValueError, match="too long over the whole vocabulary"):
         search(cl100k, regex=r"(.*)*(.*)*(.*)*(.*)*(.*)*(?!)")
     assert time.monotonic() - started < 6
+
+
+def test_the_unknown_character_token_has_a_category_of_its_own():
+    tok = train("abcabc", num_merges=2, pattern="none", units="chars")
+    table = vocabulary_table(tok)
+    assert table.loc[table["id"] == tok.unknown_id, "script"].item() == "unknown character"

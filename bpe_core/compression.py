@@ -167,6 +167,15 @@ def training_size(tokenizer: Tokenizer, corpus: str | Mapping[str, int]) -> tupl
     return corpus_size(count_pieces(corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)))
 
 
+def corpus_tokens_at(tokenizer: Tokenizer, step: int, corpus_bytes: int, corpus_chars: int) -> int:
+    """The training corpus's length in tokens after `step` merges: from the
+    trace, and before any merge one token per base unit (byte, or character
+    in the character variant)."""
+    if step:
+        return tokenizer.trace[step - 1].corpus_tokens
+    return corpus_bytes if tokenizer.units == "bytes" else corpus_chars
+
+
 def training_curve(tokenizer: Tokenizer, corpus_bytes: int, corpus_chars: int) -> list[Point]:
     """Compression of the training text after 0, 1, ... merges, from the trace alone.
 
@@ -177,12 +186,11 @@ def training_curve(tokenizer: Tokenizer, corpus_bytes: int, corpus_chars: int) -
     first and last always among them.
     """
     trace = tokenizer.trace
-    initial_tokens = corpus_bytes if tokenizer.units == "bytes" else corpus_chars
-    if initial_tokens == 0:
+    if corpus_tokens_at(tokenizer, 0, corpus_bytes, corpus_chars) == 0:
         raise ValueError("The training text is empty, so it has no compression to plot.")
     points = []
     for step in checkpoints(len(trace), MAX_TRAINING_POINTS, base_vocab=tokenizer.first_merge_id):
-        tokens = trace[step - 1].corpus_tokens if step else initial_tokens
+        tokens = corpus_tokens_at(tokenizer, step, corpus_bytes, corpus_chars)
         points.append(Point(tokenizer.first_merge_id + step, corpus_bytes / tokens, corpus_chars / tokens))
     return points
 

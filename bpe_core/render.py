@@ -24,7 +24,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 
 from .tokenizer import TokenSpan
-from .utf8 import encodable
+from .utf8 import encodable, text_of
 
 # Paul Tol's "light" scheme: distinguishable with colour-blindness and made
 # for black text on top. https://personal.sron.nl/~pault/#sec:qualitative
@@ -174,7 +174,7 @@ def token_html(
         if span.start > position:  # text the split pattern dropped
             parts.append(f'<span class="bpe-dropped">{label_html(data[position:span.start])}</span>')
         token_bytes = data[span.start : span.end]
-        partial = _is_partial(token_bytes)
+        partial = text_of(token_bytes) is None
         context = _characters_around(data, span.start, span.end) if partial else None
         label = f'<span class="bpe-id">{span.id}</span>' if show_ids else label_html(token_bytes)
         classes = "bpe-tok"
@@ -193,14 +193,6 @@ def token_html(
         parts.append(f'<span class="bpe-dropped">{label_html(data[position:])}</span>')
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
     return f'{TOKEN_CSS}<div class="bpe-text"{style}>{"".join(parts)}</div>'
-
-
-def _is_partial(token_bytes: bytes) -> bool:
-    try:
-        token_bytes.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        return True
 
 
 def pieces_html(text: str, spans: Sequence[tuple[int, int]]) -> str:

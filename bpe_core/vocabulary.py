@@ -21,8 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import regex
 
-from .render import PALETTE, label_text
+from .render import PALETTE, label_text, split_stray_bytes
 from .tokenizer import Tokenizer
+from .utf8 import text_of
 
 # Scripts with a name of their own in the table (Unicode's Script property,
 # as the `regex` module spells it). Hiragana and Katakana share one: Japanese
@@ -129,15 +130,6 @@ def script_of(text: str) -> str:
 # ------------------------------------------------------------------ table
 
 
-def decoded(token_bytes: bytes) -> str | None:
-    """The token's text, or None when its bytes are not valid UTF-8 on their
-    own (part of a character: byte-level BPE may learn "あ"'s first two bytes)."""
-    try:
-        return token_bytes.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
 def learned_steps(tokenizer: Tokenizer) -> dict[int, int]:
     """Token id -> the merge step (1 = first) that learned it. Only a
     tokenizer trained here (or loaded from a file saved here) has a trace;
@@ -158,7 +150,7 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     special_ids = set(tokenizer.special_tokens.values())
     ids = sorted([*tokenizer.vocab, *special_ids])
     raw = [tokenizer.token_bytes(token_id) for token_id in ids]
-    texts = [decoded(token) for token in raw]
+    texts = [text_of(token) for token in raw]
     special = [token_id in special_ids for token_id in ids]
     steps = learned_steps(tokenizer)
     return pd.DataFrame(
@@ -351,9 +343,9 @@ def code_points(token_bytes: bytes) -> pd.DataFrame:
     that look-alikes (a no-break space, a Cyrillic "а") can be told apart.
     Bytes that are only part of a character appear as one row each."""
     rows = []
-    for char in token_bytes.decode("utf-8", errors="surrogateescape"):
-        if 0xDC80 <= ord(char) <= 0xDCFF:  # a stray byte, see render.split_stray_bytes
-            rows.append((f"<{ord(char) - 0xDC00:02X}>", "", "part of a character (not valid UTF-8 alone)"))
+    for run, stray in split_stray_bytes(token_bytes):
+        if stray:
+            rows.extend((f"<{byte}>", "", "part of a character (not valid UTF-8 alone)") for byte in run.split())
         else:
-            rows.append((label_text(char.encode()), f"U+{ord(char):04X}", unicodedata.name(char, "(no name)")))
+            rows.extend((label_text(char.encode()), f"U+{ord(char):04X}", unicodedata.name(char, "(no name)")) for char in run)
     return pd.DataFrame(rows, columns=["character", "code point", "name"])

@@ -9,6 +9,7 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_core.charts import corpus_length_figure
+from bpe_core.compression import corpus_tokens_at
 from bpe_core.corpus import corpus_size, count_pieces
 from bpe_core.exports import hf_export_problem, merges_csv
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
@@ -209,8 +210,8 @@ def show_merge(tokenizer, step: int) -> None:
 
 def show_compression(tokenizer, pieces: dict[str, int], step: int) -> None:
     size_bytes, size_chars = corpus_size(pieces)
-    initial = size_bytes if tokenizer.units == "bytes" else size_chars
-    tokens = tokenizer.trace[step - 1].corpus_tokens if step else initial
+    initial = corpus_tokens_at(tokenizer, 0, size_bytes, size_chars)
+    tokens = corpus_tokens_at(tokenizer, step, size_bytes, size_chars)
     columns = st.columns(4)
     columns[0].metric("Corpus tokens", f"{tokens:,}", delta=f"{tokens / initial - 1:.1%}" if step else None,
                       delta_color="inverse", help="Length of the whole training corpus after this many merges")

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from bpe_core import train
 from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.formats import to_tiktoken
 from bpe_core.tokenizer import Tokenizer
 
 ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
@@ -63,7 +64,7 @@ def main() -> None:
         compare("multilingual", load_encoding(name), tiktoken_encoding(name), multilingual)
     trained = train(english, vocab_size=10_000, pattern="cl100k")
     print("trained here (cl100k pattern, vocab 10,000) vs its tiktoken export")
-    compare("English", trained, trained.to_tiktoken(), english)
+    compare("English", trained, to_tiktoken(trained), english)
 
 
 if __name__ == "__main__":

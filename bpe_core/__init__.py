@@ -5,20 +5,35 @@
     tok.encode("hello world")                    # tiktoken's interface
     gpt4 = load_encoding("cl100k_base")          # same ids as tiktoken, offline
 
-The engine: `patterns` (pre-tokenization), `corpus` (text to weighted
-pieces), `merge_learning` (the training algorithm), `merge_loop` (encoding
-one piece), `tokenizer` (the Tokenizer), `training` (`train`), `specials`,
-`utf8`, `serialization` (save/load), `exports` (tiktoken, Hugging Face),
-`loaders` (files people bring), `encodings` (the bundled OpenAI vocabularies).
-For the pages: `render` (token HTML), `charts`, `slides`, `samples`,
-`comparison`, `compression`, `tax` and `tax_charts`, `replay`, `vocabulary`,
-`quirks`. None of them imports Streamlit.
+The engine, at the top of the package: `patterns` (pre-tokenization),
+`specials` (special tokens), `utf8`, `corpus` (text to weighted pieces),
+`merge_learning` (the training algorithm), `merge_loop` (encoding one
+piece), `tokenizer` (the Tokenizer), `training` (`train`), `encodings` (the
+bundled OpenAI vocabularies), `samples` (the bundled texts), `token_ids`
+and `cli`. Importing it loads neither Streamlit nor plotly, pandas or PIL.
+
+Beside it: `formats` (each file format a tokenizer travels in, read and
+written), `analysis` (what the pages compute) and `drawing` (HTML, charts
+and slides).
 """
 
 from .encodings import load_encoding, tiktoken_encoding
+from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
 from .merge_learning import MergeStep
 from .patterns import PRESETS, PatternError
 from .tokenizer import Tokenizer, TokenSpan
 from .training import train
 
-__all__ = ["MergeStep", "PRESETS", "PatternError", "TokenSpan", "Tokenizer", "load_encoding", "tiktoken_encoding", "train"]
+__all__ = [
+    "MergeStep",
+    "PRESETS",
+    "PatternError",
+    "TokenSpan",
+    "Tokenizer",
+    "TokenizerFileError",
+    "load_encoding",
+    "load_tokenizer",
+    "save_tokenizer",
+    "tiktoken_encoding",
+    "train",
+]

@@ -13,12 +13,14 @@ import os
 import sys
 from pathlib import Path
 
+from .analysis.tax import languages, premiums
 from .encodings import ENCODINGS, load_encoding
+from .formats import load_tokenizer, save_tokenizer
+from .formats.reading import parse_json
 from .patterns import PRESETS
-from .serialization import load_tokenizer, parse_json
 from .specials import found_in
-from .tax import languages, premiums
-from .tokenizer import Tokenizer, parse_token_ids
+from .token_ids import parse_token_ids
+from .tokenizer import Tokenizer
 from .training import train
 
 DEFAULT_TAX_ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
@@ -78,7 +80,7 @@ def command_train(args: argparse.Namespace) -> None:
         min_count=args.min_count,
     )
     try:
-        tokenizer.save(args.output)
+        save_tokenizer(tokenizer, args.output)
     except OSError as error:
         raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)

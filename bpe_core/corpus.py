@@ -7,6 +7,8 @@ decides ties between equally frequent pairs, as in the reference algorithm).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping
 
@@ -49,3 +51,10 @@ def corpus_size(pieces: Mapping[str, int]) -> tuple[int, int]:
     size_bytes = sum(len(piece.encode("utf-8")) * count for piece, count in pieces.items())
     size_chars = sum(len(piece) * count for piece, count in pieces.items())
     return size_bytes, size_chars
+
+
+def corpus_fingerprint(corpus: str | Mapping[str, int]) -> str:
+    """A digest of a corpus (a text, or word counts), for keying caches on
+    the corpus without hashing or holding its text at every use."""
+    data = "text:" + corpus if isinstance(corpus, str) else "counts:" + json.dumps(corpus, sort_keys=True)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()

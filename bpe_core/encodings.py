@@ -13,13 +13,13 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 
 from __future__ import annotations
 
-import base64
 import functools
 import gzip
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .formats.tiktoken_file import parse_tiktoken_ranks
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from .tokenizer import Tokenizer
 
@@ -83,22 +83,6 @@ def _spec(name: str) -> EncodingSpec:
         return ENCODINGS[name]
     except KeyError:
         raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}.") from None
-
-
-def parse_tiktoken_ranks(contents: bytes) -> dict[bytes, int]:
-    """Parse the `.tiktoken` format: one "base64(token) rank" per line."""
-    ranks = {}
-    for number, line in enumerate(contents.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            token, rank = line.split()
-            ranks[base64.b64decode(token, validate=True)] = int(rank)
-        except ValueError:
-            raise ValueError(
-                f"Line {number} is not 'base64-token rank': {line[:60]!r}"
-            ) from None
-    return ranks
 
 
 @functools.cache

@@ -24,11 +24,12 @@ mostly costs one regex pass and one dictionary lookup per piece.
 from __future__ import annotations
 
 import functools
+import hashlib
+import types
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from .corpus import count_pieces
-from .merge_learning import MergeStep, Pair, rank_pairs
+from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
@@ -53,15 +54,6 @@ class TokenSpan(NamedTuple):
     end: int
 
 
-def parse_token_ids(text: str) -> list[int]:
-    """Token ids as people type them: "15339 1917", "15339, 1917" or a JSON
-    list. Anything that is not a whole number is a ValueError."""
-    parts = text.replace(",", " ").replace("[", " ").replace("]", " ").split()
-    if not all(part.lstrip("-").isdigit() for part in parts):
-        raise ValueError("Token ids must be whole numbers, e.g. 15339 1917 or [15339, 1917].")
-    return [int(part) for part in parts]
-
-
 class Tokenizer:
     """Byte-level (or character-level) BPE with tiktoken's interface.
 
@@ -69,7 +61,12 @@ class Tokenizer:
     "chars"); `vocab` (id -> token, ordinary tokens only); `special_tokens`
     (string -> id); `merges` (((left, right), new_id) in learned order);
     `trace` (one `MergeStep` per merge, for tokenizers trained here) and
-    `stop_reason` (why training stopped early, or None).
+    `stop_reason` (why training stopped early, or None). For files and
+    caches: `mergeable_ranks` (token -> id, what tiktoken is built from) and
+    `fingerprint` (a digest of all of the above).
+
+    Saving and exporting are functions of `bpe_core.formats`, which build on
+    these public facts; the tokenizer knows no file format.
     """
 
     def __init__(
@@ -100,8 +97,12 @@ class Tokenizer:
         self.first_merge_id = 256 if units == "bytes" else sum(
             1 for token_id, token in self.vocab.items() if len(token) == 1 and token_id != unknown_id
         )
-        self._merges = None if merges is None else list(merges)
+        # Merges given (learned, or read from a file) are part of the
+        # tokenizer; for ranks alone they are recovered on first use.
+        self._learned_merges = None if merges is None else list(merges)
+        self._merges = self._learned_merges
         self._merge_ids: dict[Pair, int] | None = None
+        self._parts_by_id: dict[int, Pair] | None = None
         self._special_by_id = {token_id: special for special, token_id in self.special_tokens.items()}
 
         # token -> id. Two merges can build the same bytes ("ab"+"c", "a"+"bc");
@@ -137,8 +138,34 @@ class Tokenizer:
         return set(self.special_tokens)
 
     @property
+    def mergeable_ranks(self) -> Mapping[Token, int]:
+        """Token -> id for every token encoding can produce (tiktoken's name:
+        ids are ranks). Bytes, or strings in the character-level variant; of
+        two ids with the same bytes, only the first is here."""
+        return types.MappingProxyType(self._ids_by_token)
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A digest of everything that decides this tokenizer's output: units,
+        split pattern, vocabulary, special tokens, learned merges and the
+        training numbers. Caches key on it: two tokenizers with the same
+        fingerprint show the same everywhere, and a cache never needs to
+        hash 200,000 tokens at every rerun."""
+        digest = hashlib.sha256()
+        for part in (self.units, self.pattern, repr(sorted(self.special_tokens.items())), repr(self.unknown_id)):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        for token_id in sorted(self.vocab):
+            token = self.vocab[token_id]
+            digest.update(b"%d:%s\0" % (token_id, token if isinstance(token, bytes) else token.encode("utf-8", "surrogatepass")))
+        if self._learned_merges is not None:
+            digest.update(repr(self._learned_merges).encode("ascii"))
+        digest.update(repr([(step.count, step.corpus_tokens) for step in self.trace]).encode("ascii"))
+        return digest.hexdigest()
+
+    @property
     def merges(self) -> list[tuple[Pair, int]]:
-        """The merges in rank order; recovered from the ranks for a loaded encoding."""
+        """The merges in rank order; for ranks alone, recovered from them (all
+        of them: seconds for 200,000 tokens, so `merge_parts` asks for one)."""
         if self._merges is None:
             self._merges = self._recover_merges()
         return self._merges
@@ -229,8 +256,8 @@ class Tokenizer:
         if step is None:
             piece_ids = self._piece_ids
         else:  # the tokenizer's cache holds full encodings; remember this step's for this call
-            self._check_step(step)
-            piece_ids = functools.cache(functools.partial(self._piece_ids_at_step, step=step))
+            self.check_step(step)
+            piece_ids = functools.cache(functools.partial(self.piece_at_step, step=step))
         spans: list[TokenSpan] = []
         offset = 0  # byte offset of the current segment in the whole text
         for segment, is_special in split_on_specials(text, allowed):
@@ -260,10 +287,13 @@ class Tokenizer:
         piece_ids = self._cache.get(piece)
         return self._encode_new_piece(piece) if piece_ids is None else piece_ids
 
-    def _units_of(self, piece: str) -> Token:
+    def units_of(self, piece: str) -> Token:
+        """What BPE starts a piece from: its UTF-8 bytes, or its characters."""
         return piece.encode("utf-8") if self.units == "bytes" else piece
 
-    def _unit_ids(self, units: Token) -> list[int]:
+    def unit_ids(self, units: Token) -> list[int]:
+        """The ids of single units (`units_of` a piece), before any merge;
+        in the character variant, an unseen character is the unknown id."""
         if self.units == "bytes":
             return [self._byte_ids[byte] for byte in units]
         return [self._ids_by_token.get(char, self.unknown_id) for char in units]
@@ -273,14 +303,14 @@ class Tokenizer:
         merge when their bytes form a token), without the cache and without
         the whole-piece shortcut: its tokens as (id, start, end) unit spans.
         `on_merge` hears every merge, for replaying it (see `merge_loop`)."""
-        units = self._units_of(piece)
+        units = self.units_of(piece)
         ids_by_token = self._ids_by_token
         return merge_lowest_rank_first(
-            self._unit_ids(units), lambda left, right, start, end: ids_by_token.get(units[start:end]), on_merge
+            self.unit_ids(units), lambda left, right, start, end: ids_by_token.get(units[start:end]), on_merge
         )
 
     def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
-        whole = self._ids_by_token.get(self._units_of(piece))
+        whole = self._ids_by_token.get(self.units_of(piece))
         if whole is not None:  # tiktoken's shortcut: a piece that is a token
             piece_ids: tuple[int, ...] = (whole,)
         else:
@@ -291,8 +321,10 @@ class Tokenizer:
             self._cache[piece] = piece_ids
         return piece_ids
 
-    def _check_step(self, step: int) -> None:
-        """Replaying "the first k merges" needs ids in merge order, base units first."""
+    def check_step(self, step: int) -> None:
+        """Refuse a step that cannot be replayed: it must be a number of
+        merges, and the ids a merge order (base units first, as training
+        numbers them)."""
         if isinstance(step, bool) or not isinstance(step, int) or step < 0:
             raise ValueError(f"A step is a number of merges, 0 or more; got {step!r}.")
         if self.units == "bytes" and sorted(self._byte_ids) != list(range(256)):
@@ -300,7 +332,10 @@ class Tokenizer:
                 f"{self.name!r} does not give its single bytes the ids 0-255, so its ids are not a merge order to replay."
             )
 
-    def _piece_ids_at_step(self, piece: str, step: int) -> tuple[int, ...]:
+    def piece_at_step(self, piece: str, step: int) -> tuple[int, ...]:
+        """One pre-token piece encoded with only the first `step` learned
+        merges (pairs of ids), exactly as training had it then; call
+        `check_step` first."""
         if self._merge_ids is None:
             self._merge_ids = {pair: new_id for pair, new_id in self.merges}
         merge_ids, limit = self._merge_ids, self.first_merge_id + step
@@ -309,38 +344,40 @@ class Tokenizer:
             new_id = merge_ids.get((left, right))
             return new_id if new_id is not None and new_id < limit else None
 
-        parts = merge_lowest_rank_first(self._unit_ids(self._units_of(piece)), rank_of)
+        parts = merge_lowest_rank_first(self.unit_ids(self.units_of(piece)), rank_of)
         return tuple(token_id for token_id, _, _ in parts)
 
+    def merge_parts(self, token_id: int) -> Pair | None:
+        """The two tokens whose merge made `token_id`, or None when no merge
+        did (a base unit, a special token, ranks that are no merge history).
+
+        Learned merges say it directly. Ranks alone (tiktoken files store no
+        merges) tell it too: encode the token's bytes with the lower ranks
+        only, and what is left is the two parts it was merged from."""
+        if self._learned_merges is not None:
+            if self._parts_by_id is None:
+                self._parts_by_id = {new_id: pair for pair, new_id in self._learned_merges}
+            return self._parts_by_id.get(token_id)
+        units = self.vocab.get(token_id)
+        if units is None or len(units) < 2 or self._ids_by_token.get(units) != token_id:
+            return None
+        ids_by_token = self._ids_by_token
+
+        def rank_of(left: int, right: int, start: int, end: int) -> int | None:
+            rank = ids_by_token.get(units[start:end])
+            return rank if rank is not None and rank < token_id else None
+
+        parts = merge_lowest_rank_first(self.unit_ids(units), rank_of)
+        return (parts[0][0], parts[1][0]) if len(parts) == 2 else None
+
     def _recover_merges(self) -> list[tuple[Pair, int]]:
-        """The merge that made each token, from ranks alone (tiktoken files
-        store no merges): encode the token's bytes with the lower ranks only;
-        what is left is the two parts it was merged from."""
+        """Every merge, from the ranks (see `merge_parts`), in rank order."""
         merges = []
         for token_id in sorted(self._ids_by_token.values()):
-            units = self.vocab[token_id]
-            if len(units) < 2:
-                continue
-            ids_by_token = self._ids_by_token
-
-            def rank_of(left: int, right: int, start: int, end: int, units=units, below=token_id) -> int | None:
-                rank = ids_by_token.get(units[start:end])
-                return rank if rank is not None and rank < below else None
-
-            parts = merge_lowest_rank_first(self._unit_ids(units), rank_of)
-            if len(parts) == 2:  # otherwise the ranks are not a BPE history
-                merges.append(((parts[0][0], parts[1][0]), token_id))
+            pair = self.merge_parts(token_id)
+            if pair is not None:
+                merges.append((pair, token_id))
         return merges
-
-    def candidate_pairs(
-        self, corpus: str | Mapping[str, int], step: int, top: int = 10
-    ) -> list[tuple[Pair, int]]:
-        """The `top` most frequent pairs of `corpus` after `step` merges, with
-        their counts, ranked as training ranks them (the next merge is first)."""
-        self._check_step(step)
-        pieces = count_pieces(corpus, self.pattern, tuple(self.special_tokens))
-        encoded = ((self._piece_ids_at_step(piece, step), count) for piece, count in pieces.items())
-        return rank_pairs(encoded)[:top]
 
     # --------------------------------------------------------------- decoding
 
@@ -351,40 +388,6 @@ class Tokenizer:
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Decode to text; bytes that are not valid UTF-8 become U+FFFD."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    # ------------------------------------------------------ files and exports
-
-    def save(self, path) -> None:
-        """Write this tokenizer as versioned JSON (see `serialization`)."""
-        from .serialization import save_tokenizer
-
-        save_tokenizer(self, path)
-
-    @classmethod
-    def load(cls, path) -> "Tokenizer":
-        """Read a tokenizer written by `save`; a foreign or broken file raises
-        `TokenizerFileError` with the reason."""
-        from .serialization import load_tokenizer
-
-        return load_tokenizer(path)
-
-    def to_tiktoken(self):
-        """A `tiktoken.Encoding` that gives the same ids (see `exports`)."""
-        from .exports import to_tiktoken
-
-        return to_tiktoken(self)
-
-    def to_tiktoken_file(self) -> str:
-        """This vocabulary as the text of a `.tiktoken` rank file."""
-        from .exports import tiktoken_file_text
-
-        return tiktoken_file_text(self)
-
-    def to_hf_json(self) -> str:
-        """A Hugging Face `tokenizer.json` (as text) that gives the same ids."""
-        from .exports import hf_tokenizer_json
-
-        return hf_tokenizer_json(self)
 
     def __repr__(self) -> str:
         return (

@@ -6,29 +6,15 @@ Widgets only; what is computed and drawn comes from `bpe_core.comparison`.
 import pandas as pd
 import streamlit as st
 
-from bpe_core.comparison import (
-    aligned_rows_html,
-    differing_stretches,
-    stretch_table,
-    summary_rows,
-    token_count_figure,
-)
-from bpe_core.exports import frame_csv
-from pages._shared import (
-    OPENAI_ENCODINGS,
-    STARTER,
-    TRAINED,
-    encode_for_view,
-    page_header,
-    pick_tokenizers,
-    shared_text,
-    special_token_notice,
-    tokenizer_by_name,
-    tokenizer_choices,
-)
-from pages._sharing import LINKED
+from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
+from bpe_core.analysis.downloads import frame_csv
+from bpe_core.drawing.comparison import aligned_rows_html, token_count_figure
+from pages.common.names import COMPARE_TOKENIZERS
+from pages.common.navigation import page_header
+from pages.common.tokenizers import OPENAI_ENCODINGS, STARTER, TRAINED_HERE, tokenizer_by_name, tokenizer_choices
+from pages.common.url_state import LINKED
+from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice
 
-TOKENIZERS_KEY = "compare_tokenizers"
 MAX_STRETCHES_SHOWN = 200  # a long text can differ in thousands of places
 
 SUMMARY_COLUMNS = {
@@ -89,8 +75,8 @@ page_header(
 text = shared_text("Text to compare")
 picker_column, special_column = st.columns([4, 1])
 with picker_column:
-    own = TRAINED if TRAINED in tokenizer_choices() else STARTER
-    selected = pick_tokenizers("Tokenizers", TOKENIZERS_KEY, [own, *OPENAI_ENCODINGS])
+    own = TRAINED_HERE if TRAINED_HERE in tokenizer_choices() else STARTER
+    selected = pick_tokenizers("Tokenizers", COMPARE_TOKENIZERS, [own, *OPENAI_ENCODINGS])
 with special_column:
     special = st.toggle(
         "Special tokens",

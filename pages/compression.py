@@ -9,26 +9,25 @@ measuring and the chart are in `bpe_core.compression`.
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer, train
-from bpe_core.compression import (
-    CORPUS_COLOURS,
+from bpe_core.analysis.compression import (
     HELD_OUT_FRACTION,
     Curves,
     ReferencePoint,
     chart_corpora,
-    compression_figure,
-    compression_table,
     corpus_curves,
     corpus_text,
     reference_points,
     split_held_out,
 )
-from bpe_core.exports import frame_csv
+from bpe_core.analysis.downloads import frame_csv
+from bpe_core.corpus import corpus_fingerprint
+from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table
+from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
-from bpe_core.render import markdown_literal
-from pages._shared import TrainedTokenizer, corpus_digest, page_header, session_trained
-from pages._sharing import LINKED
+from pages.common.navigation import page_header
+from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained
+from pages.common.url_state import LINKED
 
-TRAINED_HERE = "trained-here"  # corpus id of the Train page's tokenizer
 TRAINED_HERE_LABEL = "Trained here"
 DEFAULT_CORPORA = ["english_prose", "japanese", "python_code"]
 METRIC_LABELS = {"bytes": "Bytes", "chars": "Characters"}
@@ -116,15 +115,10 @@ def reference_for(corpus_id: str) -> list[ReferencePoint]:
     return reference_points(parts_of(corpus_id)[1])
 
 
-def trained_here_key(trained: TrainedTokenizer) -> str:
-    """What determines the Train page's result: its corpus and settings
-    (training is deterministic). A digest, so the cache never holds the text as a key."""
-    tokenizer = trained.tokenizer
-    return f"{corpus_digest(trained.corpus)}|{tokenizer.pattern}|{tokenizer.units}|{sorted(tokenizer.special_tokens)}|{len(tokenizer.trace)}"
-
-
 @st.cache_data(max_entries=4, show_spinner=False)
-def trained_here_measures(key: str, _trained: TrainedTokenizer) -> tuple[Curves, list[ReferencePoint]]:
+def trained_here_measures(
+    tokenizer_fingerprint: str, corpus_fingerprint: str, _trained: TrainedTokenizer
+) -> tuple[Curves, list[ReferencePoint]]:
     """The Train page's tokenizer on its own training text: its trace gives
     the training curve. Nothing of that text was held out, so there is no
     held-out curve; the OpenAI encodings are measured on the training text."""
@@ -136,7 +130,7 @@ def trained_here_measures(key: str, _trained: TrainedTokenizer) -> tuple[Curves,
 def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint]]:
     if corpus_id == TRAINED_HERE:
         trained = session_trained()
-        return trained_here_measures(trained_here_key(trained), trained)
+        return trained_here_measures(trained.tokenizer.fingerprint, corpus_fingerprint(trained.corpus), trained)
     return curves_for(corpus_id, settings["vocab_size"], settings["pattern"]), reference_for(corpus_id)
 
 

@@ -2,11 +2,13 @@
 
 import streamlit as st
 
-from bpe_core.render import markdown_literal
-from bpe_core.slides import tokens_png, tokens_svg
-from bpe_core.tokenizer import parse_token_ids
-from pages._shared import load_tokenizer_file, page_header, pick_tokenizer, text_with_tokens
-from pages._sharing import LINKED
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.slides import tokens_png, tokens_svg
+from bpe_core.token_ids import parse_token_ids
+from pages.common.names import INSPECT_TOKENIZER
+from pages.common.navigation import page_header
+from pages.common.url_state import LINKED
+from pages.common.widgets import pick_tokenizer, text_with_tokens, tokenizer_upload
 
 page_header(
     "Inspect",
@@ -16,7 +18,7 @@ page_header(
 
 settings, view = st.columns([1, 3])
 with settings:
-    tokenizer = pick_tokenizer("Tokenizer", key="inspect_tokenizer")
+    tokenizer = pick_tokenizer("Tokenizer", key=INSPECT_TOKENIZER)
     show_ids = st.toggle("Show token ids", key="inspect_ids", **LINKED)
     colour_by = st.segmented_control(
         "Colour by", ["position", "id"], key="inspect_colour", default="position", required=True,
@@ -25,7 +27,7 @@ with settings:
     allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                               help="Encode text such as <|endoftext|> as the special token")
     with st.expander("Load your own tokenizer"):
-        load_tokenizer_file("inspect_upload", picker_key="inspect_tokenizer")
+        tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
 with view:
     text, spans = text_with_tokens(
         tokenizer, allow_special=allow_special, show_ids=show_ids, colour_by=colour_by, height=200

@@ -7,13 +7,16 @@ Layout only; the examples, their live explanations and the cards come from
 
 import streamlit as st
 
-from bpe_core.quirks import QUIRKS, Quirk, card_html
-from pages._shared import page_header, tokenizer_by_name
+from bpe_core.analysis.quirks import QUIRKS, Quirk
+from bpe_core.drawing.quirks import card_html
+from pages.common.names import COMPARE, COMPARE_TOKENIZERS, INSPECT, INSPECT_TOKENIZER, SHARED_TEXT, TEXT_PARAM
+from pages.common.navigation import page_header
+from pages.common.tokenizers import tokenizer_by_name
 
 # view -> (its page, the key of its tokenizer picker)
 VIEWS = {
-    "inspect": ("pages/inspect.py", "inspect_tokenizer"),
-    "compare": ("pages/compare.py", "compare_tokenizers"),
+    "inspect": (INSPECT, INSPECT_TOKENIZER),
+    "compare": (COMPARE, COMPARE_TOKENIZERS),
 }
 
 
@@ -28,7 +31,7 @@ def select_for_view(quirk: Quirk) -> None:
     Callbacks run before any page script, so the state is in place before
     the view's widgets with these keys are drawn (after that, Streamlit
     refuses to set it)."""
-    st.session_state["shared_text"] = quirk.text
+    st.session_state[SHARED_TEXT] = quirk.text
     st.session_state[VIEWS[quirk.view][1]] = tokenizer_choice(quirk)
 
 
@@ -38,7 +41,7 @@ def open_view(quirk: Quirk) -> None:
     set in code does not reach the address bar, and the address is what
     "Copy link" shares."""
     page, picker = VIEWS[quirk.view]
-    st.switch_page(page, query_params={"text": quirk.text, picker: tokenizer_choice(quirk)})
+    st.switch_page(page.file, query_params={TEXT_PARAM: quirk.text, picker: tokenizer_choice(quirk)})
 
 
 page_header(

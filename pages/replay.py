@@ -6,12 +6,16 @@ All the work is in `bpe_core.replay`; this page arranges the widgets.
 
 import streamlit as st
 
+from bpe_core.analysis.labels import label_text
+from bpe_core.analysis.replay import merge_tree, replay
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.replay import merge_tree_html, replay_html, replay_state_html
+from bpe_core.drawing.tokens import merge_html
 from bpe_core.patterns import PatternError
-from bpe_core.render import label_text, markdown_literal, merge_html
-from bpe_core.replay import merge_tree, merge_tree_html, replay, replay_html, replay_state_html
 from bpe_core.specials import found_in
-from pages._shared import page_header, pick_tokenizer
-from pages._sharing import LINKED, clamp_step, keyboard_shortcuts, move_step
+from pages.common.navigation import page_header
+from pages.common.url_state import LINKED
+from pages.common.widgets import pick_tokenizer, step_control
 
 MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
@@ -20,20 +24,8 @@ page_header(
     "Encode replay",
     "Type a word and watch BPE encode it: starting from single bytes, the adjacent pair whose merge "
     "has the lowest rank merges first, until no pair can merge. Then open any final token's merge "
-    "tree, down to bytes (keys: → next merge, ← previous).",
+    "tree, down to bytes (keys: → next merge, ← previous, Home and End).",
 )
-
-
-def step_controls(limit: int) -> int:
-    clamp_step("replay_step", limit)
-    previous, slider, following = st.columns([1, 10, 1], vertical_alignment="bottom")
-    for column, label, key, delta, help_text in (
-        (previous, "◀", "replay_previous", -1, "Previous merge"),
-        (following, "▶", "replay_next", 1, "Next merge"),
-    ):
-        column.button(label, key=key, on_click=move_step, args=("replay_step", limit), kwargs=dict(delta=delta),
-                      help=help_text, width="stretch")
-    return slider.slider("Merges applied", 0, limit, key="replay_step", **LINKED)
 
 
 def show_step(story, step: int) -> None:
@@ -59,8 +51,7 @@ def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
         format_func=lambda i: f"{label_text(tokenizer.token_bytes(i))}  (id {i})",
         help="Each box holds a token and, beneath it, the two tokens it was merged from.",
     )
-    with st.spinner("Recovering the merges from the ranks (a few seconds, the first time only)…"):
-        tree = merge_tree(tokenizer, token_id)
+    tree = merge_tree(tokenizer, token_id)
     if tree.parts:
         st.caption(f"Built from single units by {tree.merges} merge{'s' * (tree.merges != 1)}, "
                    f"at most {tree.depth} deep.")
@@ -91,7 +82,7 @@ def show_replay(tokenizer, text: str) -> None:
     if found_in(text, tokenizer.special_tokens):
         st.info("This text contains special-token text; the replay encodes it as plain text, "
                 "as encode_ordinary does.")
-    step = step_controls(story.steps) if story.steps else 0  # a slider needs a range
+    step = step_control("replay", story.steps, label="Merges applied") if story.steps else 0  # a slider needs a range
     show_step(story, step)
     shortcuts = sum(piece.shortcut for piece in story.pieces)
     if shortcuts:
@@ -110,4 +101,3 @@ with settings:
                          help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, as in a sentence.")
 if checked_text(text):
     show_replay(tokenizer, text)
-keyboard_shortcuts({"ArrowRight": "replay_next", "ArrowLeft": "replay_previous"})

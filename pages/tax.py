@@ -10,10 +10,8 @@ import html
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer, train
-from bpe_core.exports import frame_csv
-from bpe_core.patterns import PRESET_LABELS
-from bpe_core.render import markdown_literal
-from bpe_core.tax import (
+from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
     TaxRow,
@@ -23,7 +21,8 @@ from bpe_core.tax import (
     tax_table,
     training_mix,
 )
-from bpe_core.tax_charts import (
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tax import (
     cost_frame,
     cost_summary,
     experiment_figure,
@@ -32,16 +31,11 @@ from bpe_core.tax_charts import (
     premium_frame,
     premium_heatmap_figure,
 )
-from pages._shared import (
-    OPENAI_ENCODINGS,
-    encode_for_view,
-    page_header,
-    pick_tokenizers,
-    show_tokens,
-    tokenizer_by_name,
-    tokenizer_choices,
-)
-from pages._sharing import LINKED
+from bpe_core.patterns import PRESET_LABELS
+from pages.common.navigation import page_header
+from pages.common.tokenizers import OPENAI_ENCODINGS, tokenizer_by_name, tokenizer_choices
+from pages.common.url_state import LINKED
+from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
 SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}

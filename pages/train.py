@@ -8,42 +8,28 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import PRESETS
-from bpe_core.charts import corpus_length_figure
-from bpe_core.compression import corpus_tokens_at
-from bpe_core.corpus import corpus_size, count_pieces
-from bpe_core.exports import hf_export_problem, merges_csv
+from bpe_core.analysis.downloads import merges_csv
+from bpe_core.analysis.labels import label_text
+from bpe_core.analysis.training_steps import candidate_pairs, corpus_tokens_at
+from bpe_core.corpus import corpus_fingerprint, corpus_size, count_pieces
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tokens import merge_html, pieces_html, token_html, vocabulary_html
+from bpe_core.drawing.training_charts import corpus_length_figure
+from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
-from bpe_core.render import label_text, markdown_literal, merge_html, pieces_html, token_html, vocabulary_html
 from bpe_core.samples import catalog
-from bpe_core.serialization import tokenizer_to_json
-from pages._shared import (
-    MAX_UPLOAD_BYTES,
-    Recipe,
-    TrainedTokenizer,
-    corpus_digest,
-    encode_for_view,
-    page_header,
-    read_upload,
-    session_trained,
-    train_cached,
-)
-from pages._sharing import (
-    LINK_TEXT_LIMIT,
-    LINKED,
-    clamp_step,
-    keyboard_shortcuts,
-    link_text,
-    linked_text,
-    move_step,
-    presenting,
-)
+from pages.common.names import TRAINED
+from pages.common.navigation import page_header
+from pages.common.presenter import presenting
+from pages.common.tokenizers import Recipe, TrainedTokenizer, session_trained, train_on
+from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text
+from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, step_control
 
 MAX_PASTED_CHARS = 1_000_000
 WINDOW_CHARS = 1_500  # how much of the training text the step view colours
 WORDS_SHOWN = 200  # how many words of a word-count corpus the step view colours
 FULL_CANDIDATES_BYTES = 300_000  # above this, candidate pairs are counted on a window ...
 CANDIDATE_WINDOW_CHARS = 30_000  # ... of this many characters
-SPEEDS = [0.5, 1, 2, 4, 8]
 
 page_header(
     "Train",
@@ -156,20 +142,20 @@ def show_pieces(corpus, pattern: str) -> None:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)  # a resource: read-only, never copied per rerun
-def corpus_pieces(digest: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
+def corpus_pieces(fingerprint: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
     return count_pieces(_corpus, pattern, special_tokens)
 
 
 def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: dict) -> None:
     """Train on the current inputs; on bad input explain it and keep the previous result."""
     try:
-        tokenizer = train_cached(corpus_digest(corpus), corpus, **settings)
+        tokenizer = train_on(corpus, **settings)
     except ValueError as error:  # includes PatternError
         st.error(f"Cannot train with these settings: {markdown_literal(str(error))}")
         if session_trained() is not None:
             st.caption("Still showing the previous tokenizer.")
         return
-    st.session_state["trained"] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
+    st.session_state[TRAINED] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
 
 
 def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
@@ -181,19 +167,6 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 
 
 # ------------------------------------------------------------- stepping
-
-
-def step_controls(limit: int) -> None:
-    buttons = st.columns([1, 1, 1, 1, 6, 2, 2], vertical_alignment="bottom")
-    moves = [("⏮", "train_first", "First step", dict(to=0)), ("◀", "train_previous", "Previous merge", dict(delta=-1)),
-             ("▶", "train_next", "Next merge", dict(delta=1)), ("⏭", "train_last", "Last step", dict(to=limit))]
-    for column, (label, key, help_text, move) in zip(buttons, moves):
-        column.button(label, key=key, on_click=move_step, args=("train_step", limit), kwargs=move,
-                      help=help_text, width="stretch")
-    buttons[4].slider("Step", 0, max(limit, 1), key="train_step", disabled=limit == 0,
-                      help="Merges applied so far", **LINKED)
-    buttons[5].toggle("Play", key="train_playing", disabled=limit == 0)
-    buttons[6].select_slider("Steps per second", SPEEDS, value=1, key="train_speed")
 
 
 def show_merge(tokenizer, step: int) -> None:
@@ -222,8 +195,8 @@ def show_compression(tokenizer, pieces: dict[str, int], step: int) -> None:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def candidate_rows(digest: str, settings_key: str, _tokenizer, _corpus, step: int) -> list[dict]:
-    pairs = _tokenizer.candidate_pairs(_corpus, step, top=10)
+def candidate_rows(tokenizer_fingerprint: str, corpus_fingerprint: str, _tokenizer, _corpus, step: int) -> list[dict]:
+    pairs = candidate_pairs(_tokenizer, _corpus, step, top=10)
     rows = []
     for rank, ((left, right), count) in enumerate(pairs, start=1):
         left_text, right_text = (label_text(_tokenizer.token_bytes(i)) for i in (left, right))
@@ -231,14 +204,14 @@ def candidate_rows(digest: str, settings_key: str, _tokenizer, _corpus, step: in
     return rows
 
 
-def show_candidates(trained: TrainedTokenizer, pieces: dict[str, int], step: int, settings_key: str) -> None:
+def show_candidates(trained: TrainedTokenizer, pieces: dict[str, int], step: int) -> None:
     """The pairs that competed for this step's merge (for step 0: the first merge)."""
     tokenizer = trained.tokenizer
     before = max(step - 1, 0)
     corpus, where = pieces, "the whole corpus"
     if corpus_size(pieces)[0] > FULL_CANDIDATES_BYTES:
         corpus, where = training_window(trained.corpus, CANDIDATE_WINDOW_CHARS), f"the first {CANDIDATE_WINDOW_CHARS:,} characters"
-    rows = candidate_rows(corpus_digest(corpus), settings_key, tokenizer, corpus, before)
+    rows = candidate_rows(tokenizer.fingerprint, corpus_fingerprint(corpus), tokenizer, corpus, before)
     chosen = "merge 1, the next one" if step == 0 else f"merge {step:,}"
     merged = "the first is the one merged" if where == "the whole corpus" else "on the whole corpus, the first may differ"
     st.markdown(f"**Most frequent pairs** before {chosen} (counted on {where}; {merged})")
@@ -290,10 +263,9 @@ def try_it(tokenizer, step: int) -> None:
     st.html(token_html(text, spans, special_ids=set(tokenizer.special_tokens.values())))
 
 
-def step_through(trained: TrainedTokenizer, settings_key: str, pieces: dict[str, int]) -> None:
+def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
     tokenizer = trained.tokenizer
     limit = len(tokenizer.trace)
-    clamp_step("train_step", limit)
     playing = st.session_state.get("train_playing", False) and limit > 0
     speed = st.session_state.get("train_speed", 1)
 
@@ -303,16 +275,15 @@ def step_through(trained: TrainedTokenizer, settings_key: str, pieces: dict[str,
             st.session_state["train_playing"] = False
         elif playing and st.session_state.get("train_playing"):
             st.session_state["train_step"] = min(st.session_state.get("train_step", 0) + 1, limit)
-        step_controls(limit)
+        step = step_control("train", limit, label="Step", playable=True)
         if st.session_state.get("train_playing", False) != playing:
             st.rerun()  # start or stop the timer, which only a full run can change
-        step = st.session_state["train_step"]
         show_merge(tokenizer, step)
         show_compression(tokenizer, pieces, step)
         left, right = st.columns([3, 1])
         with left:
             show_training_text(trained, step)
-            show_candidates(trained, pieces, step, settings_key)
+            show_candidates(trained, pieces, step)
             try_it(tokenizer, step)
         with right:
             show_vocabulary(tokenizer, step)
@@ -328,7 +299,7 @@ def downloads(trained: TrainedTokenizer) -> None:
                                "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
     columns[1].download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
     if tokenizer.units == "bytes":
-        columns[2].download_button("tiktoken ranks", tokenizer.to_tiktoken_file, "trained.tiktoken", "text/plain",
+        columns[2].download_button("tiktoken ranks", lambda: tiktoken_file_text(tokenizer), "trained.tiktoken", "text/plain",
                                    key="download_tiktoken", help="Load with tiktoken.load.load_tiktoken_bpe")
     else:
         columns[2].caption("tiktoken files are byte-level only.")
@@ -338,15 +309,13 @@ def downloads(trained: TrainedTokenizer) -> None:
     else:
         exactness = (" Exact for this preset split pattern." if tokenizer.pattern_name != "custom" else
                      " With a custom regex, Hugging Face's regex engine may read some syntax differently.")
-        columns[3].download_button("Hugging Face tokenizer.json", tokenizer.to_hf_json, "hf_tokenizer.json",
+        columns[3].download_button("Hugging Face tokenizer.json", lambda: hf_tokenizer_json(tokenizer), "hf_tokenizer.json",
                                    "application/json", key="download_hf",
                                    help="Load with tokenizers.Tokenizer.from_file." + exactness)
 
 
 # ------------------------------------------------------------------- page
 
-keyboard_shortcuts({"ArrowRight": "train_next", "ArrowLeft": "train_previous", " ": "train_playing",
-                    "Home": "train_first", "End": "train_last"})
 # On a projector the merges come first; the set-up folds away.
 with st.expander("Corpus and settings", expanded=not presenting()):
     corpus, label, sample_id = choose_corpus()
@@ -367,7 +336,8 @@ else:
         + (" + 1 for unknown characters." if tokenizer.unknown_id is not None else ".")
         + (f" Stopped early: {tokenizer.stop_reason}." if tokenizer.stop_reason else "")
     )
-    key = f"{tokenizer.pattern}|{tokenizer.units}|{tuple(tokenizer.special_tokens)}"
-    pieces = corpus_pieces(corpus_digest(trained.corpus), trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
-    step_through(trained, key, pieces)
+    pieces = corpus_pieces(
+        corpus_fingerprint(trained.corpus), trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)
+    )
+    step_through(trained, pieces)
     downloads(trained)

@@ -12,22 +12,24 @@ import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.exports import frame_csv
-from bpe_core.render import markdown_literal, merge_html, vocabulary_html
-from bpe_core.vocabulary import (
+from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.vocabulary import (
     CATEGORIES,
     SORTS,
     code_points,
     filter_tokens,
     script_counts,
-    script_figure,
     search,
     sort_tokens,
     token_detail,
     vocabulary_table,
 )
-from pages._shared import load_tokenizer_file, page_header, pick_tokenizer
-from pages._sharing import LINKED
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tokens import merge_html, vocabulary_html
+from bpe_core.drawing.vocabulary import script_figure
+from pages.common.navigation import page_header
+from pages.common.url_state import LINKED
+from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
 
@@ -39,33 +41,30 @@ page_header(
 )
 
 
-# Caches are keyed by a tokenizer's name and object id, not by hashing its
-# 200,000 tokens at every rerun. Each entry keeps the tokenizer itself, so
-# no other tokenizer can be given that id while the entry lives.
+# Caches are keyed by the tokenizer's fingerprint, not by hashing its
+# 200,000 tokens at every rerun.
 
 
 @st.cache_resource(max_entries=4, show_spinner="Reading every token…")
-def cached_table(name: str, object_id: int, _tokenizer: Tokenizer) -> tuple[Tokenizer, pd.DataFrame]:
+def cached_table(fingerprint: str, _tokenizer: Tokenizer) -> pd.DataFrame:
     """The tokenizer's table, built once and shared by every session."""
-    return _tokenizer, vocabulary_table(_tokenizer)
+    return vocabulary_table(_tokenizer)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Searching every token…")
-def cached_search(
-    name: str, object_id: int, criteria: tuple, _tokenizer: Tokenizer
-) -> tuple[Tokenizer, pd.DataFrame]:
+def cached_search(fingerprint: str, criteria: tuple, _tokenizer: Tokenizer) -> pd.DataFrame:
     """A search, done once: a regex over o200k's tokens takes most of a
     second (each token's search has a time limit), and the page reruns at
     every click on a filter."""
-    return _tokenizer, search(table_of(_tokenizer), **dict(criteria))
+    return search(table_of(_tokenizer), **dict(criteria))
 
 
 def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
-    return cached_table(tokenizer.name, id(tokenizer), tokenizer)[1]
+    return cached_table(tokenizer.fingerprint, tokenizer)
 
 
 def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
-    return cached_search(tokenizer.name, id(tokenizer), tuple(sorted(criteria.items())), tokenizer)[1]
+    return cached_search(tokenizer.fingerprint, tuple(sorted(criteria.items())), tokenizer)
 
 
 # ---------------------------------------------------------------- widgets
@@ -195,7 +194,7 @@ with settings:
         "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
     )
     with st.expander("Load a tokenizer"):
-        load_tokenizer_file("vocab_upload", picker_key="vocab_tokenizer")
+        tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
 with view:
     if tokenizer.trace:
         trained_note(tokenizer)

@@ -1,18 +1,16 @@
-"""Links and presenter mode: what makes a view shareable and projectable.
+"""State kept in the URL: what makes a view shareable.
 
-Permalinks. Widgets that define a view are bound to the URL
-(`bind="query-params"`), so the address bar always holds the view's state
-and copying it is sharing it. Three things need help:
+Widgets that define a view are bound to the URL (`bind="query-params"`), so
+the address bar always holds the view's state and copying it is sharing it.
+Three things need help:
 
 - code that sets a widget's value before the widget exists (a default, a
   clamp) must start from the link's value, not overwrite it: `initial_value`;
 - text travels in the link only while it is short: `link_text` says so when
   it does not fit, instead of silently dropping it;
-- the copy itself: a button that copies the address, `copy_link_button`.
-
-Presenter mode (`?present=true`, or the toggle): large type, high contrast, no
-sidebar or toolbar, for a projector. Keyboard shortcuts click the page's own
-buttons, so they do exactly what a click does.
+- values that are not a widget's (the recipe of a trained tokenizer) travel
+  as JSON: `link_value`, `linked_value`, which never let a damaged link
+  break a page.
 """
 
 from __future__ import annotations
@@ -27,21 +25,9 @@ LINK_TEXT_LIMIT = 2_000  # characters of text a link may carry
 # link, and it is kept when the user visits another page and comes back.
 LINKED = dict(bind="query-params", persist_state="session")
 
-PRESENTER_CSS = """
-<style>
-html { font-size: 22px; }
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
-[data-testid="stToolbar"], [data-testid="stDecoration"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
-[data-testid="stApp"], [data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"] { color: #000 !important; }
-.bpe-text { --bpe-font-size: 1.5rem; }
-.bpe-merge { --bpe-font-size: 2.4rem; }
-</style>
-"""
-
-# Copies the address bar: it holds the whole view (see the module docstring).
-# The clipboard needs a secure page (https or localhost); elsewhere the link
-# is offered in a prompt to copy by hand.
+# Copies the address bar: it holds the whole view. The clipboard needs a
+# secure page (https or localhost); elsewhere the link is offered in a
+# prompt to copy by hand.
 COPY_LINK_HTML = """
 <button class="bpe-copy-link" type="button" title="Copy a link to exactly this view">🔗 Copy link</button>
 <style>
@@ -61,27 +47,6 @@ if (!window.bpeCopyLink) {
       navigator.clipboard.writeText(link).then(done, () => window.prompt("Copy this link:", link));
     } else {
       window.prompt("Copy this link:", link);
-    }
-  });
-}
-</script>
-"""
-
-# Keys pressed outside a text field click the buttons named in
-# window.bpeShortcuts (key -> Streamlit widget key); each page sets its own.
-SHORTCUTS_HTML = """
-<script>
-window.bpeShortcuts = %s;
-if (!window.bpeShortcutsListening) {
-  window.bpeShortcutsListening = true;
-  document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest("input, textarea, select, [contenteditable='true'], [role='slider']")) return;
-    const widget = (window.bpeShortcuts || {})[event.key];
-    const control = widget && document.querySelector(`.st-key-${widget} button, .st-key-${widget} input`);
-    if (control && !control.disabled) {
-      event.preventDefault();
-      control.click();
     }
   });
 }
@@ -142,39 +107,6 @@ def linked_value(param: str):
         return None
 
 
-def clamp_step(key: str, limit: int) -> None:
-    """Keep a bound step inside 0..limit: a link (or an earlier, longer
-    trace) may ask for a step that is not there."""
-    try:
-        step = int(initial_value(key, 0))
-    except (TypeError, ValueError):
-        step = 0
-    st.session_state[key] = min(max(step, 0), limit)
-
-
-def move_step(key: str, limit: int, delta: int = 0, to: int | None = None) -> None:
-    """A button's callback: move a bound step by `delta`, or `to` a step."""
-    step = st.session_state.get(key, 0) + delta if to is None else to
-    st.session_state[key] = min(max(step, 0), limit)
-
-
-def presenting() -> bool:
-    return bool(st.session_state.get("present", False))
-
-
-def sharing_controls() -> None:
-    """The presenter toggle and the copy-link button, side by side."""
-    toggle, copy = st.columns(2, vertical_alignment="center")
-    toggle.toggle(
-        "Presenter", key="present", **LINKED,
-        help="Large type, high contrast, no sidebar: for a projector. Also ?present=true in a link.",
-    )
-    with copy:
-        st.html(COPY_LINK_HTML, unsafe_allow_javascript=True)
-    if presenting():
-        st.html(PRESENTER_CSS)
-
-
-def keyboard_shortcuts(shortcuts: dict[str, str]) -> None:
-    """Let keys click this page's buttons: {"ArrowRight": "train_next", ...}."""
-    st.html(SHORTCUTS_HTML % json.dumps(shortcuts), unsafe_allow_javascript=True)
+def copy_link_button() -> None:
+    """A button that copies the address bar, which holds the whole view."""
+    st.html(COPY_LINK_HTML, unsafe_allow_javascript=True)

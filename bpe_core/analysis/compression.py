@@ -20,47 +20,24 @@ character is three bytes and an English letter one.
 
 from __future__ import annotations
 
-import html
-import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-import pandas as pd
-import plotly.graph_objects as go
-
-from .corpus import corpus_size, count_pieces
-from .encodings import load_encoding
-from .render import PALETTE
-from .samples import SAMPLES_DIR, catalog
+from ..corpus import corpus_size, count_pieces
+from ..encodings import load_encoding
+from ..samples import SAMPLES_DIR, catalog
+from ..tokenizer import Tokenizer
 from .tax import languages, parallel_text
-from .tokenizer import Tokenizer
+from .training_steps import corpus_tokens_at
 
 HELD_OUT_FRACTION = 0.1
 REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
 MAX_TRAINING_POINTS = 400  # enough for a smooth line; a 20k trace would be 20k points
 MIN_SAMPLE_BYTES = 1_000  # shorter samples ("aaabdaaabac") teach merges, not compression
 
+
 PARALLEL_PREFIX = "parallel/"
-
-METRICS = {
-    "bytes": ("bytes_per_token", "Bytes per token (UTF-8)", "bytes per token"),
-    "chars": ("chars_per_token", "Characters per token", "characters per token"),
-}
-SERIES_DASH = {"training": "solid", "held-out": "dash"}
-SERIES_LABEL = {"training": "training text", "held-out": "held-out text"}
-ENCODING_SYMBOL = {"gpt2": "circle", "cl100k_base": "square", "o200k_base": "diamond"}
-LABELS_BELOW = {"cl100k_base"}
-LOG_TICKS = [300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000]
-FONT_SIZE = 15
-MARKER_SIZE = 15
-PLOT_HEIGHT = 460
-LEGEND_ROW_HEIGHT = 130  # one row of legend groups (a corpus's five entries), two groups a row
-
-# render.PALETTE (Paul Tol's colour-blind-safe "light" scheme), strongest
-# first: its pale yellow and cyan come last and its grey not at all, since
-# they fade into a white chart as lines.
-CORPUS_COLOURS = [PALETTE[i] for i in (0, 1, 5, 3, 7, 6, 4, 2)]
 
 
 class Point(NamedTuple):
@@ -167,15 +144,6 @@ def training_size(tokenizer: Tokenizer, corpus: str | Mapping[str, int]) -> tupl
     return corpus_size(count_pieces(corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)))
 
 
-def corpus_tokens_at(tokenizer: Tokenizer, step: int, corpus_bytes: int, corpus_chars: int) -> int:
-    """The training corpus's length in tokens after `step` merges: from the
-    trace, and before any merge one token per base unit (byte, or character
-    in the character variant)."""
-    if step:
-        return tokenizer.trace[step - 1].corpus_tokens
-    return corpus_bytes if tokenizer.units == "bytes" else corpus_chars
-
-
 def training_curve(tokenizer: Tokenizer, corpus_bytes: int, corpus_chars: int) -> list[Point]:
     """Compression of the training text after 0, 1, ... merges, from the trace alone.
 
@@ -234,128 +202,3 @@ def corpus_curves(
         return Curves(training, [])
     steps = checkpoints(len(tokenizer.trace), base_vocab=tokenizer.first_merge_id)
     return Curves(training, held_out_curve(tokenizer, held_out_text, steps))
-
-
-# ----------------------------------------------------------------- output
-
-
-def compression_figure(
-    curves: Mapping[str, Curves],
-    reference: Mapping[str, Sequence[ReferencePoint]],
-    *,
-    metric: str = "bytes",
-    log_x: bool = False,
-) -> go.Figure:
-    """Bytes (or characters) per token against vocabulary size.
-
-    One colour per corpus; a solid line for the training text, a dashed one
-    for the held-out text; each OpenAI encoding a marker of its own shape,
-    in the colour of the corpus it was measured on. The legend is grouped
-    by corpus. Corpus names are escaped: Plotly renders labels as HTML.
-    """
-    if metric not in METRICS:
-        raise ValueError(f'metric must be "bytes" or "chars", not {metric!r}.')
-    field, axis_title, unit = METRICS[metric]
-    figure = go.Figure()
-    corpora = list(dict.fromkeys([*curves, *reference]))
-    for index, corpus in enumerate(corpora):
-        colour = CORPUS_COLOURS[index % len(CORPUS_COLOURS)]
-        lines = curves.get(corpus, Curves([], []))
-        for series, points in (("training", lines.training), ("held-out", lines.held_out)):
-            if points:
-                figure.add_trace(_line(corpus, series, points, field, unit, colour))
-        for point in reference.get(corpus, ()):
-            figure.add_trace(_reference_marker(corpus, point, field, unit, colour))
-    figure.add_trace(_encoding_labels(reference, field))
-    figure.update_layout(
-        font=dict(size=FONT_SIZE),
-        height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * math.ceil(len(corpora) / 2),
-        margin=dict(l=10, r=50, t=30, b=10),
-        hovermode="closest",
-        hoverlabel=dict(font_size=14),
-        # Below the plot: long corpus names beside it would take half its width.
-        legend=dict(font=dict(size=14), groupclick="toggleitem", orientation="h", yanchor="top", y=-0.18, x=0),
-        xaxis=dict(
-            title=dict(text="Vocabulary size (tokens)", font=dict(size=16)),
-            type="log" if log_x else "linear",
-            tickvals=LOG_TICKS if log_x else None,  # plotly's own log ticks read "2, 5, 10k, 2, 5"
-            tickformat="~s",
-        ),
-        yaxis=dict(title=dict(text=axis_title, font=dict(size=16)), rangemode="tozero"),
-    )
-    return figure
-
-
-def _line(corpus: str, series: str, points: Sequence[Point], field: str, unit: str, colour: str) -> go.Scatter:
-    return go.Scatter(
-        x=[point.vocab_size for point in points],
-        y=[getattr(point, field) for point in points],
-        mode="lines",
-        line=dict(color=colour, width=3, dash=SERIES_DASH[series]),
-        name=SERIES_LABEL[series],
-        legendgroup=corpus,
-        legendgrouptitle_text=html.escape(corpus),
-        meta=html.escape(corpus),  # used via %{meta}: data, never parsed as a template
-        hovertemplate=(
-            f"<b>%{{meta}}</b>, {SERIES_LABEL[series]}<br>vocabulary %{{x:,}}<br>"
-            f"%{{y:.3f}} {unit}<extra></extra>"
-        ),
-    )
-
-
-def _reference_marker(corpus: str, point: ReferencePoint, field: str, unit: str, colour: str) -> go.Scatter:
-    return go.Scatter(
-        x=[point.vocab_size],
-        y=[getattr(point, field)],
-        mode="markers",
-        marker=dict(
-            symbol=ENCODING_SYMBOL.get(point.encoding, "star"), size=MARKER_SIZE, color=colour,
-            line=dict(color="#222", width=1.5),
-        ),
-        name=html.escape(point.encoding),
-        legendgroup=corpus,
-        legendgrouptitle_text=html.escape(corpus),
-        meta=[html.escape(corpus), html.escape(point.encoding)],
-        hovertemplate=(
-            f"<b>%{{meta[0]}}</b>, %{{meta[1]}}<br>vocabulary %{{x:,}}<br>%{{y:.3f}} {unit}<extra></extra>"
-        ),
-    )
-
-
-def _encoding_labels(reference: Mapping[str, Sequence[ReferencePoint]], field: str) -> go.Scatter:
-    """Each encoding's name by its markers, so they are labelled on the chart
-    itself: above the highest marker, or below the lowest for cl100k_base,
-    whose name would otherwise run into its neighbours' on a log axis."""
-    markers: dict[str, list[float]] = {}
-    vocab_sizes: dict[str, int] = {}
-    for points in reference.values():
-        for point in points:
-            markers.setdefault(point.encoding, []).append(getattr(point, field))
-            vocab_sizes[point.encoding] = point.vocab_size
-    below = [name in LABELS_BELOW for name in markers]
-    return go.Scatter(
-        x=[vocab_sizes[name] for name in markers],
-        y=[min(values) if low else max(values) for values, low in zip(markers.values(), below)],
-        mode="markers+text",  # invisible markers of the real ones' size, so the names clear them
-        marker=dict(size=MARKER_SIZE, color="rgba(0, 0, 0, 0)"),
-        text=[html.escape(name) for name in markers],
-        textposition=["bottom center" if low else "top center" for low in below],
-        textfont=dict(size=14, color="#333"),
-        cliponaxis=False,  # o200k_base's name may reach past the right edge
-        showlegend=False,
-        hoverinfo="skip",
-        name="encoding names",
-    )
-
-
-def compression_table(
-    curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]
-) -> pd.DataFrame:
-    """Every plotted number, one row per point, for the CSV download."""
-    rows = []
-    for corpus, lines in curves.items():
-        for series, points in (("training", lines.training), ("held-out", lines.held_out)):
-            rows.extend((corpus, series, *point) for point in points)
-    for corpus, points in reference.items():
-        rows.extend((corpus, point.encoding, *point[1:]) for point in points)
-    return pd.DataFrame(rows, columns=["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"])

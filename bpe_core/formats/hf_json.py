@@ -1,118 +1,169 @@
-"""Load your own: a `.tiktoken` rank file or a byte-level BPE `tokenizer.json`.
+"""Hugging Face `tokenizer.json`, read and written, with the same ids as tiktoken.
 
-Both become an ordinary `Tokenizer`, so an uploaded vocabulary works on
-every page like the built-in ones. The engine ranks tokens by id, as
-tiktoken does (see `tokenizer`), so what a file must provide is: every
-token's bytes, its id, the split pattern and the special tokens.
+Hugging Face's BPE applies *merges* (pairs of token strings) in list order,
+where tiktoken (and this engine) merges any two parts whose bytes form a
+token, lowest rank first. The two meet in the middle:
 
-- A `.tiktoken` file holds only "base64(token) rank" lines (gzip-compressed
-  or not); the pattern and special tokens come from the user, as they do
-  for `tiktoken.Encoding`. The result encodes exactly like that Encoding.
-- A Hugging Face `tokenizer.json` holds its vocabulary as GPT-2's printable
-  stand-in characters (see `exports.byte_to_unicode`), its split regex in
-  the pre-tokenizer and its special tokens in `added_tokens`.
+- Writing: every way of splitting a token into two tokens is listed as a
+  merge, at that token's rank, and `ignore_merges` gives tiktoken's
+  shortcut for a piece that is itself a token (`transformers` converts
+  tiktoken vocabularies the same way). Bytes become GPT-2's printable
+  stand-in characters, as in every byte-level tokenizer.json.
+- Reading: a byte-level BPE file whose ids grow with its merges becomes an
+  ordinary `Tokenizer`; anything this engine cannot reproduce faithfully
+  is refused with a `TokenizerFileError` saying what and where, rather
+  than loaded into a tokenizer that quietly gives other ids.
 
-Anything in a file that the engine cannot reproduce faithfully is refused
-with a `TokenizerFileError` saying what and where, rather than loaded into
-a tokenizer that quietly gives other ids than its original.
+Duplicate tokens. Two merges can produce the same bytes ("ab"+"c" and
+"a"+"bc"). A tokenizer.json maps each byte string to one id, so the export
+lists the first id and leaves the later duplicate out, as an unused gap.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
-import zlib
-from collections.abc import Iterable, Mapping
+import json
 
-from .encodings import parse_tiktoken_ranks
-from .exports import POSSESSIVE_INTERVAL, byte_to_unicode, oniguruma_pattern
-from .patterns import PRESETS, PatternError, compile_pattern
-from .serialization import FORMAT, TokenizerFileError, parse_json, tokenizer_from_dict
-from .tokenizer import Tokenizer
+import regex
 
-_GZIP_MAGIC = b"\x1f\x8b"
+from ..patterns import CL100K_PATTERN, PRESETS, PatternError, compile_pattern
+from ..tokenizer import Tokenizer
+from .native import FORMAT
+from .reading import TokenizerFileError, check_all_single_bytes, parse_json, tokenizer_or_file_error
 
-# ---------------------------------------------------------------- .tiktoken
+# Hugging Face compiles patterns with Oniguruma, which reads "{1,3}+" as
+# "one or more runs of one to three" instead of tiktoken's possessive
+# "{1,3}". At the very end of a top-level alternative nothing can make the
+# engine backtrack into the repetition, so the plain greedy form is the same.
+ONIGURUMA_EQUIVALENTS = {CL100K_PATTERN: CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
+POSSESSIVE_INTERVAL = regex.compile(r"\{\d+(?:,\d*)?\}\+")
 
 
-def tokenizer_from_tiktoken_file(
-    data: bytes, pattern: str, name: str, special_tokens: Mapping[str, int] | None = None
-) -> Tokenizer:
-    """A tokenizer from the contents of a `.tiktoken` rank file.
+@functools.cache
+def byte_to_unicode() -> dict[int, str]:
+    """GPT-2's map from each byte to a printable character (space -> "Ġ"),
+    so that byte-level tokens can be written as JSON strings."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    mapping, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            mapping[byte] = chr(byte)
+        else:
+            mapping[byte] = chr(256 + extra)
+            extra += 1
+    return mapping
 
-    `pattern` is a preset name ("cl100k", ...) or a regex: the file does not
-    say how text was split, so the user must. The result gives the same ids
-    as `tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=<the file>,
-    special_tokens=special_tokens)`.
-    """
-    contents = _decompressed(data)
-    if not contents.strip():
-        raise TokenizerFileError("The file is empty: a .tiktoken file has one 'base64-token rank' line per token.")
-    if contents.lstrip().startswith(b"{"):
-        raise TokenizerFileError(
-            "This looks like a JSON file, not a .tiktoken rank file; load a tokenizer.json as a Hugging Face tokenizer."
+
+def oniguruma_pattern(pattern: str) -> str:
+    """`pattern` written so that Hugging Face's regex engine splits the same."""
+    pattern = ONIGURUMA_EQUIVALENTS.get(pattern, pattern)
+    if POSSESSIVE_INTERVAL.search(pattern):
+        raise ValueError(
+            "Hugging Face's regex engine reads a possessive repetition such as {1,3}+ "
+            "differently from tiktoken; write it as an atomic group, (?>x{1,3})."
         )
+    return pattern
+
+
+# ------------------------------------------------------------------ write
+
+
+def hf_export_problem(tokenizer: Tokenizer) -> str | None:
+    """Why `hf_tokenizer_json` cannot export this tokenizer, or None if it can:
+    its split pattern must compile in Hugging Face's regex engine (Oniguruma).
+
+    Compiling is not meaning the same: Oniguruma reads some syntax of Python's
+    `regex` as literal text (fuzzy matching such as {e<=1}). The presets are
+    tested to split identically; a custom pattern is exact only as far as
+    both engines read it alike."""
+    from tokenizers import Regex
+
     try:
-        ranks = parse_tiktoken_ranks(contents)
+        Regex(oniguruma_pattern(tokenizer.pattern))
     except ValueError as error:
-        raise TokenizerFileError(f"Not a .tiktoken rank file: {error}") from None
-    _check_each_token_listed_once(contents, ranks)
-    vocab = _vocab_from_ranks(ranks)
-    _check_all_single_bytes(vocab.values())
-    return _tokenizer(name, pattern, vocab, special_tokens or {})
+        return str(error)
+    except Exception as error:  # tokenizers raises its own type for a pattern Oniguruma refuses
+        return f"Hugging Face's regex engine cannot compile this split pattern ({error})."
+    return None
 
 
-MAX_UNPACKED_BYTES = 50_000_000  # o200k's rank file is 3.6 MB unpacked
+def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
+    """A Hugging Face tokenizer.json (text) that gives the same ids.
+
+    Exact whenever the split pattern covers all text (every preset does):
+    Hugging Face keeps text between pattern matches, tiktoken drops it.
+    """
+    if tokenizer.units == "bytes":
+        to_text = lambda token: "".join(byte_to_unicode()[byte] for byte in token)
+    else:
+        to_text = lambda token: token
+    ids_by_token = tokenizer.mergeable_ranks
+    vocab = {to_text(token): token_id for token, token_id in ids_by_token.items()}
+    merges = []
+    for token, token_id in sorted(ids_by_token.items(), key=lambda item: item[1]):
+        splits = [
+            (token[:cut], token[cut:])
+            for cut in range(1, len(token))
+            if token[:cut] in ids_by_token and token[cut:] in ids_by_token
+        ]
+        splits.sort(key=lambda split: (ids_by_token[split[0]], ids_by_token[split[1]]))
+        merges.extend([to_text(left), to_text(right)] for left, right in splits)
+
+    model = {
+        "type": "BPE",
+        "dropout": None,
+        "unk_token": None,
+        "continuing_subword_prefix": None,
+        "end_of_word_suffix": None,
+        "fuse_unk": False,
+        "byte_fallback": False,
+        "ignore_merges": True,
+        "vocab": vocab,
+        "merges": merges,
+    }
+    split = {"type": "Split", "pattern": {"Regex": oniguruma_pattern(tokenizer.pattern)}, "behavior": "Isolated", "invert": False}
+    if tokenizer.units == "bytes":
+        pre_tokenizer = {
+            "type": "Sequence",
+            "pretokenizers": [
+                split,
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        }
+        decoder = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}
+    else:  # the unknown token needs a name no character of the alphabet has
+        unknown = next(name for name in ("\N{REPLACEMENT CHARACTER}", "<unk>", "[UNK]", "<|unk|>") if name not in vocab)
+        vocab[unknown] = tokenizer.unknown_id
+        model["unk_token"] = unknown
+        pre_tokenizer = split
+        decoder = {"type": "Fuse"}
+    added_tokens = [
+        {
+            "id": token_id,
+            "content": special,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for special, token_id in sorted(tokenizer.special_tokens.items(), key=lambda item: item[1])
+    ]
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        "normalizer": None,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": None,
+        "decoder": decoder,
+        "model": model,
+    }
+    return json.dumps(document, ensure_ascii=False)
 
 
-def _decompressed(data: bytes) -> bytes:
-    """The file's text; a gzip-compressed file (the way the bundled ones
-    are shipped) is recognised by its first two bytes and unpacked, up to a
-    limit: a small upload must not unpack into gigabytes."""
-    if not data.startswith(_GZIP_MAGIC):
-        return data
-    unpacker = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # the gzip format
-    try:
-        contents = unpacker.decompress(data, MAX_UNPACKED_BYTES)
-    except zlib.error as error:
-        raise TokenizerFileError(f"The file is gzip-compressed but cannot be unpacked: {error}.") from None
-    if unpacker.unconsumed_tail:
-        raise TokenizerFileError(f"The file unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB; no rank file is that large.")
-    if not unpacker.eof:
-        raise TokenizerFileError("The file is gzip-compressed but cannot be unpacked: it ends too early.")
-    return contents
-
-
-def _check_each_token_listed_once(contents: bytes, ranks: dict[bytes, int]) -> None:
-    """`parse_tiktoken_ranks` keeps the last rank of a token listed twice
-    (as tiktoken does); refuse such a file instead, naming the line."""
-    lines = [(number, line) for number, line in enumerate(contents.splitlines(), start=1) if line.strip()]
-    if len(lines) == len(ranks):
-        return
-    seen: set[bytes] = set()
-    for number, line in lines:  # every line parsed already, so this decode succeeds
-        token = base64.b64decode(line.split()[0])
-        if token in seen:
-            raise TokenizerFileError(f"Line {number} lists the token {token!r} again; each token must have one rank.")
-        seen.add(token)
-
-
-def _vocab_from_ranks(ranks: dict[bytes, int]) -> dict[int, bytes]:
-    """Id -> token, refusing negative ranks and a rank given to two tokens
-    (tiktoken refuses both too, with a less helpful message)."""
-    vocab: dict[int, bytes] = {}
-    for token, rank in ranks.items():
-        if rank < 0:
-            raise TokenizerFileError(f"The token {token!r} has the negative rank {rank}; ranks start at 0.")
-        if rank in vocab:
-            raise TokenizerFileError(
-                f"Rank {rank} is given to two tokens, {vocab[rank]!r} and {token!r}; each rank must name one token."
-            )
-        vocab[rank] = token
-    return vocab
-
-
-# ---------------------------------------------------------- tokenizer.json
+# ------------------------------------------------------------------- read
 
 
 def tokenizer_from_hf_json(text: str | bytes | dict, name: str) -> Tokenizer:
@@ -151,8 +202,8 @@ def tokenizer_from_hf_json(text: str | bytes | dict, name: str) -> Tokenizer:
     _check_merge_order(model.get("merges"), ids_by_string)
     special_tokens = _special_tokens(document.get("added_tokens", []))
     vocab = _ordinary_vocab(ids_by_string, special_tokens)
-    _check_all_single_bytes(vocab.values())
-    return _tokenizer(name, pattern, vocab, special_tokens)
+    check_all_single_bytes(vocab.values())
+    return tokenizer_or_file_error(name, pattern, vocab, special_tokens)
 
 
 def _json_object(text: str | bytes | dict) -> dict:
@@ -377,44 +428,3 @@ def _token_bytes(string: str) -> bytes:
                 "256 byte characters of a byte-level vocabulary; is this a SentencePiece or character-level tokenizer?"
             )
     return bytes(table[char] for char in string)
-
-
-# ------------------------------------------------------------------ shared
-
-
-def _check_all_single_bytes(tokens: Iterable[bytes]) -> None:
-    """Every byte must be a token, or some text could not be encoded at all."""
-    present = {token[0] for token in tokens if len(token) == 1}
-    missing = [byte for byte in range(256) if byte not in present]
-    if missing:
-        examples = ", ".join(f"0x{byte:02X}" for byte in missing[:8]) + (", ..." if len(missing) > 8 else "")
-        raise TokenizerFileError(
-            f"The vocabulary lacks {len(missing)} of the 256 single bytes ({examples}); a byte-level "
-            "vocabulary needs all of them so that any text can be encoded."
-        )
-
-
-def _tokenizer(name: str, pattern: str, vocab: dict[int, bytes], special_tokens: Mapping[str, int]) -> Tokenizer:
-    """The Tokenizer, with its own refusals (a bad pattern, a special id
-    that is also an ordinary id) turned into file errors."""
-    try:
-        return Tokenizer(name=name, pattern=pattern, vocab=vocab, special_tokens=special_tokens)
-    except ValueError as error:  # PatternError is a ValueError too
-        raise TokenizerFileError(str(error)) from None
-
-
-def tokenizer_from_file(file_name: str, data: bytes, pattern: str = "cl100k") -> Tokenizer:
-    """Any tokenizer file a user may bring, told apart by its content:
-
-    - JSON saved by this playground (`Tokenizer.save`);
-    - a Hugging Face byte-level BPE tokenizer.json;
-    - a tiktoken rank file, plain or gzip-compressed, split with `pattern`
-      (rank files hold no pattern and no special tokens).
-    """
-    data = _decompressed(data)  # a gzip-compressed file of either kind
-    if data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] in (b"{", b"["):
-        document = parse_json(data, f"“{file_name}”")
-        if isinstance(document, dict) and document.get("format") == FORMAT:
-            return tokenizer_from_dict(document)
-        return tokenizer_from_hf_json(document, file_name)
-    return tokenizer_from_tiktoken_file(data, pattern, file_name)

@@ -5,7 +5,7 @@ the same tokens in the same colours, and needs no browser and no network.
 One function lays the tokens out as boxes (`layout_tokens`); two renderers
 draw those boxes, as SVG text or as a Pillow image, so both always agree.
 
-The boxes show what the HTML view shows (see `render`): a space as "·", a
+The boxes show what the HTML view shows (see `drawing.tokens`): a space as "·", a
 line break as "↵" and then a new row, bytes that are only part of a
 character as <E3 81>, special tokens framed. Text that the split pattern
 dropped belongs to no token and is not drawn.
@@ -32,9 +32,10 @@ from xml.sax.saxutils import escape, quoteattr
 import regex
 from PIL import Image, ImageDraw, ImageFont, features
 
-from .render import colour_for, label_text, visible_marker
-from .tokenizer import TokenSpan
-from .utf8 import encodable
+from ..analysis.labels import label_text, visible_marker
+from ..tokenizer import TokenSpan
+from ..utf8 import encodable
+from .palette import colour_for
 
 BACKGROUND = "#FFFFFF"
 TEXT_COLOUR = "#111111"

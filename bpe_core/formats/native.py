@@ -1,4 +1,4 @@
-"""Saving a trained tokenizer as JSON, and loading it back with clear errors.
+"""The playground's own file format: a trained tokenizer as JSON, read back with clear errors.
 
 The file holds what cannot be recomputed, and nothing else: the split
 pattern, the merges in order (merge i makes id first_merge_id + i, and its
@@ -20,16 +20,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .merge_learning import MergeStep
-from .patterns import PatternError
-from .tokenizer import UNKNOWN_CHARACTER, Tokenizer
+from ..merge_learning import MergeStep
+from ..patterns import PatternError
+from ..tokenizer import UNKNOWN_CHARACTER, Tokenizer
+from .reading import TokenizerFileError, parse_json
 
 FORMAT = "bpe-playground-tokenizer"
 VERSION = 1
-
-
-class TokenizerFileError(ValueError):
-    """A file that is not a readable tokenizer of this format and version."""
 
 
 def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
@@ -88,19 +85,6 @@ def load_tokenizer(path) -> Tokenizer:
     except OSError as error:
         raise TokenizerFileError(f"Cannot read {path}: {error.strerror or error}") from None
     return tokenizer_from_json(text)
-
-
-def parse_json(text: str | bytes, what: str = "a tokenizer file") -> object:
-    """A file's JSON, or TokenizerFileError saying why not. Deeply nested
-    JSON (thousands of "[") exhausts Python's recursion: also an error."""
-    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
-        text = text[3:]  # a UTF-8 byte order mark, as some editors write
-    try:
-        return json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise TokenizerFileError(f"Not {what}: it is not valid JSON ({error}).") from None
-    except RecursionError:
-        raise TokenizerFileError(f"Not {what}: its JSON is nested too deeply to read.") from None
 
 
 def tokenizer_from_json(text: str | bytes) -> Tokenizer:

@@ -1,7 +1,7 @@
 """Tables and figures of the Tokenization tax page: pure functions, no Streamlit.
 
-Everything here starts from the `TaxRow`s of `tax.tax_table` (one per
-tokenizer and language) and the corpus manifest `tax.languages()`, and
+Everything here starts from the `TaxRow`s of `analysis.tax.tax_table` (one per
+tokenizer and language) and the corpus manifest `analysis.tax.languages()`, and
 turns them into what a reader compares at a glance:
 
 - `premium_frame` / `metrics_frame`: sortable tables of numbers (floats, so
@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from .render import PALETTE
-from .tax import Language, TaxRow, content_cost
+from ..analysis.tax import Language, TaxRow, content_cost
+from .palette import PALETTE
 
 FONT_SIZE = 15
 TICK_FONT_SIZE = 14

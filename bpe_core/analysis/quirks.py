@@ -11,28 +11,26 @@ Explanations quote tokens the way the Compare page does: "·" is a space,
 "↵" a line break, "<F0 9F>" bytes that are only part of a character, and
 " | " separates tokens.
 
-Pure: no Streamlit. `card_html` draws a card; the Quirks page adds the
-button that opens the example in its view.
+`drawing.quirks.card_html` draws a card; the Quirks page adds the button
+that opens the example in its view.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .patterns import split_pieces
-from .render import label_text, token_html
-from .tokenizer import Tokenizer
+from ..patterns import split_pieces
+from ..tokenizer import Tokenizer
+from .labels import label_text
 
 View = Literal["inspect", "compare"]
 Tokenizers = Mapping[str, Tokenizer]  # name -> tokenizer, in the order shown
 
 OPENAI = ("gpt2", "cl100k_base", "o200k_base")
-CARD_TOKEN_FONT = "1.6rem"  # the token rows, readable from the back of a hall
 
 
 @dataclass(frozen=True)
@@ -376,38 +374,3 @@ QUIRKS: list[Quirk] = [
     Quirk("emoji", "Emoji: skin tones and ZWJ sequences", EMOJI_TEXT, "compare", OPENAI, explain_emoji),
     Quirk("greetings", "One greeting, three scripts", GREETINGS_TEXT, "compare", OPENAI, explain_greetings),
 ]
-
-
-# --------------------------------------------------------------- the card
-
-CARD_CSS = """
-<style>
-.quirk-card h3 { font-size: 2rem; margin: 0 0 0.5rem 0; padding: 0; }
-.quirk-card .quirk-row { margin: 0.4rem 0 0.8rem 0; }
-.quirk-card .quirk-name { font-size: 1.15rem; font-weight: 600; opacity: 0.8; }
-.quirk-card .quirk-facts { margin: 0.6rem 0 0 0; padding-left: 1.4rem; }
-.quirk-card .quirk-facts li { font-size: 1.3rem; line-height: 1.5; margin: 0.35rem 0; }
-.quirk-card .quirk-source { font-size: 1.05rem; opacity: 0.75; margin-top: 0.4rem; }
-</style>
-"""
-
-
-def card_html(quirk: Quirk, tokenizers: Tokenizers) -> str:
-    """A quirk as a card: its title, its text as tokens per tokenizer (with
-    counts), and the live explanation. Every text is escaped here."""
-    rows = "".join(_token_row(name, quirk.text, tokenizer) for name, tokenizer in tokenizers.items())
-    facts = "".join(f"<li>{html.escape(line)}</li>" for line in quirk.explain(tokenizers))
-    source = f'<div class="quirk-source">{html.escape(quirk.source)}</div>' if quirk.source else ""
-    return (
-        f'{CARD_CSS}<div class="quirk-card"><h3>{html.escape(quirk.title)}</h3>{rows}'
-        f'<ul class="quirk-facts">{facts}</ul>{source}</div>'
-    )
-
-
-def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:
-    spans = tokenizer.encode_with_offsets(text)
-    view = token_html(text, spans, special_ids=set(tokenizer.special_tokens.values()), font_size=CARD_TOKEN_FONT)
-    return (
-        f'<div class="quirk-row"><div class="quirk-name">{html.escape(name)} · '
-        f'{amount(len(spans), "token")}</div>{view}</div>'
-    )

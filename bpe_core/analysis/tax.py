@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .samples import SAMPLES_DIR
-from .tokenizer import Tokenizer
+from ..samples import SAMPLES_DIR
+from ..tokenizer import Tokenizer
 
 PARALLEL_DIR = SAMPLES_DIR / "parallel"
 

@@ -18,19 +18,12 @@ markup or script is shown as text and never interpreted.
 from __future__ import annotations
 
 import html
-import itertools
-import re
-import unicodedata
 from collections.abc import Collection, Sequence
 
-from .tokenizer import TokenSpan
-from .utf8 import encodable, text_of
-
-# Paul Tol's "light" scheme: distinguishable with colour-blindness and made
-# for black text on top. https://personal.sron.nl/~pault/#sec:qualitative
-PALETTE = ["#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#DDDDDD"]
-
-WHITESPACE_MARKERS = {" ": "·", "\t": "→", "\r": "␍", "\n": "↵"}
+from ..analysis.labels import byte_offsets, split_stray_bytes, visible_marker
+from ..tokenizer import TokenSpan
+from ..utf8 import encodable, text_of
+from .palette import PALETTE, colour_for
 
 TOKEN_CSS = """
 <style>
@@ -50,70 +43,12 @@ TOKEN_CSS = """
 """
 
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def markdown_literal(text: str) -> str:
-    """`text` to show as itself in Markdown (Streamlit's messages and captions).
-
-    Any ASCII punctuation escaped with a backslash is literal in CommonMark,
-    which also disarms Streamlit's own syntax (`:red[...]`, `$math$`,
-    `:material/icon:`): a file named "![x](http://…)" stays text and never
-    becomes an image fetched from elsewhere."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-
-
-def colour_for(index: int, token_id: int, colour_by: str = "position") -> str:
-    """The background of a token: by its position (neighbours always differ),
-    or stably by its id (the same token has the same colour everywhere)."""
-    if colour_by == "id":
-        return PALETTE[(token_id * 2654435761) % 2**32 % len(PALETTE)]
-    return PALETTE[index % len(PALETTE)]
-
-
-def visible_marker(char: str) -> str | None:
-    """The one character that stands for an invisible one (whitespace, a
-    control character), or None for a character that shows itself. Always
-    exactly one character, so that stacked rows of text stay aligned."""
-    if char in WHITESPACE_MARKERS:
-        return WHITESPACE_MARKERS[char]
-    category = unicodedata.category(char)
-    if category == "Cc":  # control characters: their Unicode "control picture"
-        code = ord(char)
-        return chr(0x2400 + code) if code < 0x20 else "␡" if code == 0x7F else "⍰"
-    if category == "Zs":  # other spaces (no-break, thin, ideographic ...)
-        return "·"
-    if category in ("Zl", "Zp"):  # line and paragraph separators
-        return "↵"
-    return None
-
-
 def _visible_char(char: str) -> str:
     """One character of a token label, escaped, with whitespace made visible."""
     marker = visible_marker(char)
     if marker is None:
         return html.escape(char)
     return f'<span class="bpe-ws">{marker}</span>' + ("\n" if char == "\n" else "")
-
-
-def split_stray_bytes(token_bytes: bytes) -> list[tuple[str, bool]]:
-    """A token as runs of whole characters, (text, False), and of bytes that
-    are only part of a character, ("E3 81", True), in order."""
-    text = token_bytes.decode("utf-8", errors="surrogateescape")
-    runs = []
-    for stray, chars in itertools.groupby(text, key=lambda char: 0xDC80 <= ord(char) <= 0xDCFF):
-        chars = "".join(chars)
-        runs.append((" ".join(f"{ord(char) - 0xDC00:02X}" for char in chars), True) if stray else (chars, False))
-    return runs
-
-
-def label_text(token_bytes: bytes) -> str:
-    """A token as plain text, for tables: visible whitespace, and bytes that
-    are only part of a character as <E3 81> rather than a meaningless "�"."""
-    return "".join(
-        f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
-        for run, stray in split_stray_bytes(token_bytes)
-    )
 
 
 def label_html(token_bytes: bytes) -> str:
@@ -203,15 +138,6 @@ def pieces_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
     for index, (start, end) in enumerate(spans):
         as_tokens.append(TokenSpan(index, offsets[start], offsets[end]))
     return token_html(text, as_tokens, pieces=True)
-
-
-def byte_offsets(text: str) -> list[int]:
-    """UTF-8 byte offset of every character position (and of the end)."""
-    offsets, total = [0], 0
-    for char in text:
-        total += len(char.encode("utf-8"))
-        offsets.append(total)
-    return offsets
 
 
 CHIP_CSS = """

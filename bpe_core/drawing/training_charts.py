@@ -1,4 +1,4 @@
-"""Plotly figures for the training view: pure functions, no Streamlit."""
+"""The Train page's chart: the training corpus's length after every merge."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .merge_learning import MergeStep
-from .render import PALETTE
+from ..merge_learning import MergeStep
+from .palette import PALETTE
 
 FONT = dict(size=15)
 

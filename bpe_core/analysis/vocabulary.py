@@ -18,12 +18,11 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 import pandas as pd
-import plotly.graph_objects as go
 import regex
 
-from .render import PALETTE, label_text, split_stray_bytes
-from .tokenizer import Tokenizer
-from .utf8 import text_of
+from ..tokenizer import Tokenizer
+from ..utf8 import text_of
+from .labels import label_text, split_stray_bytes
 
 # Scripts with a name of their own in the table (Unicode's Script property,
 # as the `regex` module spells it). Hiragana and Katakana share one: Japanese
@@ -140,7 +139,7 @@ def learned_steps(tokenizer: Tokenizer) -> dict[int, int]:
 def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     """One row per token, ordinary and special, in id order.
 
-    Columns: id; text (as `render.label_text` shows it: a space as ·, part
+    Columns: id; text (as `labels.label_text` shows it: a space as ·, part
     of a character as <E3 81>); bytes (length); characters (None when not
     valid UTF-8); valid_utf8; script (see `script_of`; special tokens are
     SPECIAL, broken bytes NOT_UTF8); leading_space; learned_at_step (None
@@ -284,27 +283,6 @@ def script_counts(table: pd.DataFrame) -> pd.Series:
     """How many tokens each script (or category) has, most first."""
     counts = table["script"].value_counts()
     return counts.sort_values(ascending=False, kind="stable").rename("tokens")
-
-
-def script_figure(counts: pd.Series) -> go.Figure:
-    """Tokens per script as horizontal bars, the largest on top. Scripts are
-    blue; categories that are not a script (digits, bytes …) grey, so the
-    writing systems stand out."""
-    counts = counts.sort_values(ascending=True, kind="stable")  # plotly draws the first bar at the bottom
-    colours = [PALETTE[-1] if category in NON_SCRIPT_CATEGORIES else PALETTE[0] for category in counts.index]
-    figure = go.Figure(
-        go.Bar(
-            x=counts.to_numpy(), y=counts.index, orientation="h", marker_color=colours,
-            text=[f"{count:,}" for count in counts], textposition="outside", cliponaxis=False,
-            textfont=dict(size=15), hovertemplate="%{y}: %{x:,} tokens<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        font=dict(size=16), hoverlabel=dict(font_size=15), height=max(240, 34 * len(counts) + 80),
-        margin=dict(l=10, r=60, t=10, b=10), xaxis_title="tokens", showlegend=False,
-        xaxis=dict(tickfont=dict(size=15), rangemode="tozero"), yaxis=dict(tickfont=dict(size=15)),
-    )
-    return figure
 
 
 # ------------------------------------------------------------------ detail

@@ -1,0 +1,49 @@
+"""Tables as files to download: CSV that a spreadsheet shows as text.
+
+The pages offer their tables (comparisons, premiums, vocabularies, merges)
+as CSV. Token text comes from users, so a cell that a spreadsheet would run
+as a formula is guarded.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..tokenizer import Tokenizer
+
+# A spreadsheet runs a cell that starts with one of these as a formula.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A text cell a spreadsheet shows as text: one that would start a formula
+    (a token "=cmd|..." from an uploaded text) gets a leading apostrophe,
+    the usual guard against CSV formula injection."""
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
+
+
+def frame_csv(frame: pd.DataFrame) -> str:
+    """A table as CSV for download, its text cells spreadsheet-safe."""
+    return frame.map(spreadsheet_safe).to_csv(index=False)
+
+
+def merges_csv(tokenizer: Tokenizer) -> str:
+    """The learned merges as CSV: one row per merge, with the ids, the text
+    they stand for and, for a tokenizer trained here, the training numbers.
+    Bytes that are not whole characters are written as \\xNN."""
+    trace = tokenizer.trace
+    rows = []
+    for step, ((left, right), new_id) in enumerate(tokenizer.merges, start=1):
+        left_text, right_text, token_text = (
+            tokenizer.token_bytes(token_id).decode("utf-8", errors="backslashreplace") for token_id in (left, right, new_id)
+        )
+        rows.append({
+            "step": step, "new_id": new_id, "left_id": left, "right_id": right,
+            "left": left_text, "right": right_text, "token": token_text,
+            "count": trace[step - 1].count if trace else None,
+            "corpus_tokens": trace[step - 1].corpus_tokens if trace else None,
+        })
+    return frame_csv(pd.DataFrame(rows, columns=MERGES_CSV_COLUMNS))
+
+
+MERGES_CSV_COLUMNS = ["step", "new_id", "left_id", "right_id", "left", "right", "token", "count", "corpus_tokens"]

@@ -1,0 +1,44 @@
+"""A quirk as a card: its title, its text as tokens per tokenizer, and the
+live explanation, large enough to read from the back of a hall."""
+
+from __future__ import annotations
+
+import html
+
+from ..analysis.quirks import Quirk, Tokenizers, amount
+from ..tokenizer import Tokenizer
+from .tokens import token_html
+
+CARD_TOKEN_FONT = "1.6rem"  # the token rows, readable from the back of a hall
+
+CARD_CSS = """
+<style>
+.quirk-card h3 { font-size: 2rem; margin: 0 0 0.5rem 0; padding: 0; }
+.quirk-card .quirk-row { margin: 0.4rem 0 0.8rem 0; }
+.quirk-card .quirk-name { font-size: 1.15rem; font-weight: 600; opacity: 0.8; }
+.quirk-card .quirk-facts { margin: 0.6rem 0 0 0; padding-left: 1.4rem; }
+.quirk-card .quirk-facts li { font-size: 1.3rem; line-height: 1.5; margin: 0.35rem 0; }
+.quirk-card .quirk-source { font-size: 1.05rem; opacity: 0.75; margin-top: 0.4rem; }
+</style>
+"""
+
+
+def card_html(quirk: Quirk, tokenizers: Tokenizers) -> str:
+    """A quirk as a card: its title, its text as tokens per tokenizer (with
+    counts), and the live explanation. Every text is escaped here."""
+    rows = "".join(_token_row(name, quirk.text, tokenizer) for name, tokenizer in tokenizers.items())
+    facts = "".join(f"<li>{html.escape(line)}</li>" for line in quirk.explain(tokenizers))
+    source = f'<div class="quirk-source">{html.escape(quirk.source)}</div>' if quirk.source else ""
+    return (
+        f'{CARD_CSS}<div class="quirk-card"><h3>{html.escape(quirk.title)}</h3>{rows}'
+        f'<ul class="quirk-facts">{facts}</ul>{source}</div>'
+    )
+
+
+def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:
+    spans = tokenizer.encode_with_offsets(text)
+    view = token_html(text, spans, special_ids=set(tokenizer.special_tokens.values()), font_size=CARD_TOKEN_FONT)
+    return (
+        f'<div class="quirk-row"><div class="quirk-name">{html.escape(name)} · '
+        f'{amount(len(spans), "token")}</div>{view}</div>'
+    )

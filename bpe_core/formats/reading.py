@@ -1,0 +1,76 @@
+"""What reading any tokenizer file shares: one error type, JSON and gzip
+read with limits, and the checks every byte-level vocabulary must pass.
+
+A file comes from a user (an upload, a path on the command line), so
+anything wrong in it is a `TokenizerFileError` that says what and where:
+a page shows it as a message, the command line as one "error:" line.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterable, Mapping
+
+from ..tokenizer import Tokenizer
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class TokenizerFileError(ValueError):
+    """A file that is not a readable tokenizer (of the format it claims)."""
+
+
+def parse_json(text: str | bytes, what: str = "a tokenizer file") -> object:
+    """A file's JSON, or TokenizerFileError saying why not. Deeply nested
+    JSON (thousands of "[") exhausts Python's recursion: also an error."""
+    if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
+        text = text[3:]  # a UTF-8 byte order mark, as some editors write
+    try:
+        return json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise TokenizerFileError(f"Not {what}: it is not valid JSON ({error}).") from None
+    except RecursionError:
+        raise TokenizerFileError(f"Not {what}: its JSON is nested too deeply to read.") from None
+
+
+MAX_UNPACKED_BYTES = 50_000_000  # o200k's rank file is 3.6 MB unpacked
+
+
+def unpacked(data: bytes) -> bytes:
+    """The file's text; a gzip-compressed file (the way the bundled ones
+    are shipped) is recognised by its first two bytes and unpacked, up to a
+    limit: a small upload must not unpack into gigabytes."""
+    if not data.startswith(_GZIP_MAGIC):
+        return data
+    unpacker = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # the gzip format
+    try:
+        contents = unpacker.decompress(data, MAX_UNPACKED_BYTES)
+    except zlib.error as error:
+        raise TokenizerFileError(f"The file is gzip-compressed but cannot be unpacked: {error}.") from None
+    if unpacker.unconsumed_tail:
+        raise TokenizerFileError(f"The file unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB; no rank file is that large.")
+    if not unpacker.eof:
+        raise TokenizerFileError("The file is gzip-compressed but cannot be unpacked: it ends too early.")
+    return contents
+
+
+def check_all_single_bytes(tokens: Iterable[bytes]) -> None:
+    """Every byte must be a token, or some text could not be encoded at all."""
+    present = {token[0] for token in tokens if len(token) == 1}
+    missing = [byte for byte in range(256) if byte not in present]
+    if missing:
+        examples = ", ".join(f"0x{byte:02X}" for byte in missing[:8]) + (", ..." if len(missing) > 8 else "")
+        raise TokenizerFileError(
+            f"The vocabulary lacks {len(missing)} of the 256 single bytes ({examples}); a byte-level "
+            "vocabulary needs all of them so that any text can be encoded."
+        )
+
+
+def tokenizer_or_file_error(name: str, pattern: str, vocab: dict[int, bytes], special_tokens: Mapping[str, int]) -> Tokenizer:
+    """The Tokenizer, with its own refusals (a bad pattern, a special id
+    that is also an ordinary id) turned into file errors."""
+    try:
+        return Tokenizer(name=name, pattern=pattern, vocab=vocab, special_tokens=special_tokens)
+    except ValueError as error:  # PatternError is a ValueError too
+        raise TokenizerFileError(str(error)) from None

@@ -1,0 +1,180 @@
+"""The session's tokenizers, by the names every picker shows, and training
+cached across sessions.
+
+A picker offers, in order: the tokenizer trained on the Train page ("trained
+here"), the ones this session loaded from files ("loaded: <file name>"), a
+small one trained on a sample at start ("starter"), and the bundled OpenAI
+encodings. Training is deterministic, so a trained tokenizer is described by
+its `Recipe` (the corpus and the settings), which is small enough to travel
+in a link and rebuild it in another session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from bpe_core import Tokenizer, load_encoding, train
+from bpe_core.corpus import corpus_fingerprint
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.samples import catalog
+from pages.common.names import LOADED_TOKENIZERS, TRAINED
+from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
+
+OPENAI_ENCODINGS = {
+    "gpt2": "gpt2 — GPT-2 / GPT-3 (50k)",
+    "cl100k_base": "cl100k_base — GPT-3.5 / GPT-4 (100k)",
+    "o200k_base": "o200k_base — GPT-4o (200k)",
+}
+TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
+STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
+LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
+MAX_LOADED_TOKENIZERS = 4  # tokenizers from files kept per session (a vocabulary can take 100s of MB)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What makes a trained tokenizer (training is deterministic), small
+    enough for a link: a bundled sample or a short text, and the settings."""
+
+    sample: str | None
+    text: str | None
+    vocab_size: int
+    pattern: str
+    units: str
+    special_tokens: tuple[str, ...]
+
+    def corpus(self) -> str | dict[str, int]:
+        return catalog()[self.sample].load() if self.sample else self.text
+
+    def label(self) -> str:
+        return catalog()[self.sample].title if self.sample else f"pasted text ({len(self.text):,} characters)"
+
+    def as_link(self) -> list:
+        return [self.sample, self.text, self.vocab_size, self.pattern, self.units, list(self.special_tokens)]
+
+    @classmethod
+    def from_link(cls, value) -> "Recipe | None":
+        """The recipe a link carries, or None when it is damaged or unknown."""
+        try:
+            sample, text, vocab_size, pattern, units, specials = value
+            recipe = cls(sample, text, int(vocab_size), str(pattern), str(units), tuple(map(str, specials)))
+        except (TypeError, ValueError):
+            return None
+        from_sample = isinstance(sample, str) and sample in catalog() and text is None
+        from_text = sample is None and isinstance(text, str) and 0 < len(text) <= LINK_TEXT_LIMIT
+        return recipe if from_sample or from_text else None
+
+
+@dataclass
+class TrainedTokenizer:
+    """The Train page's result, kept in the session for the other pages."""
+
+    tokenizer: Tokenizer
+    corpus: str | dict[str, int]  # what it was trained on
+    corpus_label: str  # the same, in a few words for captions
+    recipe: Recipe | None = None  # None when a link cannot rebuild it (an upload, long text)
+
+
+# ------------------------------------------------------------ cached training
+
+
+@st.cache_resource(show_spinner="Loading the vocabulary…")
+def bundled_encoding(name: str) -> Tokenizer:
+    return load_encoding(name)
+
+
+@st.cache_resource(show_spinner="Training a small tokenizer on the English sample…")
+def starter_tokenizer() -> Tokenizer:
+    """A tokenizer trained here at start-up, so every page has one to show."""
+    return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def train_cached(fingerprint: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
+    """Train once per corpus and settings; every session with the same inputs
+    shares the result (the corpus is keyed by its fingerprint, never by itself)."""
+    bar = st.progress(0.0, text="Training…")
+    tokenizer = train(
+        _corpus, vocab_size=vocab_size, pattern=pattern, units=units, special_tokens=special_tokens,
+        progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Training… {done:,} / {total:,} merges"),
+    )
+    bar.empty()
+    return tokenizer
+
+
+def train_on(corpus, **settings) -> Tokenizer:
+    """`train` through the cross-session cache."""
+    return train_cached(corpus_fingerprint(corpus), corpus, **settings)
+
+
+def train_from_recipe(recipe: Recipe) -> TrainedTokenizer:
+    corpus = recipe.corpus()
+    tokenizer = train_on(
+        corpus, vocab_size=recipe.vocab_size, pattern=recipe.pattern, units=recipe.units,
+        special_tokens=recipe.special_tokens,
+    )
+    return TrainedTokenizer(tokenizer, corpus, recipe.label(), recipe)
+
+
+# ------------------------------------------------------------- the session
+
+
+def session_trained() -> TrainedTokenizer | None:
+    return st.session_state.get(TRAINED)
+
+
+def restore_trained_from_link() -> None:
+    """A link made while a trained tokenizer was in use carries its recipe;
+    opened in a session that does not have that tokenizer, train it again."""
+    recipe = Recipe.from_link(linked_value(TRAINED))
+    trained = session_trained()
+    if recipe is None or (trained is not None and trained.recipe == recipe):
+        return
+    try:
+        st.session_state[TRAINED] = train_from_recipe(recipe)
+    except ValueError as error:
+        st.warning(f"The link's trained tokenizer could not be rebuilt: {markdown_literal(str(error))}")
+
+
+def loaded_tokenizers() -> dict[str, Tokenizer]:
+    """Tokenizers this session loaded from files, by file name."""
+    return st.session_state.setdefault(LOADED_TOKENIZERS, {})
+
+
+def keep_loaded(file_name: str, tokenizer: Tokenizer) -> str:
+    """Add a tokenizer loaded from a file to the session (a file of the same
+    name replaces the old one, and only the newest few are kept); returns
+    its picker name."""
+    loaded = loaded_tokenizers()
+    loaded.pop(file_name, None)
+    loaded[file_name] = tokenizer
+    while len(loaded) > MAX_LOADED_TOKENIZERS:
+        loaded.pop(next(iter(loaded)))
+    return LOADED + file_name
+
+
+def tokenizer_choices() -> dict[str, str]:
+    """Picker name -> label, the session's own tokenizers first."""
+    choices = {}
+    trained = session_trained()
+    if trained is not None:
+        choices[TRAINED_HERE] = f"Trained here — {trained.corpus_label}"
+    for file_name in loaded_tokenizers():
+        choices[LOADED + file_name] = f"Loaded — {file_name}"
+    choices[STARTER] = "Starter — trained on Alice in Wonderland (1,000)"
+    choices.update(OPENAI_ENCODINGS)
+    return choices
+
+
+def tokenizer_by_name(name: str) -> Tokenizer:
+    if name == TRAINED_HERE and session_trained() is not None:
+        return session_trained().tokenizer
+    if name.startswith(LOADED) and name[len(LOADED):] in loaded_tokenizers():
+        return loaded_tokenizers()[name[len(LOADED):]]
+    if name == STARTER:
+        return starter_tokenizer()
+    if name in OPENAI_ENCODINGS:
+        return bundled_encoding(name)
+    raise KeyError(f"No tokenizer {name!r} in this session.")

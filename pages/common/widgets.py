@@ -1,0 +1,252 @@
+"""Widgets several pages share: tokenizer pickers and uploads, the shared
+text box, the token view with its counts, and the step control.
+
+Every widget that defines a view is bound to the link (see `url_state`);
+everything a user typed survives a page change.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tokens import token_html
+from bpe_core.formats import tokenizer_from_file
+from bpe_core.specials import found_in
+from pages.common.names import SHARED_TEXT, TEXT_PARAM
+from pages.common.presenter import keyboard_shortcuts
+from pages.common.tokenizers import keep_loaded, tokenizer_by_name, tokenizer_choices
+from pages.common.url_state import LINKED, initial_value, link_text, linked_text
+
+MAX_TEXT_CHARS = 200_000  # typed or pasted text on the inspect/compare pages
+MAX_UPLOAD_BYTES = 10_000_000  # uploaded corpora and tokenizer files
+MAX_RENDERED_TOKENS = 6_000  # beyond this the token view shows a prefix
+
+DEMO_TEXT = (
+    "Tokenizers don't see words, they see tokens: “unbelievably” vs. ‘unbelievable’!\n"
+    "    def add(a, b):\n        return a + b  # 12345 + 67890 = 80235\n"
+    "नमस्ते दुनिया · こんにちは世界 · 👩‍💻👍🏽"
+)
+
+# ------------------------------------------------------------------ pickers
+
+
+def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
+    """A tokenizer picker bound to the link (the key is the URL parameter)."""
+    choices = tokenizer_choices()
+    options = list(choices)
+    chosen = initial_value(key, default)
+    st.session_state[key] = chosen if chosen in options else default if default in options else options[0]
+    # No format_func: a bound widget writes its shown option into the link,
+    # and "cl100k_base" reads better there than its description.
+    name = st.selectbox(label, options, key=key, **LINKED)
+    st.caption(markdown_literal(choices[name]))
+    return tokenizer_by_name(name)
+
+
+def pick_tokenizers(label: str, key: str, default: list[str], help: str | None = None) -> list[str]:
+    """A multiselect of tokenizers, bound to the link; names that are not in
+    this session (a link from another session's upload) are dropped."""
+    choices = tokenizer_choices()
+    chosen = initial_value(key, default, many=True)
+    st.session_state[key] = [name for name in chosen if name in choices]
+    return st.multiselect(label, list(choices), key=key, help=help, **LINKED)
+
+
+def tokenizer_upload(key: str, picker_key: str) -> None:
+    """An uploader for a tokenizer of one's own: a file saved by the Train
+    page, a Hugging Face byte-level tokenizer.json, or a .tiktoken rank file
+    (split with the chosen pattern). A good file joins every picker of the
+    session and is selected in `picker_key`; a bad one gets the reason.
+    Loading happens in the uploader's callback, before the page runs, so the
+    picker above it already lists the new tokenizer."""
+    st.selectbox(
+        "Split pattern for a .tiktoken file", list(PRESETS), index=list(PRESETS).index("cl100k"),
+        key=f"{key}_pattern", help="Rank files hold neither the pattern nor special tokens.",
+    )
+    st.file_uploader(
+        "Tokenizer file (.json or .tiktoken)", type=["json", "tiktoken", "gz"], key=key,
+        max_upload_size=MAX_UPLOAD_BYTES // 1_000_000,
+        on_change=_load_uploaded_tokenizer, args=(key, picker_key),
+    )
+    message = st.session_state.pop(f"{key}_message", None)
+    if message:  # file names and file contents are the user's: shown literally
+        (st.error if message[0] == "error" else st.success)(markdown_literal(message[1]))
+
+
+def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
+    uploaded = st.session_state.get(key)
+    if uploaded is None:
+        return
+    try:
+        tokenizer = tokenizer_from_file(uploaded.name, uploaded.getvalue(), st.session_state[f"{key}_pattern"])
+    except TokenizerFileError as error:
+        st.session_state[f"{key}_message"] = ("error", f"Cannot use “{uploaded.name}”: {error}")
+        return
+    st.session_state[picker_key] = keep_loaded(uploaded.name, tokenizer)
+    st.session_state[f"{key}_message"] = ("success", f"Loaded “{uploaded.name}” and selected it.")
+
+
+# ------------------------------------------------------------------- text
+
+
+def shared_text(label: str = "Text", height: int = 160) -> str:
+    """The text box shared by Home, Inspect and Compare: what you type on
+    one page is there on the others. A very long text stays in the box
+    (nothing typed is lost); the views use its first MAX_TEXT_CHARS."""
+    # Written (not setdefault) before the widget: on the first visit to a page
+    # the widget is new, and only a value set now is used in this very run.
+    st.session_state[SHARED_TEXT] = st.session_state.get(SHARED_TEXT, linked_text(TEXT_PARAM, DEMO_TEXT))
+    text = st.text_area(label, key=SHARED_TEXT, height=height, persist_state="session")
+    link_text(TEXT_PARAM, text, DEMO_TEXT)
+    if len(text) > MAX_TEXT_CHARS:
+        st.warning(
+            f"This text has {len(text):,} characters; the views below use the first {MAX_TEXT_CHARS:,} "
+            "to stay responsive. To train on a long text, use the Train page's upload."
+        )
+        return text[:MAX_TEXT_CHARS]
+    return text
+
+
+def read_upload(uploaded) -> str | None:
+    """The text of an uploaded file, or None after showing why it cannot be used."""
+    data = uploaded.getvalue()
+    name = markdown_literal(uploaded.name)
+    if len(data) > MAX_UPLOAD_BYTES:
+        st.error(
+            f"“{name}” is {len(data) / 1e6:.1f} MB; the limit is "
+            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a shorter excerpt."
+        )
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        st.error(
+            f"“{name}” is not UTF-8 text: byte 0x{data[error.start]:02X} at offset "
+            f"{error.start:,} (line {line}) cannot be decoded. Save the file as UTF-8 and try again."
+        )
+        return None
+
+
+# ------------------------------------------------------------- token view
+
+
+def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
+    """Explain, once per page, why special-token text is shown as plain text."""
+    found = found_in(text, {special for tokenizer in tokenizers for special in tokenizer.special_tokens})
+    if found and not allow_special:
+        st.info(
+            f"This text contains {', '.join(f'“{markdown_literal(s)}”' for s in found[:3])}: special-token text. "
+            "tiktoken refuses it unless told what to do, because a model treats special tokens as "
+            "control signals; here it is encoded as plain text. Switch on “Special tokens” to "
+            "encode it as the special token."
+        )
+
+
+def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None) -> list:
+    """Token spans for the view: special-token text becomes the special token
+    only when allowed, and is otherwise plain text (never an error). A custom
+    split pattern that backtracks too long on this text is explained, and
+    the view is left empty."""
+    allowed = "all" if allow_special else frozenset()
+    try:
+        return tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+    except PatternError as error:
+        st.error(f"{markdown_literal(tokenizer.name)} cannot split this text: {markdown_literal(str(error))}")
+        return []
+
+
+def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:
+    """The coloured token view, capped so a long text stays responsive."""
+    st.html(
+        token_html(
+            text,
+            spans,
+            max_tokens=MAX_RENDERED_TOKENS,
+            special_ids=set(tokenizer.special_tokens.values()),
+            show_ids=show_ids,
+            colour_by=colour_by,
+            highlight_ids=highlight_ids,
+        )
+    )
+
+
+def show_counts(text: str, spans) -> None:
+    """Tokens, characters, bytes, words and bytes per token, in one row."""
+    size = len(text.encode("utf-8"))
+    columns = st.columns(5)
+    columns[0].metric("Tokens", f"{len(spans):,}")
+    columns[1].metric("Characters", f"{len(text):,}")
+    columns[2].metric("Bytes (UTF-8)", f"{size:,}")
+    columns[3].metric("Words", f"{len(text.split()):,}")
+    columns[4].metric("Bytes per token", f"{size / len(spans):.2f}" if spans else "–")
+
+
+def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: bool = False,
+                     colour_by: str = "position", label: str = "Text", height: int = 160) -> tuple[str, list]:
+    """The shared text box, its counts and its tokens, under one tokenizer;
+    returns the text and its token spans."""
+    text = shared_text(label, height)
+    special_token_notice(text, [tokenizer], allow_special)
+    spans = encode_for_view(tokenizer, text, allow_special=allow_special)
+    show_counts(text, spans)
+    show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)
+    return text, spans
+
+
+# ----------------------------------------------------------------- steps
+
+SPEEDS = [0.5, 1, 2, 4, 8]  # steps per second while playing
+
+
+def step_control(prefix: str, limit: int, *, label: str, playable: bool = False) -> int:
+    """⏮ ◀ a slider ▶ ⏭ over steps 0..limit, bound to the link as
+    `<prefix>_step`, with the keys → ← Home End; with `playable`, a Play
+    toggle (`<prefix>_playing`, key: space) and its speed (`<prefix>_speed`).
+    Returns the step shown. Train steps through merges learned, Encode
+    replay through merges applied: one control, so both work alike."""
+    key = f"{prefix}_step"
+    clamp_step(key, limit)
+    widths = [1, 1, 1, 1, 6, 2, 2] if playable else [1, 1, 8, 1, 1]
+    columns = st.columns(widths, vertical_alignment="bottom")
+    buttons = {
+        "first": ("⏮", "First step", dict(to=0)),
+        "previous": ("◀", "Previous merge", dict(delta=-1)),
+        "next": ("▶", "Next merge", dict(delta=1)),
+        "last": ("⏭", "Last step", dict(to=limit)),
+    }
+    places = ["first", "previous", "next", "last"] if playable else ["first", "previous", None, "next", "last"]
+    slider_column = columns[4] if playable else columns[2]
+    for column, name in zip(columns, places):
+        if name is None:
+            continue
+        icon, help_text, move = buttons[name]
+        column.button(icon, key=f"{prefix}_{name}", on_click=move_step, args=(key, limit), kwargs=move,
+                      help=help_text, width="stretch")
+    slider_column.slider(label, 0, max(limit, 1), key=key, disabled=limit == 0, **LINKED)
+    shortcuts = {"ArrowRight": f"{prefix}_next", "ArrowLeft": f"{prefix}_previous",
+                 "Home": f"{prefix}_first", "End": f"{prefix}_last"}
+    if playable:
+        columns[5].toggle("Play", key=f"{prefix}_playing", disabled=limit == 0)
+        columns[6].select_slider("Steps per second", SPEEDS, value=1, key=f"{prefix}_speed")
+        shortcuts[" "] = f"{prefix}_playing"
+    keyboard_shortcuts(shortcuts)
+    return st.session_state[key]
+
+
+def clamp_step(key: str, limit: int) -> None:
+    """Keep a bound step inside 0..limit: a link (or an earlier, longer
+    trace) may ask for a step that is not there."""
+    try:
+        step = int(initial_value(key, 0))
+    except (TypeError, ValueError):
+        step = 0
+    st.session_state[key] = min(max(step, 0), limit)
+
+
+def move_step(key: str, limit: int, delta: int = 0, to: int | None = None) -> None:
+    """A button's callback: move a bound step by `delta`, or `to` a step."""
+    step = st.session_state.get(key, 0) + delta if to is None else to
+    st.session_state[key] = min(max(step, 0), limit)

@@ -1,0 +1,26 @@
+"""Home: a live box that shows any text as tokens, and the way to every page."""
+
+import streamlit as st
+
+from pages.common.names import HOME, PAGES
+from pages.common.navigation import page_header, page_links
+from pages.common.url_state import LINKED
+from pages.common.widgets import pick_tokenizer, text_with_tokens
+
+page_header(
+    "BPE playground",
+    "See how byte pair encoding turns text into tokens: train a tokenizer merge by merge, "
+    "colour any text by its tokens, and compare your tokenizer with GPT-2, GPT-4 and GPT-4o's. "
+    "Everything runs here, offline.",
+)
+text_column, settings = st.columns([3, 1])
+with settings:
+    tokenizer = pick_tokenizer("Tokenizer", key="home_tokenizer")
+    allow_special = st.toggle(
+        "Special tokens", key="home_special", help="Encode <|endoftext|> as a special token", **LINKED
+    )
+with text_column:
+    text_with_tokens(tokenizer, allow_special=allow_special, label="Type or paste anything")
+
+st.subheader("Pages")
+page_links([page for page in PAGES if page is not HOME])

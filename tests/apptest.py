@@ -9,16 +9,18 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import ROOT
 
 
-def open_page(path: str | None = None, **session) -> AppTest:
-    """The app (through app.py's navigation) on `path`, with `session`
-    values set before the first run; fails on any exception."""
+def open_page(path: str | None = None, *, query: dict[str, str] | None = None, **session) -> AppTest:
+    """The app on `path` (a page file; Home if None) as a link opens it:
+    one run, through app.py's navigation, with `query` in the address and
+    `session` values set before it; fails on any exception."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for key, value in session.items():
         at.session_state[key] = value
-    at.run()
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
     if path:
-        at.switch_page(path)
-        at.run()
+        at.switch_page(path)  # before the first run, a page is found by its file name, as a link finds it
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

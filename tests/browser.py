@@ -15,10 +15,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+WAIT_SECONDS = 90  # a busy machine is slow, not wrong: waits end on the app's state, this only bounds them
 
 # Flags from running Chromium headless on a closed network: no background
 # requests (they would fail and slow every start), no sandbox as root.
@@ -91,23 +94,74 @@ class StreamlitServer:
             self.process.kill()
 
 
-def wait_for_app(page, timeout: float = 60) -> None:
-    """Wait until Streamlit has finished running the script (the status
-    widget that says "Running…" is gone for a moment)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+# Streamlit ends every script run (and every fragment run) with a
+# "script finished" message on its websocket; these statuses end a run that
+# is done (a run stopped early for a rerun is followed by the rerun itself).
+_RUN_DONE = {
+    ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY,
+    ForwardMsg.ScriptFinishedStatus.FINISHED_WITH_COMPILE_ERROR,
+    ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+}
+
+
+def track_runs(page):
+    """Count the script runs Streamlit finishes for this page (see `run`)."""
+    page.finished_runs = 0
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, bytes):
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "script_finished" and message.script_finished in _RUN_DONE:
+                page.finished_runs += 1
+
+    page.on("websocket", lambda websocket: websocket.on("framereceived", on_frame))
+    return page
+
+
+def new_page(browser, **options):
+    """A page in a new browser session (a new Streamlit session too), with its runs tracked."""
+    page = browser.new_context(**{"viewport": {"width": 1400, "height": 1000}, **options}).new_page()
+    page.set_default_timeout(WAIT_SECONDS * 1000)
+    return track_runs(page)
+
+
+def run(page, action, timeout: float = WAIT_SECONDS) -> None:
+    """Do `action` (a click, a key, a page load) and wait until Streamlit has
+    finished the script run it starts and drawn it: its own message,
+    counted (never a quiet period), then its app element's script state,
+    then no placeholder left of an element still loading its code (charts,
+    tables and HTML are loaded lazily, after the run). What a run changes
+    is still best checked with `expect`, which retries."""
+    before = page.finished_runs
+    action()
     deadline = time.monotonic() + timeout
-    quiet_since = None
-    while time.monotonic() < deadline:
-        running = page.locator('[data-testid="stStatusWidget"]').count() > 0
-        skeleton = page.locator('[data-testid="stSkeleton"]').count() > 0
-        if running or skeleton:
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > 0.8:
-            return
-        page.wait_for_timeout(100)
-    raise TimeoutError("the app kept running")
+    while page.finished_runs <= before:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"Streamlit finished no script run within {timeout} s")
+        page.wait_for_timeout(20)  # lets Playwright deliver the websocket's messages
+    app = page.locator('[data-testid="stApp"]')
+    expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout * 1000)
+    expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=timeout * 1000)
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def open_page(page, url: str, title: str | None = None) -> None:
+    """Load `url` and wait for its first run; with `title`, check the page's h1."""
+    run(page, lambda: page.goto(url))
+    if title is not None:
+        expect(page.locator("h1").first).to_have_text(title)
+
+
+def submit(box) -> None:
+    """Send a text box's value to the app, as Ctrl+Enter (text area) or Enter does."""
+    box.press("Control+Enter" if box.evaluate("element => element.tagName") == "TEXTAREA" else "Enter")
+
+
+def type_into(page, box, text: str) -> None:
+    """Type `text` into a text box and wait for the run that takes it."""
+    box.fill(text)
+    run(page, lambda: submit(box))
 
 
 def screenshot(page, name: str) -> Path:
@@ -118,7 +172,7 @@ def screenshot(page, name: str) -> Path:
     viewport = page.viewport_size
     height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
     page.set_viewport_size({"width": viewport["width"], "height": max(viewport["height"], min(height, 12_000))})
-    page.wait_for_timeout(500)  # let charts re-lay out to the new size
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # re-laid out
     page.screenshot(path=str(path))
     page.set_viewport_size(viewport)
     return path

@@ -22,6 +22,18 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.fixture
+def quick_regex_deadlines(monkeypatch):
+    """Regex deadlines of milliseconds: a test of what happens when a pattern
+    runs out of time need not wait the seconds a user is given."""
+    from bpe_core import patterns
+    from bpe_core.analysis import vocabulary
+
+    monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_PER_TOKEN", 0.01)
+    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_IN_ALL", 0.2)
+
+
 # ------------------------------------------------------------ browser tests
 
 
@@ -38,10 +50,11 @@ def server():
 
 @pytest.fixture(scope="session")
 def browser(server):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS
 
+    expect.set_options(timeout=WAIT_SECONDS * 1000)  # a busy machine is slow, not wrong
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
@@ -50,10 +63,12 @@ def browser(server):
 
 @pytest.fixture
 def page(browser):
-    """A fresh browser session (a new Streamlit session too), recording dialogs."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+    """A fresh browser session (a new Streamlit session too), recording
+    dialogs and counting finished script runs (see tests.browser.run)."""
+    from tests.browser import new_page
+
+    page = new_page(browser)
     page.dialogs = []
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     yield page
-    context.close()
+    page.context.close()

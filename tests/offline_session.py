@@ -16,11 +16,11 @@ from urllib.parse import urlparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, wait_for_app
+from pages.common.names import HOME, PAGES
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, StreamlitServer, open_page, run, track_runs
 
-PAGES = ["", "train", "inspect", "compression", "compare", "tax", "replay", "vocabulary", "quirks"]
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 # Should anything try to resolve a name, it resolves to nowhere.
 OFFLINE_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
@@ -36,18 +36,20 @@ def main() -> None:
     requests, pages = [], {}
     try:
         with sync_playwright() as playwright:
+            expect.set_options(timeout=WAIT_SECONDS * 1000)
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + OFFLINE_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = track_runs(browser.new_page(viewport={"width": 1400, "height": 1000}))
+            page.set_default_timeout(WAIT_SECONDS * 1000)
             page.on("request", lambda request: requests.append(request.url))
-            for path in PAGES:
-                page.goto(f"{server.url}/{path}")
-                wait_for_app(page, timeout=120)
-                if path == "train":
-                    page.get_by_role("button", name="▶", exact=True).click()
-                    wait_for_app(page)
-                pages[path or "home"] = {
+            for info in PAGES:
+                title = "BPE playground" if info is HOME else info.title
+                open_page(page, f"{server.url}/{info.url_path}", title)
+                if info.url_path == "train":
+                    run(page, page.get_by_role("button", name="▶", exact=True).click)
+                    expect(page.get_by_text("Merge 1 of")).to_be_visible()
+                pages[info.url_path or "home"] = {
                     "exceptions": page.locator('[data-testid="stException"]').count(),
-                    "title": page.locator("h1").first.inner_text() if page.locator("h1").count() else None,
+                    "title": page.locator("h1").first.inner_text(),
                 }
             browser.close()
     finally:

@@ -7,13 +7,17 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from playwright.sync_api import expect
 
 from bpe_core import train
-from bpe_core.serialization import tokenizer_to_json
-from tests.browser import assert_no_exception, wait_for_app
+from bpe_core.formats import tokenizer_to_json
+from pages.common.names import HOME, PAGES
+from tests.browser import assert_no_exception, new_page, open_page, run, type_into
 from tests.conftest import ROOT
 
-PATHS = ["", "train", "inspect", "compression", "compare", "tax", "replay", "vocabulary", "quirks"]
+pytestmark = pytest.mark.browser
+
+TITLES = {page.url_path: "BPE playground" if page is HOME else page.title for page in PAGES}
 PAYLOAD = (
     '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">b</b>'
     " ![p](http://evil.example/p.png) [l](javascript:window.__xss=3) :red[r] $x$ **strong**"
@@ -39,34 +43,29 @@ def assert_nothing_interpreted(page, requests) -> None:
     assert_no_exception(page)
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", TITLES)
 def test_payloads_typed_into_every_text_box_are_shown_as_text(server, page, path):
     requests = recorded(page)
-    page.goto(f"{server.url}/{path}")
-    wait_for_app(page)
+    open_page(page, f"{server.url}/{path}", TITLES[path])
     boxes = page.locator('[data-testid="stMain"] textarea, [data-testid="stMain"] input[type="text"]:not([role="combobox"])')
     for index in range(boxes.count()):
         box = boxes.nth(index)
         if not box.is_visible() or not box.is_editable():
             continue
-        box.fill(PAYLOAD)
-        box.press("Control+Enter" if box.evaluate("element => element.tagName") == "TEXTAREA" else "Enter")
-        wait_for_app(page)
+        type_into(page, box, PAYLOAD)
+        expect(box).to_have_value(PAYLOAD)  # kept by the run that took it
     assert_nothing_interpreted(page, requests)
 
 
 def test_a_hostile_file_name_is_shown_literally(server, page):
     requests = recorded(page)
-    page.goto(f"{server.url}/inspect")
-    wait_for_app(page)
+    open_page(page, f"{server.url}/inspect", "Inspect")
     page.get_by_text("Load your own tokenizer").click()
     name = "![p](http://evil.example/p.png)<img src=x onerror=window.__xss=4>:red[x].json"
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+    run(page, lambda: page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         {"name": name, "mimeType": "application/json", "buffer": b'{"model": {"type": "WordPiece"}}'}
-    )
-    wait_for_app(page)
-    error = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
-    assert "![p](http://evil.example/p.png)<img src=x onerror=window.__xss=4>:red[x].json" in error
+    ))
+    expect(page.locator('[data-testid="stAlertContentError"]').first).to_contain_text(name)
     assert_nothing_interpreted(page, requests)
 
 
@@ -77,24 +76,19 @@ def files_under(root: Path) -> set[str]:
 
 def test_sessions_do_not_see_each_others_text_or_tokenizers_and_uploads_stay_off_disk(server, browser, tmp_path):
     before = files_under(ROOT)
-    alice = browser.new_context().new_page()
-    alice.goto(f"{server.url}/inspect")
-    wait_for_app(alice)
+    alice = new_page(browser)
+    open_page(alice, f"{server.url}/inspect", "Inspect")
     alice.get_by_text("Load your own tokenizer").click()
     secret = train("private words, private words", num_merges=4, pattern="gpt2")
-    alice.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
+    run(alice, lambda: alice.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         {"name": "alices-secret.json", "mimeType": "application/json", "buffer": tokenizer_to_json(secret).encode()}
-    )
-    wait_for_app(alice)
-    box = alice.locator("textarea").first
-    box.fill("alice's secret text")
-    box.press("Control+Enter")
-    wait_for_app(alice)
-    assert alice.get_by_text("Loaded — alices-secret.json").is_visible()  # the picker's caption
+    ))
+    expect(alice.get_by_text("Loaded — alices-secret.json")).to_be_visible()  # the picker's caption
+    type_into(alice, alice.locator("textarea").first, "alice's secret text")
+    expect(alice.locator(".bpe-text").first).to_contain_text("alice's·secret·text")
 
-    bob = browser.new_context().new_page()
-    bob.goto(f"{server.url}/inspect")
-    wait_for_app(bob)
+    bob = new_page(browser)
+    open_page(bob, f"{server.url}/inspect", "Inspect")
     bob.locator('[data-testid="stSelectbox"]').first.click()
     options = bob.locator('[role="option"]').all_inner_texts()
     assert options and not any("alices-secret" in option for option in options)

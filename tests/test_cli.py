@@ -7,18 +7,8 @@ import sys
 import pytest
 
 from bpe_core.encodings import tiktoken_encoding
+from tests.cli import run_cli as run
 from tests.conftest import ROOT
-
-
-def run(*args, stdin: bytes = b""):
-    result = subprocess.run(
-        [sys.executable, "-m", "bpe_core", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-    )
-    return result.returncode, result.stdout.decode(), result.stderr.decode()
 
 
 @pytest.fixture
@@ -105,6 +95,19 @@ def test_usage_errors_exit_2():
     code, _, err = run("encode")
     assert code == 2
     assert "--encoding" in err
+
+
+def test_python_m_bpe_core_is_the_command_line(text_file):
+    """The entry point itself, in a process of its own."""
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_core", "encode", "--encoding", "gpt2", "--json", str(text_file)],
+        capture_output=True, cwd=ROOT, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == tiktoken_encoding("gpt2").encode(text_file.read_text())
+    result = subprocess.run([sys.executable, "-m", "bpe_core", "decode", "--encoding", "gpt2", "x"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 1 and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
 
 def test_help_lists_the_commands():

@@ -8,18 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import TokenSpan, train
-from bpe_core.comparison import (
-    BEST_COLOUR,
-    aligned_rows_html,
-    differing_stretches,
-    display_lines,
-    label_text,
-    stretch_table,
-    summary_rows,
-    token_count_figure,
-)
+from bpe_core.analysis.comparison import differing_stretches, display_lines, stretch_table, summary_rows
+from bpe_core.analysis.labels import label_text
+from bpe_core.drawing.comparison import BEST_COLOUR, aligned_rows_html, token_count_figure
+from bpe_core.drawing.palette import PALETTE
 from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.render import PALETTE
 
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 MIXED_TEXT = "Hello, world!  naïve café\n\tdef f(x): return x**2  # 12345\nこんにちは 👩‍💻 <|endoftext|>"

@@ -7,14 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import train
-from bpe_core.compression import (
+from bpe_core.analysis.compression import (
     MAX_TRAINING_POINTS,
     Curves,
     Point,
     chart_corpora,
     checkpoints,
-    compression_figure,
-    compression_table,
     corpus_curves,
     corpus_text,
     held_out_curve,
@@ -23,9 +21,10 @@ from bpe_core.compression import (
     training_curve,
     training_size,
 )
+from bpe_core.analysis.tax import languages
+from bpe_core.drawing.compression import compression_figure, compression_table
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import SAMPLES_DIR
-from bpe_core.tax import languages
 
 ENGLISH = (SAMPLES_DIR / "parallel" / "en.txt").read_text(encoding="utf-8")  # ASCII, 20 lines
 JAPANESE = (SAMPLES_DIR / "parallel" / "ja.txt").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from bpe_core import PRESETS, train
 from bpe_core import encodings as encodings_module
+from bpe_core.analysis.training_steps import candidate_pairs
 from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
@@ -119,14 +120,14 @@ def test_encode_at_final_step_replays_training(sample_text):
 def test_candidate_pairs_put_the_next_merge_first(sample_text):
     tok = train(sample_text, num_merges=40, pattern="gpt2")
     for step in (0, 5, 39):
-        best_pair, count = tok.candidate_pairs(sample_text, step, top=5)[0]
+        best_pair, count = candidate_pairs(tok, sample_text, step, top=5)[0]
         assert (best_pair, count) == (tok.trace[step].pair, tok.trace[step].count)
 
 
 def test_candidate_pairs_on_word_counts():
     corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
     tok = train(corpus, num_merges=3, pattern="none", units="chars")
-    top = tok.candidate_pairs(corpus, 0, top=3)
+    top = candidate_pairs(tok, corpus, 0, top=3)
     assert [(tok.vocab[a] + tok.vocab[b], n) for (a, b), n in top] == [("es", 9), ("st", 9), ("we", 8)]
 
 
@@ -193,6 +194,7 @@ def test_character_mode_maps_unseen_characters_to_unknown():
     assert tok.decode(ids) == "ab\N{REPLACEMENT CHARACTER}"
 
 
+@pytest.mark.slow
 def test_recovered_merges_rebuild_every_token():
     tok = load_encoding("gpt2")
     merges = tok.merges

@@ -9,7 +9,16 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import Tokenizer, train
 from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.serialization import TokenizerFileError, tokenizer_from_json, tokenizer_to_json
+from bpe_core.formats import (
+    TokenizerFileError,
+    hf_tokenizer_json,
+    load_tokenizer,
+    save_tokenizer,
+    tiktoken_file_text,
+    to_tiktoken,
+    tokenizer_from_json,
+    tokenizer_to_json,
+)
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4
@@ -33,8 +42,8 @@ def encode_all(tok, text):
 
 def test_save_and_load_round_trip(trained, tmp_path):
     path = tmp_path / "tok.json"
-    trained.save(path)
-    loaded = Tokenizer.load(path)
+    save_tokenizer(trained, path)
+    loaded = load_tokenizer(path)
     assert loaded.merges == trained.merges
     assert loaded.special_tokens == trained.special_tokens
     assert loaded.pattern == trained.pattern
@@ -67,7 +76,7 @@ def test_foreign_or_corrupt_files_raise_clear_errors(tmp_path, content, message)
     path = tmp_path / "upload.json"
     path.write_bytes(content)
     with pytest.raises(TokenizerFileError, match=message):
-        Tokenizer.load(path)
+        load_tokenizer(path)
 
 
 def _valid_document():
@@ -95,14 +104,14 @@ def test_damaged_fields_are_named(edit, message):
 
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(TokenizerFileError, match="Cannot read"):
-        Tokenizer.load(tmp_path / "nope.json")
+        load_tokenizer(tmp_path / "nope.json")
 
 
 # -------------------------------------------------------------------- exports
 
 
 def test_tiktoken_export_gives_identical_ids(trained):
-    encoding = trained.to_tiktoken()
+    encoding = to_tiktoken(trained)
     assert isinstance(encoding, tiktoken.Encoding)
     for text in PROBES:
         assert encoding.encode(text, allowed_special="all") == encode_all(trained, text)
@@ -110,14 +119,14 @@ def test_tiktoken_export_gives_identical_ids(trained):
 
 def test_tiktoken_file_loads_back_with_tiktoken(trained, tmp_path):
     path = tmp_path / "trained.tiktoken"
-    path.write_text(trained.to_tiktoken_file())
+    path.write_text(tiktoken_file_text(trained))
     ranks = load_tiktoken_bpe(str(path))
     encoding = tiktoken.Encoding("reloaded", pat_str=trained.pattern, mergeable_ranks=ranks, special_tokens={})
     assert encoding.encode_ordinary(CORPUS[:5000]) == trained.encode_ordinary(CORPUS[:5000])
 
 
 def test_hugging_face_export_gives_identical_ids(trained):
-    hf = HFTokenizer.from_str(trained.to_hf_json())
+    hf = HFTokenizer.from_str(hf_tokenizer_json(trained))
     for text in PROBES:
         assert hf.encode(text).ids == encode_all(trained, text), text
     ids = trained.encode_ordinary(CORPUS[:2000])
@@ -125,20 +134,20 @@ def test_hugging_face_export_gives_identical_ids(trained):
 
 
 def test_hugging_face_export_of_a_character_tokenizer(trained_chars):
-    hf = HFTokenizer.from_str(trained_chars.to_hf_json())
+    hf = HFTokenizer.from_str(hf_tokenizer_json(trained_chars))
     for text in PROBES:
         assert hf.encode(text).ids == encode_all(trained_chars, text), text
 
 
 def test_character_tokenizers_cannot_become_tiktoken(trained_chars):
     with pytest.raises(ValueError, match="byte-level"):
-        trained_chars.to_tiktoken()
+        to_tiktoken(trained_chars)
 
 
 def test_hugging_face_export_refuses_a_pattern_it_would_read_differently():
     tok = train("12345 678", num_merges=2, pattern=r"\d{1,3}+|\s+")
     with pytest.raises(ValueError, match="atomic group"):
-        tok.to_hf_json()
+        hf_tokenizer_json(tok)
 
 
 def test_duplicate_tokens_are_handled_deliberately():
@@ -151,12 +160,12 @@ def test_duplicate_tokens_are_handled_deliberately():
     assert tok.encode("abc") == [257]  # encoding reaches the first id only
     assert tok.decode([259]) == "abc"  # the later id still decodes
     assert tok.encode_at_step("abc", 2) == [257]
-    ranks = tok.to_tiktoken()._mergeable_ranks
+    ranks = to_tiktoken(tok)._mergeable_ranks
     assert ranks[b"abc"] == 257 and 259 not in ranks.values()
-    hf = HFTokenizer.from_str(tok.to_hf_json())
+    hf = HFTokenizer.from_str(hf_tokenizer_json(tok))
     assert 259 not in hf.get_vocab().values()
     for text in ["abc", "abcabc", "xabcbc", "aabbcc"]:
-        assert tok.to_tiktoken().encode(text) == tok.encode(text) == hf.encode(text).ids
+        assert to_tiktoken(tok).encode(text) == tok.encode(text) == hf.encode(text).ids
 
 
 def test_saving_refuses_a_vocabulary_whose_ids_are_not_its_merge_order():
@@ -178,13 +187,13 @@ def test_allowed_special_strings_that_are_not_specials_stay_plain_text():
 
 def test_hugging_face_export_names_the_unknown_token_apart_from_the_alphabet():
     tok = train("ab\ufffdab", num_merges=2, pattern="none", units="chars")  # U+FFFD is a character here
-    hf = HFTokenizer.from_str(tok.to_hf_json())
+    hf = HFTokenizer.from_str(hf_tokenizer_json(tok))
     assert hf.encode("abz").ids == tok.encode("abz")
     assert hf.token_to_id("<unk>") == tok.unknown_id
 
 
 def test_export_problems_are_known_before_exporting():
-    from bpe_core.exports import hf_export_problem
+    from bpe_core.formats import hf_export_problem
 
     assert hf_export_problem(train("12345", num_merges=1, pattern="cl100k")) is None
     assert "atomic group" in hf_export_problem(train("12345", num_merges=1, pattern=r"\d{1,3}+|\s+"))
@@ -195,7 +204,7 @@ def test_csv_cells_that_would_run_as_formulas_are_shown_as_text():
 
     import pandas as pd
 
-    from bpe_core.exports import merges_csv
+    from bpe_core.analysis.downloads import merges_csv
 
     tok = train("=cmd|' /C calc'!A0 =cmd|' /C calc'!A0 -1+1 @sum", num_merges=30, pattern="none")
     table = pd.read_csv(io.StringIO(merges_csv(tok)), keep_default_na=False, dtype=str)
@@ -205,7 +214,7 @@ def test_csv_cells_that_would_run_as_formulas_are_shown_as_text():
 
 
 def test_a_pattern_oniguruma_cannot_compile_is_reported_before_export():
-    from bpe_core.exports import hf_export_problem
+    from bpe_core.formats import hf_export_problem
 
     version1 = train("ab cd", num_merges=1, pattern=r"(?V1)[[a-z]--[aeiou]]+|\s+|.")  # Python's regex only
     assert "cannot compile" in hf_export_problem(version1)

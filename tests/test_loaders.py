@@ -17,10 +17,16 @@ from tokenizers.models import BPE
 
 from bpe_core import train
 from bpe_core.encodings import RANK_FILES, load_encoding, tiktoken_encoding
-from bpe_core.exports import byte_to_unicode
-from bpe_core.loaders import tokenizer_from_hf_json, tokenizer_from_tiktoken_file
+from bpe_core.formats import (
+    TokenizerFileError,
+    hf_tokenizer_json,
+    tiktoken_file_text,
+    tokenizer_from_hf_json,
+    tokenizer_from_tiktoken_file,
+    tokenizer_to_json,
+)
+from bpe_core.formats.hf_json import byte_to_unicode
 from bpe_core.patterns import PRESETS
-from bpe_core.serialization import TokenizerFileError, tokenizer_to_json
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4
@@ -71,7 +77,7 @@ def test_compressed_and_plain_files_load_the_same(cl100k_upload):
 
 def test_trained_tokenizer_file_loads_like_tiktoken_loads_it(trained, tmp_path):
     path = tmp_path / "trained.tiktoken"
-    path.write_text(trained.to_tiktoken_file())
+    path.write_text(tiktoken_file_text(trained))
     specials = {"<|endoftext|>": 5000}
     reference = tiktoken.Encoding(
         "reference", pat_str=trained.pattern, mergeable_ranks=load_tiktoken_bpe(str(path)), special_tokens=specials
@@ -83,7 +89,7 @@ def test_trained_tokenizer_file_loads_like_tiktoken_loads_it(trained, tmp_path):
 
 
 def test_a_preset_name_chooses_the_pattern(trained):
-    loaded = tokenizer_from_tiktoken_file(trained.to_tiktoken_file().encode(), "gpt2", "upload")
+    loaded = tokenizer_from_tiktoken_file(tiktoken_file_text(trained).encode(), "gpt2", "upload")
     assert loaded.pattern == PRESETS["gpt2"]
 
 
@@ -128,7 +134,7 @@ def test_special_ids_that_clash_with_ranks_are_refused():
 
 
 def test_our_own_export_loads_back_with_identical_ids(trained):
-    loaded = tokenizer_from_hf_json(trained.to_hf_json(), "reloaded")
+    loaded = tokenizer_from_hf_json(hf_tokenizer_json(trained), "reloaded")
     assert loaded.pattern == trained.pattern  # GPT-4's Oniguruma rewrite maps back to the preset
     assert loaded.special_tokens == trained.special_tokens
     for text in PROBES:
@@ -136,7 +142,7 @@ def test_our_own_export_loads_back_with_identical_ids(trained):
 
 
 def test_loaded_export_agrees_with_hugging_face_itself(trained):
-    document = trained.to_hf_json()
+    document = hf_tokenizer_json(trained)
     loaded, reference = tokenizer_from_hf_json(document.encode(), "bytes upload"), HFTokenizer.from_str(document)
     for text in PROBES:
         assert encode_all(loaded, text) == reference.encode(text).ids, text
@@ -144,9 +150,10 @@ def test_loaded_export_agrees_with_hugging_face_itself(trained):
 
 @pytest.fixture(scope="module")
 def gpt2_json():
-    return load_encoding("gpt2").to_hf_json()
+    return hf_tokenizer_json(load_encoding("gpt2"))
 
 
+@pytest.mark.slow
 def test_gpt2_ranks_exported_to_json_match_tiktoken(gpt2_json):
     loaded, reference = tokenizer_from_hf_json(gpt2_json, "gpt2 upload"), tiktoken_encoding("gpt2")
     assert loaded.special_tokens == {"<|endoftext|>": 50256}
@@ -182,6 +189,7 @@ def gpt2_published(gpt2_json):
     return tokenizer_from_hf_json(published, "gpt2 hub"), HFTokenizer.from_str(published)
 
 
+@pytest.mark.slow
 def test_gpt2_as_published_matches_tiktoken_and_hugging_face(gpt2_published):
     loaded, hugging_face = gpt2_published
     assert loaded.pattern_name == "gpt2"
@@ -192,6 +200,7 @@ def test_gpt2_as_published_matches_tiktoken_and_hugging_face(gpt2_published):
         assert ids == hugging_face.encode(text).ids, text
 
 
+@pytest.mark.slow
 @given(text=st.text(max_size=200))
 def test_gpt2_as_published_agrees_with_hugging_face_on_any_text(gpt2_published, text):
     loaded, hugging_face = gpt2_published
@@ -216,7 +225,7 @@ def test_a_tokenizer_trained_by_hugging_face_loads_with_its_ids():
 
 def _small_document() -> dict:
     tokenizer = train(CORPUS[:2000], num_merges=20, pattern="gpt2", special_tokens=["<|endoftext|>"])
-    return json.loads(tokenizer.to_hf_json())
+    return json.loads(hf_tokenizer_json(tokenizer))
 
 
 def _swap_first_two_merged_ids(document):
@@ -289,18 +298,18 @@ def test_files_that_are_not_tokenizer_json_are_named(content, message):
 def test_character_level_export_is_refused_as_not_byte_level():
     chars = train(CORPUS, num_merges=50, pattern="gpt2", units="chars")
     with pytest.raises(TokenizerFileError, match="pre_tokenizer is Split;"):
-        tokenizer_from_hf_json(chars.to_hf_json(), "upload")
+        tokenizer_from_hf_json(hf_tokenizer_json(chars), "upload")
 
 
+@pytest.mark.slow
 def test_any_tokenizer_file_is_recognised_by_its_content():
     from bpe_core.encodings import RANK_FILES
-    from bpe_core.loaders import tokenizer_from_file
-    from bpe_core.serialization import tokenizer_to_json
+    from bpe_core.formats import tokenizer_from_file, tokenizer_to_json
 
     trained = train("hello hello world, hello tokens", num_merges=8, pattern="gpt2")
     text = "hello tokens, hello world"
     saved = tokenizer_from_file("mine.json", tokenizer_to_json(trained).encode())
-    from_hf = tokenizer_from_file("tokenizer.json", load_encoding("gpt2").to_hf_json().encode())
+    from_hf = tokenizer_from_file("tokenizer.json", hf_tokenizer_json(load_encoding("gpt2")).encode())
     ranks = tokenizer_from_file("cl100k_base.tiktoken.gz", (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes(), "cl100k")
     assert saved.encode(text) == trained.encode(text)
     assert from_hf.encode(text) == tiktoken_encoding("gpt2").encode(text)
@@ -309,8 +318,9 @@ def test_any_tokenizer_file_is_recognised_by_its_content():
         tokenizer_from_file("broken.json", b'{"format": ')
 
 
+@pytest.mark.slow
 def test_a_gzip_compressed_tokenizer_json_is_recognised_after_unpacking():
-    from bpe_core.loaders import tokenizer_from_file
+    from bpe_core.formats import tokenizer_from_file
 
-    packed = gzip.compress(load_encoding("gpt2").to_hf_json().encode())
+    packed = gzip.compress(hf_tokenizer_json(load_encoding("gpt2")).encode())
     assert tokenizer_from_file("tokenizer.json.gz", packed).encode("hello") == tiktoken_encoding("gpt2").encode("hello")

@@ -6,8 +6,13 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
+from pages.common.names import HOME, PAGES
 from tests.browser import require_chromium
 from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SESSION = [sys.executable, "-m", "tests.offline_session"]
 
@@ -30,9 +35,10 @@ def test_every_page_works_offline_and_nothing_leaves_loopback():
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
     print("network namespace:", isolated, "| requests:", report["requests"])
-    assert len(report["pages"]) == 9
-    for name, page in report["pages"].items():
-        assert page["exceptions"] == 0, name
-        assert page["title"], name
+    assert list(report["pages"]) == [page.url_path or "home" for page in PAGES]
+    for info in PAGES:
+        shown = report["pages"][info.url_path or "home"]
+        assert shown["exceptions"] == 0, info.title
+        assert shown["title"] == ("BPE playground" if info is HOME else info.title)
     assert report["outside"] == [], report["outside"]
     assert report["server_attempts"] == [], report["server_attempts"]

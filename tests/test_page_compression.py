@@ -6,9 +6,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
-from bpe_core.compression import corpus_text, split_held_out
+from bpe_core.analysis.compression import corpus_text, split_held_out
 from bpe_core.encodings import tiktoken_encoding
-from pages._shared import TrainedTokenizer
+from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import open_page as open_app
 
 PAGE = "pages/compression.py"
@@ -33,6 +33,7 @@ def numbers(at: AppTest):
     return table.value
 
 
+@pytest.mark.slow
 def test_opens_on_english_japanese_and_code_with_chart_and_download(page):
     assert page.multiselect(key="compression_corpora").value == ["english_prose", "japanese", "python_code"]
     groups = {trace.get("legendgroup") for trace in chart(page)["data"]} - {None}
@@ -89,7 +90,7 @@ def test_the_train_pages_tokenizer_is_plotted_from_its_own_trace():
     text = corpus_text("parallel/en") * 3
     tokenizer = train(text, vocab_size=400, pattern="cl100k")
     at = open_page(trained=TrainedTokenizer(tokenizer, text, "pasted text"))
-    at.multiselect(key="compression_corpora").set_value(["trained-here"]).run()
+    at.multiselect(key="compression_corpora").set_value([TRAINED_HERE]).run()
     assert not at.exception
     table = numbers(at)
     training = table[table.series == "training"]

@@ -1,50 +1,28 @@
-"""The Quirks page, run headless with Streamlit's AppTest.
-
-Until app.py lists the page, it runs here as a script of its own. Its
-"Open in …" buttons then set the state and ask for a page that this lone
-script does not know, so the run ends in StreamlitPageNotFoundError naming
-the page it asked for. That Inspect and Compare show what a click selected
-is checked through app.py, with the state the click left.
-"""
+"""The Quirks page, run headless with Streamlit's AppTest, through app.py:
+each card's numbers, and each "Open in …" button landing in its view."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bpe_core.analysis.quirks import QUIRKS
 from bpe_core.encodings import tiktoken_encoding
-from bpe_core.quirks import QUIRKS
-from tests.conftest import ROOT
+from tests.apptest import metric, open_page
 from tests.test_render import visible_text
 
-PAGE = ROOT / "pages" / "quirks.py"
-VIEW_STATE_KEYS = {"inspect": "inspect_tokenizer", "compare": "compare_tokenizers"}
-TARGETS = {"inspect": "pages/inspect.py", "compare": "pages/compare.py"}
+PAGE = "pages/quirks.py"
+VIEW_TITLES = {"inspect": "Inspect", "compare": "Compare"}
 
 
 def open_quirks() -> AppTest:
-    at = AppTest.from_file(str(PAGE), default_timeout=120)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE)
 
 
 def click_open(quirk) -> AppTest:
-    """Click the quirk's button; the lone page cannot switch (see above)."""
+    """Click the quirk's button: the app moves to the quirk's view."""
     at = open_quirks()
     at.button(key=f"quirks_open_{quirk.id}").click().run()
-    assert at.exception, "switching pages from a lone script should fail"
-    assert f"Could not find page: `{TARGETS[quirk.view]}`" in at.exception[0].value
-    return at
-
-
-def open_app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def test_the_app_runs():
-    open_app()
 
 
 def test_one_card_per_quirk_with_tiktoken_counts():
@@ -60,39 +38,29 @@ def test_one_card_per_quirk_with_tiktoken_counts():
 
 
 @pytest.mark.parametrize("quirk", QUIRKS, ids=lambda quirk: quirk.id)
-def test_open_selects_the_text_and_tokenizers_and_asks_for_the_view(quirk):
+def test_open_lands_in_the_view_with_the_text_and_tokenizers_in_its_link(quirk):
     at = click_open(quirk)
-    assert at.session_state["shared_text"] == quirk.text
-    expected = quirk.inspect_tokenizer if quirk.view == "inspect" else list(quirk.tokenizers)
-    assert at.session_state[VIEW_STATE_KEYS[quirk.view]] == expected
-
-
-def carry_state(source: AppTest, target: AppTest, quirk) -> None:
-    for key in ("shared_text", VIEW_STATE_KEYS[quirk.view]):
-        target.session_state[key] = source.session_state[key]
+    assert [title.value for title in at.title] == [VIEW_TITLES[quirk.view]]
+    assert at.text_area(key="shared_text").value == quirk.text
+    assert at.query_params["text"] == quirk.text
+    if quirk.view == "inspect":
+        assert at.selectbox(key="inspect_tokenizer").value == quirk.inspect_tokenizer
+        assert at.query_params["inspect_tokenizer"] == quirk.inspect_tokenizer
+    else:
+        assert at.multiselect(key="compare_tokenizers").value == list(quirk.tokenizers)
+        assert at.query_params["compare_tokenizers"] == list(quirk.tokenizers)
 
 
 def test_inspect_shows_the_glitch_token_as_one_gpt2_token():
     quirk = next(quirk for quirk in QUIRKS if quirk.id == "glitch_token")
-    app = open_app()
-    carry_state(click_open(quirk), app, quirk)
-    app.switch_page("pages/inspect.py").run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert app.selectbox(key="inspect_tokenizer").value == "gpt2"
-    assert app.text_area(key="shared_text").value == quirk.text
-    tokens = next(metric.value for metric in app.metric if metric.label == "Tokens")
-    assert tokens == str(len(tiktoken_encoding("gpt2").encode(quirk.text)))
+    at = click_open(quirk)
+    assert metric(at, "Tokens") == str(len(tiktoken_encoding("gpt2").encode(quirk.text)))
 
 
 def test_compare_shows_the_emoji_in_the_quirks_tokenizers():
     quirk = next(quirk for quirk in QUIRKS if quirk.id == "emoji")
-    app = open_app()
-    carry_state(click_open(quirk), app, quirk)
-    app.switch_page("pages/compare.py").run()
-    assert not app.exception, [e.value for e in app.exception]
-    assert app.multiselect(key="compare_tokenizers").value == list(quirk.tokenizers)
-    assert app.text_area(key="shared_text").value == quirk.text
-    table = app.dataframe[0].value
+    at = click_open(quirk)
+    table = at.dataframe[0].value
     assert dict(zip(table["tokenizer"], table["tokens"])) == {
         name: len(tiktoken_encoding(name).encode(quirk.text)) for name in quirk.tokenizers
     }

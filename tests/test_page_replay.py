@@ -1,27 +1,22 @@
 """The Encode replay page, run headless with Streamlit's AppTest."""
 
 import re
-import sys
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-sys.path.insert(0, "/work/main")
-
 from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import catalog
-from pages._shared import TrainedTokenizer
+from pages.common.tokenizers import TrainedTokenizer
+from tests.apptest import open_page
 
-PAGE = "/work/main/pages/replay.py"
+PAGE = "pages/replay.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 
 
 def open_replay(text: str | None = None, tokenizer: str | None = None, session: dict | None = None) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in (session or {}).items():
-        at.session_state[key] = value
-    at.run()
+    at = open_page(PAGE, **(session or {}))
     if tokenizer is not None:
         at.selectbox(key="replay_tokenizer").set_value(tokenizer).run()
     if text is not None:
@@ -133,10 +128,7 @@ def test_typed_markup_is_shown_as_text():
 
 
 def test_a_link_reproduces_the_view():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.query_params.update(replay_text=" hello world", replay_tokenizer="gpt2", replay_step="3")
-    at.run()
-    assert not at.exception
+    at = open_page(PAGE, query=dict(replay_text=" hello world", replay_tokenizer="gpt2", replay_step="3"))
     assert at.text_input(key="replay_text").value == " hello world"
     assert at.selectbox(key="replay_tokenizer").value == "gpt2"
     assert at.slider(key="replay_step").value == 3
@@ -145,9 +137,6 @@ def test_a_link_reproduces_the_view():
 
 
 def test_a_link_asking_for_too_many_steps_shows_the_last():
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.query_params.update(replay_text=" cat", replay_tokenizer="gpt2", replay_step="99")
-    at.run()
-    assert not at.exception
+    at = open_page(PAGE, query=dict(replay_text=" cat", replay_tokenizer="gpt2", replay_step="99"))
     assert at.slider(key="replay_step").value == at.slider(key="replay_step").max == 3
     assert shown_state(at) == tiktoken_encoding("gpt2").encode(" cat")

@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
+from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text
 from bpe_core.encodings import tiktoken_encoding
-from bpe_core.tax import HELD_OUT_LINES, parallel_lines, parallel_text
-from pages._shared import TRAINED, TrainedTokenizer
+from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import open_page as open_app
 
 PAGE = "pages/tax.py"
@@ -107,21 +107,22 @@ def test_the_train_pages_tokenizer_can_be_measured():
     text = parallel_text("en") * 4
     tokenizer = train(text, vocab_size=500, pattern="cl100k")
     at = open_page(trained=TrainedTokenizer(tokenizer, text, "pasted text"))
-    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED, "gpt2"])
+    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED_HERE, "gpt2"])
     table = premiums(at)
     english, french = (len(tokenizer.encode(parallel_text(code))) for code in ("en", "fr"))
-    assert table.loc["French", TRAINED] == french / english
+    assert table.loc["French", TRAINED_HERE] == french / english
 
 
 def test_a_tokenizer_that_drops_a_script_is_left_out_with_a_reason():
     text = parallel_text("en") * 4
     latin_only = train(text, vocab_size=400, pattern=r"[A-Za-z]+")  # Burmese text becomes no tokens at all
     at = open_page(trained=TrainedTokenizer(latin_only, text, "pasted text"))
-    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED, "gpt2"])
+    change(at, at.multiselect(key="tax_tokenizers"), [TRAINED_HERE, "gpt2"])
     assert any("no tokens at all" in warning.value for warning in at.warning)
     assert list(premiums(at).columns) == ["native name", "script", "byte premium", "gpt2"]
 
 
+@pytest.mark.slow
 def test_the_choice_survives_a_page_change():
     at = open_page()
     change(at, at.multiselect(key="tax_tokenizers"), ["o200k_base"])
@@ -135,6 +136,7 @@ def test_the_choice_survives_a_page_change():
 # ------------------------------------------------------------- the price
 
 
+@pytest.mark.slow
 def test_the_cost_section_prices_the_same_content_per_language():
     at = open_page()
     change(at, at.selectbox(key="tax_cost_tokenizer"), "gpt2")
@@ -155,6 +157,7 @@ def test_the_cost_section_prices_the_same_content_per_language():
 # -------------------------------------------------------- side by side
 
 
+@pytest.mark.slow
 def test_side_by_side_shows_both_languages_with_their_token_counts():
     at = open_page()
     change(at, at.slider(key="tax_sentence"), 5)
@@ -179,6 +182,7 @@ def trained_hindi_premium(at: AppTest) -> float:
     return table_with(at, TRAINED_ON_MIX).loc["Hindi", TRAINED_ON_MIX]
 
 
+@pytest.mark.slow
 def test_more_hindi_in_training_lowers_the_hindi_tax():
     at = open_page()
     assert at.segmented_control(key="tax_mix").value == "english"
@@ -192,6 +196,7 @@ def test_more_hindi_in_training_lowers_the_hindi_tax():
     assert "<b>Hindi ×8</b>" in experiment["data"][0]["y"]
 
 
+@pytest.mark.slow
 def test_a_custom_mix_needs_a_language_and_emphasises_one():
     at = open_page()
     change(at, at.segmented_control(key="tax_mix"), "custom")

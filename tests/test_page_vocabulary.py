@@ -1,29 +1,22 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
 import re
-import sys
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-sys.path.insert(0, "/work/main")
-
 from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
-from pages._shared import TrainedTokenizer
+from pages.common.tokenizers import TrainedTokenizer
+from tests import apptest
 from tests.test_vocabulary import decodes_alone
 
-PAGE = "/work/main/pages/vocabulary.py"
+PAGE = "pages/vocabulary.py"
 XSS = "<script>alert(1)</script> "
 
 
 def open_page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for key, value in query.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception
-    return at
+    return apptest.open_page(PAGE, query=query)
 
 
 def pick(at: AppTest, name: str) -> AppTest:
@@ -40,6 +33,7 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+@pytest.mark.slow
 def test_search_gpt2_for_the_with_a_space():
     at = pick(open_page(), "gpt2")
     at.text_input(key="vocab_text").input(" the").run()
@@ -51,6 +45,7 @@ def test_search_gpt2_for_the_with_a_space():
     assert metric(at, "Tokens") == "50,257"
 
 
+@pytest.mark.slow
 def test_filter_tokens_that_are_not_utf8():
     at = pick(open_page(), "gpt2")
     at.toggle(key="vocab_not_utf8").set_value(True).run()
@@ -72,6 +67,7 @@ def test_bad_regex_is_a_message_not_a_traceback():
     assert metric(at, "Matches") == "–"
 
 
+@pytest.mark.slow
 def test_sort_longest_first_and_filter_by_script():
     at = pick(open_page(), "o200k_base")
     at.multiselect(key="vocab_scripts").set_value(["Devanagari"])
@@ -109,9 +105,7 @@ def xss_tokenizer():
 
 
 def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.session_state["trained"] = TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag")
-    at.run()
+    at = apptest.open_page(PAGE, trained=TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag"))
     pick(at, "trained here")
     at.text_input(key="vocab_text").input("<script>").run()
     assert not at.exception
@@ -124,9 +118,7 @@ def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
 
 
 def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    at.session_state["trained"] = TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag")
-    at.run()
+    at = apptest.open_page(PAGE, trained=TrainedTokenizer(xss_tokenizer, XSS * 40, "a script tag"))
     pick(at, "trained here")
     assert any("learned at step" in info.value for info in at.info)
     at.segmented_control(key="vocab_sort").set_value("step").run()

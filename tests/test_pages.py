@@ -1,11 +1,13 @@
 """The Home, Train and Inspect pages, driven with Streamlit's AppTest."""
 
 import json
+from pathlib import Path
 
 import pytest
 
 from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
+from bpe_core.formats import hf_tokenizer_json
 from bpe_core.samples import catalog
 from tests.apptest import all_html, messages, metric, open_page
 from tests.conftest import ROOT
@@ -17,18 +19,15 @@ XSS = '<img src=x onerror=alert(1)><script>alert("x")</script>**bold** [link](ja
 # ------------------------------------------------------------- navigation
 
 
-def test_every_page_lives_at_its_file_name():
-    """Until app.py has run once, Streamlit finds a linked page by its file
-    name: a URL path that differs would open Home after a server restart."""
-    import ast
+def test_every_page_file_is_in_the_navigation_and_lives_at_its_file_name():
+    """Before app.py has run once in a server, Streamlit finds a linked page
+    by its file name; the navigation must give every page that address
+    (see pages/common/navigation.py), and list every page file."""
+    from pages.common.names import HOME, PAGES
 
-    tree = ast.parse((ROOT / "app.py").read_text())
-    pages = [call for call in ast.walk(tree) if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "Page"]
-    for call in pages:
-        keywords = {keyword.arg: keyword.value.value for keyword in call.keywords if isinstance(keyword.value, ast.Constant)}
-        if isinstance(call.args[0], ast.Constant):  # a page file (Home is a function, at "/")
-            assert keywords["url_path"] == (ROOT / call.args[0].value).stem
-    assert len(pages) == len(list((ROOT / "pages").glob("[!_]*.py"))) + 1
+    assert sorted(page.file for page in PAGES) == sorted(f"pages/{path.name}" for path in (ROOT / "pages").glob("*.py"))
+    assert [page.url_path for page in PAGES if page is not HOME] == [Path(page.file).stem for page in PAGES[1:]]
+    assert HOME.url_path == ""
 
 
 # ------------------------------------------------------------------- home
@@ -209,7 +208,7 @@ def test_decode_box_reports_bad_ids():
 def test_loading_a_tokenizer_file_adds_it_to_the_picker():
     at = open_page("pages/inspect.py")
     saved = train("hello hello world", num_merges=5, pattern="gpt2")
-    from bpe_core.serialization import tokenizer_to_json
+    from bpe_core.formats import tokenizer_to_json
 
     at.file_uploader(key="inspect_upload").upload("mine.json", tokenizer_to_json(saved).encode(), "application/json").run()
     assert at.selectbox(key="inspect_tokenizer").value == "loaded: mine.json"  # listed and selected at once
@@ -218,6 +217,7 @@ def test_loading_a_tokenizer_file_adds_it_to_the_picker():
     assert any('has no "type"' in e and "only byte-level BPE" in e for e in messages(at.error))
 
 
+@pytest.mark.slow
 def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
     from bpe_core.encodings import RANK_FILES, load_encoding
 
@@ -228,7 +228,7 @@ def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
     at.file_uploader(key="inspect_upload").upload("cl100k.tiktoken.gz", data, "application/gzip").run()
     assert at.selectbox(key="inspect_tokenizer").value == "loaded: cl100k.tiktoken.gz"
     assert metric(at, "Tokens") == str(len(tiktoken_encoding("cl100k_base").encode("Hello tokens 12345")))
-    hf = load_encoding("gpt2").to_hf_json().encode()
+    hf = hf_tokenizer_json(load_encoding("gpt2")).encode()
     at.file_uploader(key="inspect_upload").upload("gpt2-tokenizer.json", hf, "application/json").run()
     assert at.selectbox(key="inspect_tokenizer").value == "loaded: gpt2-tokenizer.json"
     assert metric(at, "Tokens") == str(len(tiktoken_encoding("gpt2").encode("Hello tokens 12345")))

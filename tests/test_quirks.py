@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bpe_core import quirks, train
+from bpe_core import train
+from bpe_core.analysis import quirks
+from bpe_core.analysis.labels import label_text
+from bpe_core.analysis.quirks import QUIRKS, Quirk
+from bpe_core.drawing.quirks import card_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.quirks import QUIRKS, Quirk, card_html
-from bpe_core.render import label_text
 from tests.test_render import visible_text
 
 OPENAI = ("gpt2", "cl100k_base", "o200k_base")

@@ -4,9 +4,10 @@ import html
 import re
 
 from bpe_core import train
+from bpe_core.drawing.palette import PALETTE, colour_for
+from bpe_core.drawing.tokens import label_html, pieces_html, token_html
 from bpe_core.encodings import load_encoding
 from bpe_core.patterns import piece_spans
-from bpe_core.render import PALETTE, colour_for, label_html, pieces_html, token_html
 
 
 def visible_text(markup: str) -> str:
@@ -116,7 +117,7 @@ def test_lone_surrogates_render_as_replacement_characters():
 
 
 def test_markdown_literal_disarms_markdown_and_streamlit_syntax():
-    from bpe_core.render import markdown_literal
+    from bpe_core.drawing.markdown import markdown_literal
 
     hostile = '![x](http://evil.example/p.png) [link](javascript:alert(1)) :red[red] $x^2$ <b>b</b> **bold** `code`'
     escaped = markdown_literal(hostile)

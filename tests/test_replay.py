@@ -10,17 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import Tokenizer, train
+from bpe_core.analysis.replay import SPECIAL, UNIT, UNSPLITTABLE, merge_tree, replay
+from bpe_core.drawing.replay import merge_tree_html, replay_html, replay_state_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.replay import (
-    SPECIAL,
-    UNIT,
-    UNSPLITTABLE,
-    merge_tree,
-    merge_tree_html,
-    replay,
-    replay_html,
-    replay_state_html,
-)
 from bpe_core.samples import catalog
 from tests.test_render import visible_text
 from tests.texts import TRICKY_TEXTS

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from PIL import Image, ImageFont
 
 from bpe_core import TokenSpan, train
+from bpe_core.analysis.labels import label_text
+from bpe_core.drawing.palette import PALETTE
+from bpe_core.drawing.slides import layout_tokens, tokens_png, tokens_svg
 from bpe_core.encodings import load_encoding
-from bpe_core.render import PALETTE, label_text
-from bpe_core.slides import layout_tokens, tokens_png, tokens_svg
 from tests.texts import TRICKY_TEXTS
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -128,6 +129,7 @@ def test_svg_draws_exactly_the_layout():
 # ------------------------------------------------------------------ layout
 
 
+@pytest.mark.slow
 @given(text=st.text(max_size=300), width=st.integers(200, 1600), font_size=st.integers(8, 48))
 def test_boxes_never_overlap_and_stay_inside(text, width, font_size):
     layout = layout_tokens(text, cl100k_spans(text), width=width, font_size=font_size, title=text[:80] or None)
@@ -225,6 +227,7 @@ def test_png_is_an_image_of_the_layout():
     assert len(image.getcolors(maxcolors=100_000)) > len(PALETTE) + 1  # text was drawn, anti-aliased
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("font_size", [12, 28, 40])
 def test_png_of_every_tricky_text_opens(font_size):
     text = "\n".join(TRICKY_TEXTS)
@@ -270,6 +273,7 @@ def test_a_title_with_control_characters_still_draws():
     assert caption.text == "tab→here␞↵next \ufffd end"
 
 
+@pytest.mark.slow
 @settings(max_examples=25)
 @given(text=st.text(max_size=120))
 def test_any_text_makes_a_png(text):
@@ -277,6 +281,7 @@ def test_any_text_makes_a_png(text):
     assert image.width == 600
 
 
+@pytest.mark.slow
 def test_a_text_of_line_breaks_makes_a_bounded_picture():
     text = "a\n" * 200_000  # one row per line break: without a bound, a 1200 x 3,000,000 picture
     spans = load_encoding("cl100k_base").encode_with_offsets(text)

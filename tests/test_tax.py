@@ -2,15 +2,12 @@
 
 import json
 import re
-import subprocess
-import sys
 import unicodedata
 
 import pytest
 
 from bpe_core import train
-from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.tax import (
+from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     PARALLEL_DIR,
     TRAINING_LINES,
@@ -23,7 +20,8 @@ from bpe_core.tax import (
     tax_table,
     training_mix,
 )
-from tests.conftest import ROOT
+from bpe_core.encodings import load_encoding, tiktoken_encoding
+from tests.cli import run_cli
 
 REQUIRED = "en es fr de pt ru vi zh ja ko ar hi el th hy am my".split()
 LATIN = {"en", "es", "fr", "de", "pt", "vi", "tr", "sw", "id", "yo"}
@@ -144,22 +142,22 @@ def test_the_tax_follows_the_training_data():
 
 
 def test_cli_json_equals_the_library():
-    result = subprocess.run([sys.executable, "-m", "bpe_core", "tax", "--json"], capture_output=True, cwd=ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr
-    printed = json.loads(result.stdout)
+    code, out, err = run_cli("tax", "--json")
+    assert code == 0, err
+    printed = json.loads(out)
     assert set(printed) == {"gpt2", "cl100k_base", "o200k_base"}
     assert printed == premiums({name: load_encoding(name) for name in printed})
 
 
 def test_cli_table_and_bad_base():
-    result = subprocess.run([sys.executable, "-m", "bpe_core", "tax", "--encoding", "gpt2"], capture_output=True, text=True, cwd=ROOT)
-    assert "Burmese (my)" in result.stdout
-    result = subprocess.run([sys.executable, "-m", "bpe_core", "tax", "--base", "xx"], capture_output=True, text=True, cwd=ROOT)
-    assert result.returncode == 1 and "unknown base language" in result.stderr
+    code, out, _ = run_cli("tax", "--encoding", "gpt2")
+    assert code == 0 and "Burmese (my)" in out
+    code, _, err = run_cli("tax", "--base", "xx")
+    assert code == 1 and "unknown base language" in err
 
 
 def test_content_cost_scales_with_the_premium():
-    from bpe_core.tax import content_cost
+    from bpe_core.analysis.tax import content_cost
 
     english = content_cost(1.0, 100_000, price_per_million=2.0, context_window=128_000)
     burmese = content_cost(3.0, 100_000, price_per_million=2.0, context_window=128_000)

@@ -10,10 +10,9 @@ import pandas as pd
 import pytest
 
 from bpe_core import train
-from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.render import PALETTE
-from bpe_core.tax import HELD_OUT_LINES, content_cost, languages, parallel_text, tax_table, training_mix
-from bpe_core.tax_charts import (
+from bpe_core.analysis.tax import HELD_OUT_LINES, content_cost, languages, parallel_text, tax_table, training_mix
+from bpe_core.drawing.palette import PALETTE
+from bpe_core.drawing.tax import (
     cost_frame,
     cost_summary,
     experiment_figure,
@@ -23,6 +22,7 @@ from bpe_core.tax_charts import (
     premium_frame,
     premium_heatmap_figure,
 )
+from bpe_core.encodings import load_encoding, tiktoken_encoding
 
 LANGUAGES = languages()
 SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}

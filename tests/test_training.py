@@ -146,6 +146,7 @@ def test_bad_custom_patterns_are_refused(pattern, message):
         train("some text", num_merges=3, pattern=pattern)
 
 
+@pytest.mark.usefixtures("quick_regex_deadlines")
 def test_catastrophic_pattern_times_out_with_a_message():
     with pytest.raises(PatternError, match="catastrophic backtracking"):
         train("a" * 40 + "b", num_merges=3, pattern=r"(a|aa)+$")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
@@ -191,6 +192,15 @@ class Tokenizer:
         )
 
     # --------------------------------------------------------------- encoding
+    #
+    # Two engines give the same ids. The readable one is this module's own:
+    # split the text with the pattern, then run the merge loop on each new
+    # piece (`merge_piece`). The fast one is tiktoken's Rust BPE built over
+    # this tokenizer's own ranks (`_rust_bpe`), for a byte-level tokenizer
+    # with a preset split pattern: tiktoken ships those patterns, while a
+    # custom regex is Python `regex` syntax, which its engine may read
+    # differently. The tests hold the two equal on awkward text (pass
+    # `reference=True` for the readable one); Encode replay shows its steps.
 
     def encode(
         self,
@@ -198,28 +208,60 @@ class Tokenizer:
         *,
         allowed_special: SpecialChoice = frozenset(),
         disallowed_special: SpecialChoice = "all",
+        reference: bool = False,
     ) -> list[int]:
         """Encode like tiktoken, special-token rules included (see `specials`)."""
         allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         check_no_disallowed(text, disallowed)
+        text = encodable(text)
+        if not reference and self._rust_bpe is not None:
+            return self._rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
         ids: list[int] = []
-        for segment, is_special in split_on_specials(encodable(text), allowed):
+        for segment, is_special in split_on_specials(text, allowed):
             if is_special:
                 ids.append(self.special_tokens[segment])
             else:
-                ids.extend(self.encode_ordinary(segment))
+                ids.extend(self._encode_ordinary_here(segment))
         return ids
 
-    def encode_ordinary(self, text: str) -> list[int]:
+    def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:
         """Encode, treating special-token strings as ordinary text."""
+        text = encodable(text)
+        if not reference and self._rust_bpe is not None:
+            return self._rust_bpe.encode_ordinary(text)
+        return self._encode_ordinary_here(text)
+
+    def _encode_ordinary_here(self, text: str) -> list[int]:
+        """The readable engine: split, then each piece not seen before
+        through the merge loop."""
         ids: list[int] = []
         cache = self._cache
-        for piece in split_pieces(encodable(text), self.pattern):
+        for piece in split_pieces(text, self.pattern):
             piece_ids = cache.get(piece)
             if piece_ids is None:
                 piece_ids = self._encode_new_piece(piece)
             ids.extend(piece_ids)
         return ids
+
+    @functools.cached_property
+    def _rust_bpe(self):
+        """tiktoken's `Encoding` over these very ranks, or None where the
+        readable engine must do the work (see the note above)."""
+        if self.units != "bytes" or self.pattern_name == "custom":
+            return None
+        import tiktoken
+
+        return tiktoken.Encoding(
+            self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token, special_tokens=self.special_tokens
+        )
+
+    @functools.cached_property
+    def _token_lengths(self) -> dict[int, int]:
+        """Bytes per token id, special tokens included: tokens laid end to end
+        give their offsets in the text."""
+        lengths = {token_id: len(token) for token_id, token in self.vocab.items()}
+        lengths.update((token_id, len(special.encode("utf-8"))) for special, token_id in self.special_tokens.items())
+        return lengths
 
     def encode_at_step(
         self,
@@ -243,6 +285,7 @@ class Tokenizer:
         allowed_special: SpecialChoice = frozenset(),
         disallowed_special: SpecialChoice = "all",
         step: int | None = None,
+        reference: bool = False,
     ) -> list[TokenSpan]:
         """Every token with the UTF-8 byte span it covers, for colouring text.
 
@@ -253,6 +296,10 @@ class Tokenizer:
         text = encodable(text)
         allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         check_no_disallowed(text, disallowed)
+        if step is None and not reference and self._rust_bpe is not None:  # a preset pattern drops no text
+            ids = self._rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+            ends = itertools.accumulate(map(self._token_lengths.__getitem__, ids))
+            return [TokenSpan(token_id, end - self._token_lengths[token_id], end) for token_id, end in zip(ids, ends)]
         if step is None:
             piece_ids = self._piece_ids
         else:  # the tokenizer's cache holds full encodings; remember this step's for this call

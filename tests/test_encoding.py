@@ -12,10 +12,11 @@ from bpe_core import PRESETS, train
 from bpe_core import encodings as encodings_module
 from bpe_core.analysis.training_steps import candidate_pairs
 from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
-from tests.texts import TRICKY_TEXTS
+from tests.texts import TRICKY_TEXTS, assigned_characters
 
 NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
 unicode_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=120)
+assigned_text = st.text(alphabet=assigned_characters(), max_size=120)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -30,12 +31,18 @@ def test_patterns_and_specials_are_tiktokens_own(name, monkeypatch):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_same_ids_as_tiktoken_on_tricky_texts(name):
+@pytest.mark.parametrize("engine", ["fast", "readable"])
+def test_same_ids_as_tiktoken_on_tricky_texts(name, engine):
     ours, reference = load_encoding(name), tiktoken_encoding(name)
+    readable = engine == "readable"
     for text in TRICKY_TEXTS:
-        assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all"), text
-        assert ours.encode_ordinary(text) == reference.encode_ordinary(text), text
-        assert ours.encode(text, disallowed_special=()) == reference.encode(text, disallowed_special=()), text
+        expected = reference.encode(text, allowed_special="all")
+        assert ours.encode(text, allowed_special="all", reference=readable) == expected, text
+        assert ours.encode_ordinary(text, reference=readable) == reference.encode_ordinary(text), text
+        assert ours.encode(text, disallowed_special=(), reference=readable) == reference.encode(text, disallowed_special=()), text
+        spans = ours.encode_with_offsets(text, allowed_special="all", reference=readable)
+        assert [span.id for span in spans] == expected, text
+        assert spans == ours.encode_with_offsets(text, allowed_special="all", reference=not readable), text
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
@@ -43,6 +50,13 @@ def test_same_ids_as_tiktoken_on_tricky_texts(name):
 def test_same_ids_as_tiktoken_on_any_unicode(name, text):
     ours, reference = load_encoding(name), tiktoken_encoding(name)
     assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+@given(text=assigned_text)
+def test_the_readable_engine_gives_tiktokens_ids(name, text):
+    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    assert ours.encode(text, allowed_special="all", reference=True) == reference.encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])

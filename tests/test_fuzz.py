@@ -2,7 +2,7 @@
 
 For every bundled encoding and for tokenizers trained here with every split
 pattern and both unit kinds: decoding inverts encoding, and the ids equal
-tiktoken's. The default run is small (CI); the dedicated run checks 10,000
+tiktoken's, from the fast engine and from the readable one. The default run is small (CI); the dedicated run checks 10,000
 examples per property:
 
     HYPOTHESIS_PROFILE=fuzz pytest tests/test_fuzz.py
@@ -16,7 +16,7 @@ from bpe_core import train
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.formats import to_tiktoken
 from bpe_core.samples import catalog
-from tests.texts import TRICKY_TEXTS
+from tests.texts import TRICKY_TEXTS, assigned_characters
 
 pytestmark = pytest.mark.slow  # many awkward texts each; HYPOTHESIS_PROFILE=fuzz runs far more
 
@@ -32,6 +32,14 @@ awkward_text = st.one_of(
     st.builds(lambda char, count: char * count, st.characters(codec="utf-8"), st.integers(1, 3_000)),
     st.builds(lambda run, count: "".join(run) * count, st.lists(st.sampled_from(SPACES), min_size=1, max_size=4),
               st.integers(1, 800)),
+)
+
+# The same, in characters that every Unicode table here agrees on (see
+# tests.texts.assigned_characters): for comparing the readable engine with tiktoken.
+assigned_text = st.one_of(
+    st.text(alphabet=assigned_characters(), max_size=200),
+    st.lists(st.sampled_from(COMBINING + JOINERS + CONTROLS + SPACES + LETTERS), max_size=80).map("".join),
+    st.builds(lambda char, count: char * count, assigned_characters(), st.integers(1, 3_000)),
 )
 
 BUNDLED = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
@@ -61,12 +69,18 @@ def test_bundled_encodings_match_tiktoken_and_round_trip(name, text):
     assert ours.decode(ids) == text
 
 
+@pytest.mark.parametrize("name", BUNDLED)
+@given(text=assigned_text)
+def test_the_readable_engine_matches_tiktoken(name, text):
+    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    assert ours.encode(text, allowed_special="all", reference=True) == reference.encode(text, allowed_special="all")
+
+
 @given(text=awkward_text)
-def test_trained_tokenizers_round_trip_and_match_their_tiktoken_export(trained, text):
+def test_trained_tokenizers_round_trip(trained, text):
     ids = trained.encode(text, allowed_special="all")
     if trained.units == "bytes":
         assert trained.decode(ids) == text
-        assert to_tiktoken(trained).encode(text, allowed_special="all") == ids
     else:  # characters never seen in training come back as U+FFFD
         alphabet = set(trained.vocab[i] for i in range(trained.first_merge_id))
         specials = trained.special_tokens
@@ -75,6 +89,15 @@ def test_trained_tokenizers_round_trip_and_match_their_tiktoken_export(trained, 
             for part in _split_keeping(text, specials)
         )
         assert trained.decode(ids) == expected
+
+
+@given(text=assigned_text)
+def test_trained_tokenizers_give_their_tiktoken_exports_ids_in_both_engines(trained, text):
+    if trained.units != "bytes":
+        pytest.skip("tiktoken is byte-level; the character variant has only the readable engine")
+    expected = to_tiktoken(trained).encode(text, allowed_special="all")
+    assert trained.encode(text, allowed_special="all") == expected
+    assert trained.encode(text, allowed_special="all", reference=True) == expected
 
 
 def _split_keeping(text: str, specials) -> list[str]:

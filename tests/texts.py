@@ -38,3 +38,15 @@ TRICKY_TEXTS = [
     "https://example.com/path?query=value&other=1#fragment user@example.com",
     "camelCaseWordsAndHTTPServer snake_case_words kebab-case-words",
 ]
+
+
+def assigned_characters(**options):
+    """Characters Unicode had assigned by the version Python's `unicodedata`
+    knows (14 here), as a hypothesis strategy. The `regex` module and
+    tiktoken's Rust engine each carry later Unicode tables, and on the
+    newest letters (Unicode 17's, such as U+323B0) they split differently;
+    on everything older all three agree. Comparing the readable engine with
+    tiktoken needs that common ground; `encode` itself is tiktoken's."""
+    from hypothesis import strategies as st
+
+    return st.characters(codec="utf-8", exclude_categories=("Cn", "Cs"), **options)

@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 
 from .analysis.tax import languages, premiums
+from .corpus import PARALLEL_MIN_CHARS, count_chunks
+from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import ENCODINGS, load_encoding
 from .formats import load_tokenizer, save_tokenizer
-from .formats.reading import parse_json
-from .patterns import PRESETS
+from .patterns import PRESETS, compile_pattern
 from .specials import found_in
 from .token_ids import parse_token_ids
 from .tokenizer import Tokenizer
@@ -45,17 +46,6 @@ def read_text(source: str) -> str:
         ) from None
 
 
-def read_corpus(source: str) -> str | dict[str, int]:
-    """A text file, or a JSON file of word counts ({"low": 5, ...})."""
-    text = read_text(source)
-    if source.endswith(".json"):
-        counts = parse_json(text, source)
-        if not isinstance(counts, dict):
-            raise UserError(f'{source} must hold word counts, e.g. {{"low": 5, "lower": 2}}')
-        return counts
-    return text
-
-
 def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.tokenizer:
         return load_tokenizer(args.tokenizer)
@@ -69,16 +59,25 @@ def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
 
 
 def command_train(args: argparse.Namespace) -> None:
-    corpus = read_corpus(args.corpus)
+    counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
+    if args.save_counts:
+        try:
+            write_counts(counts, Path(args.save_counts))
+        except OSError as error:
+            raise UserError(f"cannot write {args.save_counts}: {error.strerror or error}") from None
+        print(f"saved the counts of {len(counts):,} distinct pieces to {args.save_counts}", file=sys.stderr)
+    bar = ProgressBar("training", "merges")
     tokenizer = train(
-        corpus,
+        counts,
         vocab_size=args.vocab_size,
         num_merges=args.merges,
         pattern=args.pattern,
         units=args.units,
         special_tokens=args.special,
         min_count=args.min_count,
+        progress=bar.show,
     )
+    bar.done()
     try:
         save_tokenizer(tokenizer, args.output)
     except OSError as error:
@@ -86,6 +85,49 @@ def command_train(args: argparse.Namespace) -> None:
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
     if tokenizer.stop_reason:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
+    """The piece counts of every corpus named: text from standard input
+    ("-"), text files, folders and globs read block by block, and counts
+    (`*.json`), merged in the order given."""
+    compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
+    if specs == ["-"]:
+        return count_chunks(stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens),
+                            pattern, special_tokens)
+    paths = corpus_paths(specs)
+    bar = ProgressBar("counting", "MB", scale=1e6)
+    bar.total = sum(path.stat().st_size for path in paths)
+    workers = (os.cpu_count() or 1) if bar.total >= PARALLEL_MIN_CHARS else 1
+    counts = count_files(paths, pattern, special_tokens, workers=workers, progress=bar.advance)
+    bar.done()
+    return counts
+
+
+class ProgressBar:
+    """A one-line progress bar on standard error, drawn only on a terminal."""
+
+    def __init__(self, label: str, unit: str, scale: float = 1):
+        self.label, self.unit, self.scale = label, unit, scale
+        self.done_so_far, self.total = 0, 0
+        self.visible = sys.stderr.isatty()
+
+    def advance(self, amount: int) -> None:
+        self.show(self.done_so_far + amount, self.total)
+
+    def show(self, done: int, total: int) -> None:
+        self.done_so_far, self.total = done, total
+        if self.visible and total:
+            filled = int(30 * min(done / total, 1))
+            sys.stderr.write(
+                f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+                f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}"
+            )
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.visible and self.total:
+            sys.stderr.write("\n")
 
 
 def command_encode(args: argparse.Namespace) -> None:
@@ -152,8 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    trainer = commands.add_parser("train", help="learn a tokenizer from a text (or a .json of word counts)")
-    trainer.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file, '-' for stdin, or word counts as .json")
+    trainer = commands.add_parser(
+        "train", help="learn a tokenizer from text files, folders, globs or piece counts (.json)",
+        description="Learn a tokenizer. A corpus is read block by block, so it need not fit in memory; "
+        "only its piece counts do. Counts saved with --save-counts (or made by any engine that splits "
+        "with the same pattern) are JSON {\"piece\": count} files and merge with the rest, in the order given.",
+    )
+    trainer.add_argument("corpus", nargs="+", metavar="CORPUS",
+                         help="UTF-8 text files, folders, glob patterns, piece or word counts as .json, or '-' for stdin")
     size = trainer.add_mutually_exclusive_group(required=True)
     size.add_argument("--vocab-size", type=int, help="256 + number of merges (bytes)")
     size.add_argument("--merges", type=int, help="number of merges to learn")
@@ -162,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
     trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
     trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
+    trainer.add_argument("--save-counts", metavar="FILE", help="also save the corpus's piece counts (JSON), to merge or train from")
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")

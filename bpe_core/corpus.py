@@ -3,22 +3,55 @@
 Training never looks at the text twice: it needs each distinct piece once,
 with how often it occurs, in the order the pieces first appear (that order
 decides ties between equally frequent pairs, as in the reference algorithm).
+
+Counting is where a large corpus spends most of its time and memory: the
+split pattern visits every character, and a list of all pieces of 10 MB of
+text is half a gigabyte of small strings. So a long text is counted in
+chunks, and by several processes at once: piece counts add up, chunk by
+chunk in text order, to exactly the counts of the whole. A chunk may only
+end where every split of the text has a piece boundary anyway (`cut_points`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
-from collections.abc import Mapping
+import multiprocessing
+import os
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
-from .patterns import split_pieces
+import regex
+
+from .patterns import pattern_name, split_pieces
 from .specials import split_on_specials
 from .utf8 import encodable
 
+CHUNK_CHARS = 1_000_000  # text split at once: its pieces are a list in memory until counted
+PARALLEL_MIN_CHARS = 4_000_000  # below this, starting worker processes costs more than it saves
+
+# Where a preset's split always has a boundary, and cutting the text there
+# changes no piece: between a letter and whitespace. In every preset a piece
+# that holds a letter is a run of letters (with one leading symbol, a
+# leading space, or a contraction's apostrophe) that ends at the first
+# character that is not a letter, looking no further; so it ends right
+# there in the whole text and in the chunk alike. The whitespace after it
+# starts the next piece in both. (After whitespace, by contrast, the split
+# peeks ahead: `\s+(?!\S)` and `\s++$` decide by what follows.) Whole-
+# text ("none") and custom patterns promise no such place and are split in
+# one go.
+LETTER_THEN_WHITESPACE = regex.compile(r"(?<=\p{L})(?=\s)")
+_CUTTABLE_PATTERNS = {"gpt2", "cl100k", "o200k"}
+
 
 def count_pieces(
-    corpus: str | Mapping[str, int], pattern: str, special_tokens: tuple[str, ...] = ()
+    corpus: str | Mapping[str, int],
+    pattern: str,
+    special_tokens: tuple[str, ...] = (),
+    *,
+    workers: int | None = None,
 ) -> dict[str, int]:
     """The distinct pre-token pieces of a corpus with their counts, in order of
     first appearance.
@@ -26,14 +59,112 @@ def count_pieces(
     A text is split with `pattern`; special-token strings act as boundaries and
     are not part of any piece (they get their own ids, never learned merges). A
     word-count mapping ({"low": 5, "lower": 2}) is taken as given: each word is
-    one piece, weighted by its count.
+    one piece, weighted by its count. A long text is counted by `workers`
+    processes (by default one per CPU core).
     """
-    if isinstance(corpus, str):
-        pieces: Counter[str] = Counter()
-        for segment, is_special in split_on_specials(corpus, special_tokens):
-            if not is_special:
-                pieces.update(split_pieces(segment, pattern))
-        return dict(pieces)
+    if not isinstance(corpus, str):
+        return checked_counts(corpus)
+    if workers is None:
+        workers = (os.cpu_count() or 1) if len(corpus) >= PARALLEL_MIN_CHARS else 1
+    size = max(CHUNK_CHARS, len(corpus) // (2 * workers))  # a few chunks per worker: few tables to send back
+    return count_chunks(text_chunks(corpus, pattern, special_tokens, size), pattern, special_tokens, workers=workers)
+
+
+def count_chunks(
+    chunks: Iterable[str], pattern: str, special_tokens: tuple[str, ...] = (), *, workers: int = 1
+) -> dict[str, int]:
+    """The piece counts of consecutive chunks of a text (each ending at a
+    place where the split has a boundary anyway), counted by `workers`
+    processes; the chunks may arrive one by one, as a file is read."""
+    pool = _worker_pool(workers) if workers > 1 else None
+    if pool is None:
+        return merged_counts(count_chunk(chunk, pattern, special_tokens) for chunk in chunks)
+    with pool:
+        total: dict[str, int] = {}
+        pending: deque = deque()  # results in text order; a few in flight, so memory stays bounded
+        for chunk in chunks:
+            pending.append(pool.submit(count_chunk, chunk, pattern, special_tokens))
+            if len(pending) > 2 * workers:
+                add_counts(total, pending.popleft().result())
+        while pending:
+            add_counts(total, pending.popleft().result())
+        return total
+
+
+def _worker_pool(workers: int) -> ProcessPoolExecutor | None:
+    """`workers` fresh processes (not forks: the caller may be a server full
+    of threads), or None where this machine cannot start them."""
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        pool.submit(int).result()
+    except (OSError, BrokenProcessPool):
+        pool.shutdown(cancel_futures=True)
+        return None
+    return pool
+
+
+def count_chunk(text: str, pattern: str, special_tokens: tuple[str, ...] = ()) -> dict[str, int]:
+    """The pieces of one chunk of text with their counts, in order of first appearance."""
+    pieces: Counter[str] = Counter()
+    for segment, is_special in split_on_specials(text, special_tokens):
+        if not is_special:
+            pieces.update(split_pieces(segment, pattern))
+    return dict(pieces)
+
+
+def merged_counts(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Piece counts added up, first appearances kept in order: the counts of
+    consecutive chunks of a text merge into the counts of the whole."""
+    total: dict[str, int] = {}
+    for more in counts:
+        add_counts(total, more)
+    return total
+
+
+def add_counts(total: dict[str, int], more: Mapping[str, int]) -> None:
+    """Add `more` piece counts into `total`; new pieces go after the known ones."""
+    for piece, count in more.items():
+        total[piece] = total.get(piece, 0) + count
+
+
+def text_chunks(text: str, pattern: str, special_tokens: tuple[str, ...] = (), size: int = CHUNK_CHARS) -> Iterator[str]:
+    """`text` in consecutive chunks of about `size` characters, each ending
+    where the split has a boundary anyway (see `cut_points`)."""
+    start = 0
+    for cut in cut_points(text, pattern, special_tokens, size):
+        yield text[start:cut]
+        start = cut
+    if start < len(text) or not text:
+        yield text[start:]
+
+
+def cut_points(text: str, pattern: str, special_tokens: tuple[str, ...] = (), size: int = CHUNK_CHARS) -> list[int]:
+    """Positions about `size` characters apart where splitting `text` in two
+    changes no piece: between a letter and whitespace, for the preset
+    patterns (see `LETTER_THEN_WHITESPACE`). None for other patterns, or
+    when a special token holds such a place (a cut could fall inside it)."""
+    if not can_cut(pattern, special_tokens):
+        return []
+    cuts = []
+    position = size
+    while position < len(text):
+        found = LETTER_THEN_WHITESPACE.search(text, position)
+        if found is None:
+            break
+        cuts.append(found.start())
+        position = found.start() + size
+    return cuts
+
+
+def can_cut(pattern: str, special_tokens: tuple[str, ...] = ()) -> bool:
+    """Whether a text split with `pattern` can be cut into chunks (see `cut_points`)."""
+    return pattern_name(pattern) in _CUTTABLE_PATTERNS and not any(
+        LETTER_THEN_WHITESPACE.search(special) for special in special_tokens
+    )
+
+
+def checked_counts(corpus: Mapping[str, int]) -> dict[str, int]:
+    """Word (or piece) counts as training takes them, or ValueError naming what is wrong."""
     pieces: dict[str, int] = {}
     for word, count in corpus.items():
         if not isinstance(word, str) or not word:

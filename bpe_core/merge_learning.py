@@ -36,6 +36,7 @@ the pair's first occurrence in the whole corpus, as in the reference.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -60,9 +61,11 @@ class _MergeState:
     """The deduplicated corpus as linked token lists, with live pair statistics."""
 
     def __init__(self, pieces: list[list[int]], counts: list[int]):
+        # Machine integers, not lists of Python ints: a 10 MB corpus has
+        # millions of positions, and a list spends 36 bytes on each.
         token: list[int] = []  # token id at each position (_ABSORBED once merged away)
-        following: list[int] = []  # next position in the same piece
-        preceding: list[int] = []  # previous position in the same piece
+        following = array("q")  # next position in the same piece
+        preceding = array("q")  # previous position in the same piece
         weight: list[int] = []  # how often the piece holding the position occurs
         for units, count in zip(pieces, counts):
             first = len(token)
@@ -76,12 +79,15 @@ class _MergeState:
         self.corpus_tokens = sum(len(units) * count for units, count in zip(pieces, counts))
 
         pair_count: dict[Pair, int] = {}
-        pair_positions: dict[Pair, list[int]] = {}  # ascending; may hold stale positions
+        pair_positions: dict[Pair, array] = {}  # ascending; may hold stale positions
         for position, right in enumerate(following):
             if right != _UNLINKED:
                 pair = (token[position], token[right])
                 pair_count[pair] = pair_count.get(pair, 0) + weight[position]
-                pair_positions.setdefault(pair, []).append(position)
+                positions = pair_positions.get(pair)
+                if positions is None:
+                    pair_positions[pair] = positions = array("q")
+                positions.append(position)
         self.pair_count, self.pair_positions = pair_count, pair_positions
         self.heap = [(-count, pair_positions[pair][0], pair) for pair, count in pair_count.items()]
         heapq.heapify(self.heap)
@@ -167,7 +173,7 @@ class _MergeState:
                 self.pair_positions.pop(old_pair, None)
         for new_pair, positions in created.items():
             if new_pair in pair_count:
-                self.pair_positions[new_pair] = positions
+                self.pair_positions[new_pair] = array("q", positions)
                 heapq.heappush(self.heap, (-pair_count[new_pair], positions[0], new_pair))
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import threading
 import types
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
@@ -45,6 +46,7 @@ UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 
 _PIECE_CACHE_LIMIT = 200_000  # pieces remembered (a tokenizer may be shared by many sessions) ...
 _CACHED_PIECE_CHARS = 256  # ... and only short ones: a long piece (a whitespace run, a whole text) rarely repeats
+_STEP_ENCODINGS_KEPT = 8  # tiktoken encodings of the vocabulary at a step (a slider moves through a few)
 
 
 class TokenSpan(NamedTuple):
@@ -121,6 +123,8 @@ class Tokenizer:
         if clashes:
             raise ValueError(f"Special token ids clash with ordinary token ids: {sorted(clashes)[:5]}.")
         self._cache: dict[str, tuple[int, ...]] = {}
+        self._rust_bpe_by_step: dict[int, object] = {}
+        self._step_lock = threading.Lock()
 
     # ------------------------------------------------------------------ facts
 
@@ -255,6 +259,33 @@ class Tokenizer:
             self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token, special_tokens=self.special_tokens
         )
 
+    def _rust_bpe_at_step(self, step: int):
+        """tiktoken's Rust BPE over the first `step` merges' ranks, or None.
+
+        tiktoken merges any two parts whose bytes form a token of the lowest
+        rank; replaying training merges exactly the learned pairs. For a
+        vocabulary that BPE trained (each token made once) the two give the
+        same ids after every step: that is why `encode_at_step` may take the
+        fast road, and the tests hold it to the replay (`reference=True`) on
+        many corpora, patterns and steps. A vocabulary with a token made
+        twice takes the replay."""
+        if self._rust_bpe is None or len(self._ids_by_token) != len(self.vocab):
+            return None
+        with self._step_lock:  # sessions share a tokenizer
+            encoding = self._rust_bpe_by_step.pop(step, None)
+            if encoding is None:
+                import tiktoken
+
+                limit = self.first_merge_id + step
+                encoding = tiktoken.Encoding(
+                    f"{self.name} at step {step}", pat_str=self.pattern, special_tokens=self.special_tokens,
+                    mergeable_ranks={token: rank for token, rank in self._ids_by_token.items() if rank < limit},
+                )
+            self._rust_bpe_by_step[step] = encoding  # the most recently used last
+            while len(self._rust_bpe_by_step) > _STEP_ENCODINGS_KEPT:
+                del self._rust_bpe_by_step[next(iter(self._rust_bpe_by_step))]
+        return encoding
+
     @functools.cached_property
     def _token_lengths(self) -> dict[int, int]:
         """Bytes per token id, special tokens included: tokens laid end to end
@@ -270,11 +301,12 @@ class Tokenizer:
         *,
         allowed_special: SpecialChoice = frozenset(),
         disallowed_special: SpecialChoice = "all",
+        reference: bool = False,
     ) -> list[int]:
         """Encode with only the first `step` merges, exactly as training had it
         (special tokens follow `encode`'s rules)."""
         spans = self.encode_with_offsets(
-            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special
+            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special, reference=reference
         )
         return [span.id for span in spans]
 
@@ -296,14 +328,16 @@ class Tokenizer:
         text = encodable(text)
         allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         check_no_disallowed(text, disallowed)
-        if step is None and not reference and self._rust_bpe is not None:  # a preset pattern drops no text
-            ids = self._rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+        if step is not None:
+            self.check_step(step)
+        rust_bpe = None if reference else self._rust_bpe if step is None else self._rust_bpe_at_step(step)
+        if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
+            ids = rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
             ends = itertools.accumulate(map(self._token_lengths.__getitem__, ids))
             return [TokenSpan(token_id, end - self._token_lengths[token_id], end) for token_id, end in zip(ids, ends)]
         if step is None:
             piece_ids = self._piece_ids
         else:  # the tokenizer's cache holds full encodings; remember this step's for this call
-            self.check_step(step)
             piece_ids = functools.cache(functools.partial(self.piece_at_step, step=step))
         spans: list[TokenSpan] = []
         offset = 0  # byte offset of the current segment in the whole text

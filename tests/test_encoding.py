@@ -131,6 +131,24 @@ def test_encode_at_final_step_replays_training(sample_text):
     assert tok.encode_at_step(sample_text, 0) == list(sample_text.encode())
 
 
+@pytest.mark.parametrize("pattern", ["none", "gpt2", "cl100k", "o200k"])
+def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engines(sample_text, pattern):
+    """Training counted the corpus's length after every merge; encoding the
+    corpus with the first k merges must give exactly that many tokens, by
+    tiktoken over the first k ranks and by replaying the learned pairs alike,
+    token for token, here and on text training never saw."""
+    corpus = sample_text if pattern != "none" else sample_text[:3_000]
+    tok = train(corpus, num_merges=300, pattern=pattern)
+    for step in sorted({0, 1, 2, 17, 150, len(tok.merges)}):
+        fast = tok.encode_at_step(corpus, step)
+        assert fast == tok.encode_at_step(corpus, step, reference=True), step
+        assert len(fast) == (tok.trace[step - 1].corpus_tokens if step else len(corpus.encode())), step
+        for text in TRICKY_TEXTS[:20]:
+            assert tok.encode_at_step(text, step, allowed_special="all") == tok.encode_at_step(
+                text, step, allowed_special="all", reference=True
+            ), (step, text)
+
+
 def test_candidate_pairs_put_the_next_merge_first(sample_text):
     tok = train(sample_text, num_merges=40, pattern="gpt2")
     for step in (0, 5, 39):

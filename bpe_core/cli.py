@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .analysis.tax import languages, premiums
-from .corpus import PARALLEL_MIN_CHARS, count_chunks
+from .corpus import count_chunks
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import ENCODINGS, load_encoding
 from .formats import load_tokenizer, save_tokenizer
@@ -98,8 +98,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     paths = corpus_paths(specs)
     bar = ProgressBar("counting", "MB", scale=1e6)
     bar.total = sum(path.stat().st_size for path in paths)
-    workers = (os.cpu_count() or 1) if bar.total >= PARALLEL_MIN_CHARS else 1
-    counts = count_files(paths, pattern, special_tokens, workers=workers, progress=bar.advance)
+    counts = count_files(paths, pattern, special_tokens, progress=bar.advance)
     bar.done()
     return counts
 

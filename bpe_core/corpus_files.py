@@ -18,13 +18,14 @@ from __future__ import annotations
 import codecs
 import glob
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 import regex
 
-from .corpus import add_counts, can_cut, checked_counts, count_chunks
+from .corpus import PARALLEL_MIN_CHARS, add_counts, can_cut, checked_counts, count_chunks
 
 READ_BYTES = 4_000_000  # a block of a file read at once
 COUNTS_SUFFIX = ".json"  # a file of ready-made counts (or word counts), not text
@@ -68,12 +69,16 @@ def count_files(
     pattern: str,
     special_tokens: tuple[str, ...] = (),
     *,
-    workers: int = 1,
+    workers: int | None = None,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """The piece counts of text files and ready-made counts (`*.json`),
     merged in order; text is read block by block and counted by `workers`
-    processes."""
+    processes (by default one per core, for a large corpus)."""
+    paths = list(paths)
+    if workers is None:
+        text_bytes = sum(path.stat().st_size for path in paths if path.suffix != COUNTS_SUFFIX)
+        workers = (os.cpu_count() or 1) if text_bytes >= PARALLEL_MIN_CHARS else 1
     total: dict[str, int] = {}
     texts: list[Path] = []
 

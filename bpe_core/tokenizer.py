@@ -28,7 +28,7 @@ import hashlib
 import itertools
 import threading
 import types
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
 from .merge_learning import MergeStep, Pair
@@ -55,6 +55,36 @@ class TokenSpan(NamedTuple):
     id: int
     start: int
     end: int
+
+
+class TokenSpans(Sequence[TokenSpan]):
+    """Token spans kept as two lists, ids and end offsets, each `TokenSpan`
+    made only when asked for: a page counts every token of a long text but
+    colours only the first few thousand."""
+
+    __slots__ = ("_ids", "_ends")
+
+    def __init__(self, ids: list[int], ends: list[int]):
+        self._ids, self._ends = ids, ends
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[position] for position in range(*index.indices(len(self)))]
+        position = range(len(self._ids))[index]  # negative indices count from the end; IndexError past it
+        start = self._ends[position - 1] if position else 0  # where the token before ends
+        return TokenSpan(self._ids[position], start, self._ends[position])
+
+    def __iter__(self) -> Iterator[TokenSpan]:
+        return map(TokenSpan, self._ids, itertools.chain((0,), self._ends), self._ends)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"TokenSpans({list(self)!r})"
 
 
 class Tokenizer:
@@ -123,6 +153,8 @@ class Tokenizer:
         if clashes:
             raise ValueError(f"Special token ids clash with ordinary token ids: {sorted(clashes)[:5]}.")
         self._cache: dict[str, tuple[int, ...]] = {}
+        # Ready to encode once made, as tiktoken's Encoding is (see "encoding" below).
+        self._rust_bpe = self._fast_engine(self._ids_by_token, name)
         self._rust_bpe_by_step: dict[int, object] = {}
         self._step_lock = threading.Lock()
 
@@ -247,17 +279,14 @@ class Tokenizer:
             ids.extend(piece_ids)
         return ids
 
-    @functools.cached_property
-    def _rust_bpe(self):
-        """tiktoken's `Encoding` over these very ranks, or None where the
-        readable engine must do the work (see the note above)."""
+    def _fast_engine(self, ranks: Mapping[bytes, int], name: str):
+        """tiktoken's `Encoding` over `ranks`, or None where the readable
+        engine must do the work (see the note above)."""
         if self.units != "bytes" or self.pattern_name == "custom":
             return None
         import tiktoken
 
-        return tiktoken.Encoding(
-            self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token, special_tokens=self.special_tokens
-        )
+        return tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
 
     def _rust_bpe_at_step(self, step: int):
         """tiktoken's Rust BPE over the first `step` merges' ranks, or None.
@@ -274,24 +303,23 @@ class Tokenizer:
         with self._step_lock:  # sessions share a tokenizer
             encoding = self._rust_bpe_by_step.pop(step, None)
             if encoding is None:
-                import tiktoken
-
                 limit = self.first_merge_id + step
-                encoding = tiktoken.Encoding(
-                    f"{self.name} at step {step}", pat_str=self.pattern, special_tokens=self.special_tokens,
-                    mergeable_ranks={token: rank for token, rank in self._ids_by_token.items() if rank < limit},
-                )
+                ranks = {token: rank for token, rank in self._ids_by_token.items() if rank < limit}
+                encoding = self._fast_engine(ranks, f"{self.name} at step {step}")
             self._rust_bpe_by_step[step] = encoding  # the most recently used last
             while len(self._rust_bpe_by_step) > _STEP_ENCODINGS_KEPT:
                 del self._rust_bpe_by_step[next(iter(self._rust_bpe_by_step))]
         return encoding
 
     @functools.cached_property
-    def _token_lengths(self) -> dict[int, int]:
-        """Bytes per token id, special tokens included: tokens laid end to end
-        give their offsets in the text."""
-        lengths = {token_id: len(token) for token_id, token in self.vocab.items()}
-        lengths.update((token_id, len(special.encode("utf-8"))) for special, token_id in self.special_tokens.items())
+    def _token_lengths(self) -> list[int]:
+        """Bytes per token id, special tokens included (0 for an id that is no
+        token): tokens laid end to end give their offsets in the text."""
+        lengths = [0] * self.n_vocab
+        for token_id, token in self.vocab.items():
+            lengths[token_id] = len(token)
+        for special, token_id in self.special_tokens.items():
+            lengths[token_id] = len(special.encode("utf-8"))
         return lengths
 
     def encode_at_step(
@@ -305,8 +333,14 @@ class Tokenizer:
     ) -> list[int]:
         """Encode with only the first `step` merges, exactly as training had it
         (special tokens follow `encode`'s rules)."""
+        self.check_step(step)
+        rust_bpe = None if reference else self._rust_bpe_at_step(step)
+        if rust_bpe is not None:
+            allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
+            check_no_disallowed(text, disallowed)
+            return rust_bpe.encode(encodable(text), allowed_special=allowed, disallowed_special=())
         spans = self.encode_with_offsets(
-            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special, reference=reference
+            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special, reference=True
         )
         return [span.id for span in spans]
 
@@ -318,7 +352,7 @@ class Tokenizer:
         disallowed_special: SpecialChoice = "all",
         step: int | None = None,
         reference: bool = False,
-    ) -> list[TokenSpan]:
+    ) -> Sequence[TokenSpan]:
         """Every token with the UTF-8 byte span it covers, for colouring text.
 
         Spans are byte offsets because a token may hold part of a character
@@ -333,8 +367,8 @@ class Tokenizer:
         rust_bpe = None if reference else self._rust_bpe if step is None else self._rust_bpe_at_step(step)
         if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
             ids = rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
-            ends = itertools.accumulate(map(self._token_lengths.__getitem__, ids))
-            return [TokenSpan(token_id, end - self._token_lengths[token_id], end) for token_id, end in zip(ids, ends)]
+            lengths = self._token_lengths
+            return TokenSpans(ids, list(itertools.accumulate([lengths[token_id] for token_id in ids])))
         if step is None:
             piece_ids = self._piece_ids
         else:  # the tokenizer's cache holds full encodings; remember this step's for this call

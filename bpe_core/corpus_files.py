@@ -26,6 +26,7 @@ from typing import BinaryIO
 import regex
 
 from .corpus import PARALLEL_MIN_CHARS, add_counts, can_cut, checked_counts, count_chunks
+from .formats.reading import strict_json
 
 READ_BYTES = 4_000_000  # a block of a file read at once
 COUNTS_SUFFIX = ".json"  # a file of ready-made counts (or word counts), not text
@@ -144,10 +145,10 @@ def stream_chunks(
 def read_counts(path: Path) -> dict[str, int]:
     """Ready-made piece counts (or word counts) from a JSON object file."""
     try:
-        data = json.loads(path.read_bytes())
+        data = strict_json(path.read_bytes())
     except OSError as error:
         raise CorpusFileError(f"cannot read {path}: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (ValueError, RecursionError) as error:  # not JSON, NaN or Infinity, a number of 5,000 digits
         raise CorpusFileError(f"{path} is not valid JSON ({error})") from None
     if not isinstance(data, dict):
         raise CorpusFileError(f'{path} must hold piece or word counts, e.g. {{"low": 5, "lower": 2}}')

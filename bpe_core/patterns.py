@@ -18,6 +18,8 @@ import functools
 
 import regex
 
+from .untrusted_regex import compile_untrusted
+
 # GPT-2 and GPT-3 (tiktoken's r50k_base); an equivalent, faster form of the
 # pattern in the GPT-2 release.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
@@ -83,17 +85,21 @@ def pattern_name(pattern: str) -> str:
 def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a preset name or a custom regex, refusing unusable ones.
 
-    A pattern that matches the empty string is refused: it would produce
-    empty pieces (or, with `regex`, loop over every position) and never
-    what the user meant.
+    A custom regex comes from a user, a link or a file, so it is compiled
+    as untrusted (see `untrusted_regex`: bounded memory and time). One that
+    matches the empty string is refused too: it would produce empty pieces
+    (or, with `regex`, loop over every position), never what was meant.
     """
     source = pattern_source(pattern)
     if not source:
         raise PatternError("The split pattern is empty; choose a preset or type a regex.")
-    try:
+    if pattern_name(pattern) != "custom":
         compiled = regex.compile(source)
-    except (regex.error, OverflowError, RecursionError) as error:
-        raise PatternError(f"The split pattern is not a valid regex: {error}") from None
+    else:
+        try:
+            compiled = compile_untrusted(source)
+        except ValueError as error:
+            raise PatternError(f"The split pattern cannot be used: {error}.") from None
     if compiled.match("") is not None:
         raise PatternError(
             "The split pattern matches the empty string; use + instead of * "
@@ -111,6 +117,10 @@ def _deadline_as_pattern_error():
             f"The split pattern took longer than {CUSTOM_PATTERN_TIMEOUT_SECONDS:g} s on this "
             "text (catastrophic backtracking?). Simplify it, e.g. avoid nested "
             "quantifiers such as (a+)+."
+        ) from None
+    except (MemoryError, RecursionError):
+        raise PatternError(
+            "The split pattern needs more memory than there is to match this text; simplify it."
         ) from None
 
 

@@ -26,7 +26,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained
-from pages.common.url_state import LINKED
+from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
 DEFAULT_CORPORA = ["english_prose", "japanese", "python_code"]
@@ -67,9 +67,9 @@ def choose_corpora(options: dict[str, str]) -> list[str]:
 
 def choose_settings() -> dict:
     columns = st.columns([1, 1, 1.1, 1.2], vertical_alignment="bottom")
-    vocab_size = columns[0].number_input(
-        "Max vocabulary size", min_value=300, max_value=20_000, value=3_000, step=500, key="compression_vocab",
-        **LINKED, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
+    vocab_size = whole_number_input(
+        columns[0], "Max vocabulary size", key="compression_vocab", value=3_000, min_value=300, max_value=20_000,
+        step=500, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
     )
     pattern = columns[1].selectbox(
         "Split pattern", list(PRESETS), index=list(PRESETS).index("cl100k"), key="compression_pattern",

@@ -34,7 +34,7 @@ from bpe_core.drawing.tax import (
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
 from pages.common.tokenizers import OPENAI_ENCODINGS, tokenizer_by_name, tokenizer_choices
-from pages.common.url_state import LINKED
+from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -157,12 +157,12 @@ def show_cost(base: str) -> None:
         "Price per million tokens ($)", min_value=0.0, value=2.50, step=0.25, format="%.2f",
         key="tax_price", **LINKED,
     )
-    window = columns[2].number_input(
-        "Context window (tokens)", min_value=1, value=128_000, step=1_000, key="tax_window", **LINKED,
+    window = whole_number_input(
+        columns[2], "Context window (tokens)", key="tax_window", value=128_000, min_value=1, step=1_000
     )
-    base_tokens = columns[3].number_input(
-        f"Content size ({LANGUAGES[base].name} tokens)", min_value=1, value=1_000_000, step=100_000,
-        key="tax_content", **LINKED,
+    base_tokens = whole_number_input(
+        columns[3], f"Content size ({LANGUAGES[base].name} tokens)", key="tax_content", value=1_000_000,
+        min_value=1, step=100_000,
     )
     rows = measured_rows([name], {code: parallel_text(code) for code in LANGUAGES}, base)
     if not rows:
@@ -257,8 +257,8 @@ def show_experiment(base: str) -> None:
     )
     weights = choose_mix()
     columns = st.columns(2)
-    vocab_size = columns[0].number_input("Vocabulary size", min_value=300, max_value=20_000, value=2_000, step=500,
-                                         key="tax_vocab", **LINKED)
+    vocab_size = whole_number_input(columns[0], "Vocabulary size", key="tax_vocab", value=2_000, min_value=300,
+                                    max_value=20_000, step=500)
     pattern = columns[1].selectbox("Split pattern", list(PRESETS), index=list(PRESETS).index("o200k"),
                                    format_func=PRESET_LABELS.get, key="tax_pattern", **LINKED)
     if weights is None:

@@ -18,11 +18,12 @@ from bpe_core.drawing.training_charts import corpus_length_figure
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.samples import catalog
+from bpe_core.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting
 from pages.common.tokenizers import Recipe, TrainedTokenizer, session_trained, train_on
-from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text
+from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text, whole_number_input
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, step_control
 
 MAX_PASTED_CHARS = 1_000_000
@@ -95,9 +96,9 @@ def choose_settings() -> dict:
         "Units", ["bytes", "chars"], key="train_units", default="bytes", required=True, **LINKED,
         help="bytes: byte-level BPE as GPT models use (256 base tokens). chars: the textbook variant.",
     )
-    vocab_size = columns[1].number_input(
-        "Vocabulary size", min_value=1, max_value=100_000, value=1_000, step=100, key="train_vocab",
-        help="Base tokens (256 bytes, or the alphabet) plus merges.", **LINKED,
+    vocab_size = whole_number_input(
+        columns[1], "Vocabulary size", key="train_vocab", value=1_000, min_value=1, max_value=100_000, step=100,
+        help="Base tokens (256 bytes, or the alphabet) plus merges.",
     )
     preset = columns[2].selectbox(
         "Split pattern", [*PRESETS, "custom"], key="train_pattern", index=2, **LINKED,
@@ -111,7 +112,7 @@ def choose_settings() -> dict:
     pattern = preset
     if preset == "custom":
         pattern = st.text_input(
-            "Custom regex", key="train_custom", value=r"\w+|\s+|[^\w\s]+", **LINKED,
+            "Custom regex", key="train_custom", value=r"\w+|\s+|[^\w\s]+", max_chars=MAX_REGEX_CHARS, **LINKED,
             help="Python `regex` syntax, e.g. \\p{L}+ for letters. Text it does not match is dropped.",
         )
     special_tokens = tuple(dict.fromkeys(s.strip() for s in specials.split(",") if s.strip()))

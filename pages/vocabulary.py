@@ -28,7 +28,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import script_figure
 from pages.common.navigation import page_header
-from pages.common.url_state import LINKED
+from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
@@ -81,7 +81,7 @@ def search_settings() -> dict:
         help=r"Python `regex` syntax, searched in the token's own text: `\p{Devanagari}{3}`, `^\d+$`, `ing$`.",
         **LINKED,
     )
-    token_id = st.number_input("Id", key="vocab_id", min_value=0, value=None, step=1, placeholder="any", **LINKED)
+    token_id = whole_number_input(st, "Id", key="vocab_id", value=None, min_value=0, step=1, placeholder="any")
     return dict(text=text, regex=pattern, id=token_id, ignore_case=ignore_case)
 
 
@@ -214,9 +214,9 @@ with chart:
     st.plotly_chart(script_figure(script_counts(table)), key="vocab_chart")
 with detail:
     st.subheader("One token")
-    chosen = st.number_input(
-        "Token id", key="vocab_detail", min_value=0, value=None, step=1, placeholder="the first match",
-        help="Empty: the first token in the table above.", **LINKED,
+    chosen = whole_number_input(
+        st, "Token id", key="vocab_detail", value=None, min_value=0, step=1, placeholder="the first match",
+        help="Empty: the first token in the table above.",
     )
     if chosen is None and matches is not None and not matches.empty:
         chosen = int(matches["id"].iloc[0])

@@ -26,10 +26,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 def quick_regex_deadlines(monkeypatch):
     """Regex deadlines of milliseconds: a test of what happens when a pattern
     runs out of time need not wait the seconds a user is given."""
-    from bpe_core import patterns
+    from bpe_core import patterns, untrusted_regex
     from bpe_core.analysis import vocabulary
 
     monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(untrusted_regex, "PROBE_SECONDS", 0.5)
     monkeypatch.setattr(vocabulary, "REGEX_SECONDS_PER_TOKEN", 0.01)
     monkeypatch.setattr(vocabulary, "REGEX_SECONDS_IN_ALL", 0.2)
 

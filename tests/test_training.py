@@ -148,5 +148,13 @@ def test_bad_custom_patterns_are_refused(pattern, message):
 
 @pytest.mark.usefixtures("quick_regex_deadlines")
 def test_catastrophic_pattern_times_out_with_a_message():
+    # Harmless on the sample text a custom pattern is tried on first (see
+    # untrusted_regex); exponential on a long run of "x" with no "y".
     with pytest.raises(PatternError, match="catastrophic backtracking"):
+        train("x" * 40 + "z", num_merges=3, pattern=r"(?:x|xx)+y|\s+|[^\s]")
+
+
+@pytest.mark.usefixtures("quick_regex_deadlines")
+def test_a_pattern_that_backtracks_on_the_sample_text_is_refused_before_training():
+    with pytest.raises(PatternError, match="backtracks catastrophically"):
         train("a" * 40 + "b", num_merges=3, pattern=r"(a|aa)+$")

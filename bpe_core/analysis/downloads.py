@@ -35,7 +35,8 @@ def merges_csv(tokenizer: Tokenizer) -> str:
     rows = []
     for step, ((left, right), new_id) in enumerate(tokenizer.merges, start=1):
         left_text, right_text, token_text = (
-            tokenizer.token_bytes(token_id).decode("utf-8", errors="backslashreplace") for token_id in (left, right, new_id)
+            tokenizer.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
+            for token_id in (left, right, new_id)
         )
         rows.append({
             "step": step, "new_id": new_id, "left_id": left, "right_id": right,

@@ -21,6 +21,7 @@ import pandas as pd
 import regex
 
 from ..tokenizer import Tokenizer
+from ..untrusted_regex import compile_untrusted
 from ..utf8 import text_of
 from .labels import label_text, split_stray_bytes
 
@@ -214,11 +215,12 @@ def contains(strings: pd.Series, text: str, ignore_case: bool) -> pd.Series:
 
 
 def compile_search(pattern: str, *, ignore_case: bool = False) -> regex.Pattern:
-    """`pattern` compiled, or a ValueError a reader can act on."""
+    """`pattern` compiled as an untrusted regex (see `untrusted_regex`), or a
+    ValueError a reader can act on."""
     try:
-        return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
-    except regex.error as error:
-        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}.") from None
+        return compile_untrusted(pattern, regex.IGNORECASE if ignore_case else 0)
+    except ValueError as error:
+        raise ValueError(f"{pattern!r} cannot be searched for: {error}.") from None
 
 
 def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..merge_learning import MergeStep
 from ..patterns import PatternError
 from ..tokenizer import UNKNOWN_CHARACTER, Tokenizer
-from .reading import TokenizerFileError, parse_json
+from .reading import MAX_VOCABULARY_BYTES, MAX_VOCABULARY_TOKENS, TokenizerFileError, parse_json
 
 FORMAT = "bpe-playground-tokenizer"
 VERSION = 1
@@ -115,18 +115,13 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
             raise TokenizerFileError('"alphabet" lists a character twice.')
         vocab = dict(enumerate(alphabet))
 
-    merges = []
     raw_merges = data.get("merges")
     if not isinstance(raw_merges, list):
         raise TokenizerFileError('"merges" must be a list of [left, right] id pairs.')
+    _check_size(raw_merges, len(vocab))
+    merges = []
     for index, pair in enumerate(raw_merges):
         new_id = len(vocab)
-        if not (
-            isinstance(pair, list)
-            and len(pair) == 2
-            and all(type(part) is int and 0 <= part < new_id for part in pair)
-        ):
-            raise TokenizerFileError(f"Merge {index} is not a pair of earlier ids: {pair!r}.")
         vocab[new_id] = vocab[pair[0]] + vocab[pair[1]]
         merges.append(((pair[0], pair[1]), new_id))
 
@@ -166,6 +161,32 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
         raise TokenizerFileError(f"The file's split pattern is unusable: {error}") from None
     except ValueError as error:
         raise TokenizerFileError(str(error)) from None
+
+
+def _check_size(raw_merges: list, base_size: int) -> None:
+    """Refuse a merge list whose tokens would not fit in memory, before
+    building one. Each merge makes a token of its parts' lengths added up,
+    so a chain ([97, 97], [256, 97], [257, 97], ...) makes tokens one byte
+    longer each time: 40,000 merges in a 0.4 MB file ask for 800 MB. The
+    lengths are added up first, as numbers."""
+    if len(raw_merges) > MAX_VOCABULARY_TOKENS:
+        raise TokenizerFileError(
+            f"The file lists {len(raw_merges):,} merges; a vocabulary here holds at most {MAX_VOCABULARY_TOKENS:,} tokens."
+        )
+    lengths = [1] * base_size
+    total = base_size
+    for index, pair in enumerate(raw_merges):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(type(part) is int and 0 <= part < len(lengths) for part in pair)):
+            raise TokenizerFileError(f"Merge {index} is not a pair of earlier ids: {pair!r}.")
+        length = lengths[pair[0]] + lengths[pair[1]]
+        lengths.append(length)
+        total += length
+        if total > MAX_VOCABULARY_BYTES:
+            raise TokenizerFileError(
+                f"Its tokens would hold more than {MAX_VOCABULARY_BYTES // 1_000_000} MB of text by merge {index:,} "
+                f"(token {len(lengths) - 1:,} alone is {length:,} bytes long): no real vocabulary is that large "
+                "(o200k_base's 200,000 tokens hold 1.4 MB)."
+            )
 
 
 def _training_numbers(training: object, merges: int) -> tuple[list[int], list[int]]:

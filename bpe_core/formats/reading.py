@@ -16,22 +16,49 @@ from ..tokenizer import Tokenizer
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
+# What any tokenizer file may ask for: o200k_base, the largest vocabulary
+# bundled, has 200,019 tokens holding 1.4 MB of text.
+MAX_VOCABULARY_TOKENS = 1_000_000
+MAX_VOCABULARY_BYTES = 32_000_000
+
 
 class TokenizerFileError(ValueError):
     """A file that is not a readable tokenizer (of the format it claims)."""
 
 
 def parse_json(text: str | bytes, what: str = "a tokenizer file") -> object:
-    """A file's JSON, or TokenizerFileError saying why not. Deeply nested
-    JSON (thousands of "[") exhausts Python's recursion: also an error."""
+    """A file's JSON, or TokenizerFileError saying why not: JSON as the
+    standard has it (no NaN or Infinity, which Python's reader accepts),
+    numbers Python will read (not 5,000 digits long), nesting Python's
+    recursion can follow."""
     if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]  # a UTF-8 byte order mark, as some editors write
     try:
-        return json.loads(text)
+        return strict_json(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise TokenizerFileError(f"Not {what}: it is not valid JSON ({error}).") from None
     except RecursionError:
         raise TokenizerFileError(f"Not {what}: its JSON is nested too deeply to read.") from None
+    except ValueError as error:  # NaN or Infinity, or an integer too long to convert
+        raise TokenizerFileError(f"Not {what}: {error}.") from None
+
+
+def strict_json(text: str | bytes) -> object:
+    """`json.loads` that refuses, with a ValueError, NaN and Infinity (not
+    JSON, and no number a count or an id can be) and integers too long to be
+    one (converting thousands of digits is slow, and Python refuses them
+    with advice meant for programmers)."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_int=_reasonable_int)
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _reasonable_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > 18:  # ids and counts fit in 18 digits; Python stops at 4,300 with a hint for coders
+        raise ValueError(f"the number {digits[:12]}… is {len(digits):,} digits long")
+    return int(digits)
 
 
 MAX_UNPACKED_BYTES = 50_000_000  # o200k's rank file is 3.6 MB unpacked

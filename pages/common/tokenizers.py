@@ -19,6 +19,7 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.samples import catalog
+from bpe_core.training import MAX_VOCAB_SIZE
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
@@ -56,15 +57,23 @@ class Recipe:
 
     @classmethod
     def from_link(cls, value) -> "Recipe | None":
-        """The recipe a link carries, or None when it is damaged or unknown."""
+        """The recipe a link carries, or None when it is damaged or unknown:
+        every field is read strictly (a vocabulary size is a whole number in
+        range, not 3.5, true or 10**5000)."""
         try:
             sample, text, vocab_size, pattern, units, specials = value
-            recipe = cls(sample, text, int(vocab_size), str(pattern), str(units), tuple(map(str, specials)))
         except (TypeError, ValueError):
             return None
+        well_formed = (
+            type(vocab_size) is int and 1 <= vocab_size <= MAX_VOCAB_SIZE
+            and isinstance(pattern, str) and units in ("bytes", "chars")
+            and isinstance(specials, list) and all(isinstance(special, str) for special in specials)
+        )
         from_sample = isinstance(sample, str) and sample in catalog() and text is None
         from_text = sample is None and isinstance(text, str) and 0 < len(text) <= LINK_TEXT_LIMIT
-        return recipe if from_sample or from_text else None
+        if not (well_formed and (from_sample or from_text)):
+            return None
+        return cls(sample, text, vocab_size, pattern, units, tuple(specials))
 
 
 @dataclass

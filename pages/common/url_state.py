@@ -19,6 +19,8 @@ import json
 
 import streamlit as st
 
+from bpe_core.formats.reading import strict_json
+
 LINK_TEXT_LIMIT = 2_000  # characters of text a link may carry
 
 # Keyword arguments for a widget that defines a view: its value is in the
@@ -52,6 +54,32 @@ if (!window.bpeCopyLink) {
 }
 </script>
 """
+
+
+def whole_number_input(place, label: str, *, key: str, value: int | None, **options) -> int | None:
+    """`place.number_input` for a whole number, kept in the link by this
+    module rather than by Streamlit's binding: Streamlit converts a bound
+    number with int(), which Infinity in a link breaks before any page code
+    can catch it. The link's value is read strictly (a whole number within
+    the input's bounds, else `value`) and written back as it changes."""
+    if key not in st.session_state:
+        st.session_state[key] = _whole_number_from_link(key, value, options.get("min_value"), options.get("max_value"))
+    chosen = place.number_input(label, key=key, persist_state="session", **options)
+    if chosen == value:
+        st.query_params.pop(key, None)
+    elif st.query_params.get(key) != str(chosen):
+        st.query_params[key] = str(chosen)
+    return chosen
+
+
+def _whole_number_from_link(key: str, default: int | None, minimum: int | None, maximum: int | None) -> int | None:
+    text = st.query_params.get(key, "")
+    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 18):
+        return default
+    number = int(text)
+    too_small = minimum is not None and number < minimum
+    too_large = maximum is not None and number > maximum
+    return default if too_small or too_large else number
 
 
 def initial_value(key: str, default, *, many: bool = False):
@@ -96,14 +124,15 @@ def link_value(param: str, value) -> None:
 
 
 def linked_value(param: str):
-    """The JSON value a link carries, or None (also for a damaged or an
-    absurdly long or deeply nested one: a link must never break a page)."""
+    """The JSON value a link carries, or None (also for a damaged, absurdly
+    long or deeply nested one, NaN or Infinity, or a number of thousands of
+    digits: a link must never break a page)."""
     value = st.query_params.get(param)
     if value is None or len(value) > 2 * LINK_TEXT_LIMIT:
         return None
     try:
-        return json.loads(value)
-    except (json.JSONDecodeError, RecursionError):
+        return strict_json(value)
+    except (ValueError, RecursionError):
         return None
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
@@ -28,6 +27,7 @@ import regex
 from .patterns import pattern_name, split_pieces
 from .specials import split_on_specials
 from .utf8 import encodable
+from .worker_processes import worker_context
 
 CHUNK_CHARS = 1_000_000  # text split at once: its pieces are a list in memory until counted
 PARALLEL_MIN_CHARS = 4_000_000  # below this, starting worker processes costs more than it saves
@@ -94,7 +94,7 @@ def count_chunks(
 def _worker_pool(workers: int) -> ProcessPoolExecutor | None:
     """`workers` fresh processes (not forks: the caller may be a server full
     of threads), or None where this machine cannot start them."""
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    pool = ProcessPoolExecutor(workers, mp_context=worker_context())
     try:
         pool.submit(int).result()
     except (OSError, BrokenProcessPool):

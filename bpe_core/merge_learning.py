@@ -36,6 +36,7 @@ the pair's first occurrence in the whole corpus, as in the reference.
 from __future__ import annotations
 
 import heapq
+import time
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
@@ -184,12 +185,14 @@ def learn_merges(
     num_merges: int,
     min_count: int = 1,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> tuple[list[MergeStep], str | None]:
     """Learn up to `num_merges` merges over weighted pieces of base-token ids.
 
     `base_tokens[i]` is what id i stands for (a byte, or a character); merge k
     gets id len(base_tokens) + k. Returns the merges, and why training stopped
-    early (None if all `num_merges` were learned).
+    early (None if all `num_merges` were learned). With a `deadline` (a
+    `time.monotonic()` reading), training stops there with what it has.
     """
     state = _MergeState(pieces, counts)
     tokens = list(base_tokens)
@@ -197,6 +200,9 @@ def learn_merges(
     report_every = max(1, num_merges // 200)
     stop_reason = None
     for step in range(num_merges):
+        if deadline is not None and time.monotonic() > deadline:
+            stop_reason = f"the time allowed ran out after {step:,} of {num_merges:,} merges"
+            break
         best = state.best_pair()
         if best is None:
             stop_reason = f"no adjacent pair is left to merge after {step} merges"

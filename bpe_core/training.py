@@ -33,6 +33,7 @@ def train(
     units: Units = "bytes",
     min_count: int = 1,
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> Tokenizer:
     """Learn BPE merges from `corpus` and return the tokenizer.
 
@@ -46,6 +47,8 @@ def train(
         token).
     min_count: stop once the best pair occurs fewer times than this.
     progress: called as progress(merges_done, merges_requested).
+    deadline: a `time.monotonic()` reading; training stops there, keeping
+        the merges learned so far (`stop_reason` says so).
 
     Training stops early when no pair is left; `stop_reason` says why.
     """
@@ -74,7 +77,7 @@ def train(
 
         num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
         trace, stop_reason = learn_merges(
-            piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress
+            piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress, deadline
         )
 
         vocab = dict(enumerate(base_tokens))

@@ -13,12 +13,14 @@ deadline; only one that passes is compiled here. Recursion (`(?R)`,
 from __future__ import annotations
 
 import functools
-import multiprocessing
 
 import regex
 
+from .worker_processes import worker_context
+
 MAX_REGEX_CHARS = 1_000  # the presets are under 400; a regex this long is not a split rule
-PROBE_SECONDS = 5.0  # to compile and try the regex, in the throwaway process
+PROBE_SECONDS = 10.0  # for the throwaway process to start, compile the regex and try it
+PROBE_MATCH_SECONDS = 2.0  # of that, for trying it on the sample text
 PROBE_MEMORY_BYTES = 512_000_000  # the throwaway process may grow by this much
 PROBE_TEXT = (
     "Hello, world! It's 2024: 12345 + 67890 = 80235.\n\tdef f(x):\n        return x  # ok\n"
@@ -50,10 +52,9 @@ def _verdict(source: str, flags: int) -> str | None:
 
 
 def _probe_in_a_throwaway_process(source: str, flags: int) -> str | None:
-    # A fresh process (not a fork: the caller may be a server full of threads).
-    context = multiprocessing.get_context("forkserver")
+    context = worker_context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_probe, args=(source, flags, PROBE_SECONDS / 2, sender), daemon=True)
+    process = context.Process(target=_probe, args=(source, flags, PROBE_MATCH_SECONDS, sender), daemon=True)
     try:
         process.start()
     except OSError:  # no processes to be had here: the syntax checks above must do

@@ -8,7 +8,7 @@ measuring and the chart are in `bpe_core.compression`.
 
 import streamlit as st
 
-from bpe_core import PRESETS, Tokenizer, train
+from bpe_core import PRESETS, Tokenizer
 from bpe_core.analysis.compression import (
     HELD_OUT_FRACTION,
     Curves,
@@ -25,7 +25,7 @@ from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, com
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
-from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained
+from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained, train_on
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
@@ -98,16 +98,16 @@ def parts_of(corpus_id: str) -> tuple[str, str]:
     return split_held_out(corpus_text(corpus_id), HELD_OUT_FRACTION)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
 def tokenizer_for(corpus_id: str, vocab_size: int, pattern: str) -> Tokenizer:
     """Trained on all but the held-out end of a bundled corpus; shared by every session."""
-    return train(parts_of(corpus_id)[0], vocab_size=vocab_size, pattern=pattern)
+    return train_on(parts_of(corpus_id)[0], vocab_size=vocab_size, pattern=pattern)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def curves_for(corpus_id: str, vocab_size: int, pattern: str) -> Curves:
+def curves_for(corpus_id: str, vocab_size: int, pattern: str, _tokenizer: Tokenizer) -> Curves:
+    """The curves of `_tokenizer`, trained on the corpus with these settings."""
     training_text, held_out_text = parts_of(corpus_id)
-    return corpus_curves(tokenizer_for(corpus_id, vocab_size, pattern), training_text, held_out_text)
+    return corpus_curves(_tokenizer, training_text, held_out_text)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -131,7 +131,8 @@ def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint
     if corpus_id == TRAINED_HERE:
         trained = session_trained()
         return trained_here_measures(trained.tokenizer.fingerprint, corpus_fingerprint(trained.corpus), trained)
-    return curves_for(corpus_id, settings["vocab_size"], settings["pattern"]), reference_for(corpus_id)
+    tokenizer = tokenizer_for(corpus_id, settings["vocab_size"], settings["pattern"])
+    return curves_for(corpus_id, settings["vocab_size"], settings["pattern"], tokenizer), reference_for(corpus_id)
 
 
 def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):

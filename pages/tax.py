@@ -9,7 +9,7 @@ import html
 
 import streamlit as st
 
-from bpe_core import PRESETS, Tokenizer, train
+from bpe_core import PRESETS, Tokenizer
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
@@ -33,7 +33,7 @@ from bpe_core.drawing.tax import (
 )
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
-from pages.common.tokenizers import OPENAI_ENCODINGS, tokenizer_by_name, tokenizer_choices
+from pages.common.tokenizers import OPENAI_ENCODINGS, tokenizer_by_name, tokenizer_choices, train_on
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
@@ -239,13 +239,12 @@ def choose_mix() -> dict[str, int] | None:
     return {**{code: 1 for code in chosen}, emphasised: weight}
 
 
-@st.cache_resource(max_entries=16, show_spinner="Training on the mix…")
 def mix_tokenizer(mix: tuple[tuple[str, int], ...], vocab_size: int, pattern: str) -> Tokenizer:
     """Trained on the training sentences of the mix, shared by every session.
 
     min_count=2 stops at pairs seen only once, so the trainer does not
     memorise the one-off pairs of a single passage."""
-    return train(training_mix(dict(mix)), vocab_size=vocab_size, pattern=pattern, min_count=2)
+    return train_on(training_mix(dict(mix)), vocab_size=vocab_size, pattern=pattern, min_count=2)
 
 
 def show_experiment(base: str) -> None:

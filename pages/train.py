@@ -11,6 +11,7 @@ from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
 from bpe_core.analysis.labels import label_text
 from bpe_core.analysis.training_steps import candidate_pairs, corpus_tokens_at
+from bpe_core.budgeted_training import OverBudgetError
 from bpe_core.corpus import corpus_fingerprint, corpus_size, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, pieces_html, token_html, vocabulary_html
@@ -22,7 +23,14 @@ from bpe_core.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting
-from pages.common.tokenizers import Recipe, TrainedTokenizer, session_trained, train_on
+from pages.common.tokenizers import (
+    TRAINING_BUDGET,
+    Recipe,
+    TrainedTokenizer,
+    TrainingCancelled,
+    session_trained,
+    train_on,
+)
 from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text, whole_number_input
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, step_control
 
@@ -151,12 +159,22 @@ def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: 
     """Train on the current inputs; on bad input explain it and keep the previous result."""
     try:
         tokenizer = train_on(corpus, **settings)
+    except (TrainingCancelled, OverBudgetError) as stopped:
+        st.warning(markdown_literal(str(stopped)))
     except ValueError as error:  # includes PatternError
         st.error(f"Cannot train with these settings: {markdown_literal(str(error))}")
-        if session_trained() is not None:
-            st.caption("Still showing the previous tokenizer.")
+    else:
+        st.session_state[TRAINED] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
+        if tokenizer.stop_reason and "time allowed" in tokenizer.stop_reason:
+            st.warning(
+                f"Training stopped when the {TRAINING_BUDGET.seconds:g} s the app allows one job ran out: "
+                f"{markdown_literal(tokenizer.stop_reason)}. The page shows the tokenizer so far; to learn every "
+                "merge, train with the command line (python -m bpe_core train FILE --vocab-size N -o tok.json) "
+                "and load tok.json on Inspect or Vocabulary."
+            )
         return
-    st.session_state[TRAINED] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
+    if session_trained() is not None:
+        st.caption("Still showing the previous tokenizer.")
 
 
 def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:

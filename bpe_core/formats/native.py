@@ -62,7 +62,7 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     }
     if tokenizer.units == "chars":
         data["alphabet"] = [tokenizer.vocab[i] for i in range(tokenizer.first_merge_id)]
-    if tokenizer.trace:
+    if tokenizer.trace or tokenizer.stop_reason:
         data["training"] = {
             "counts": [step.count for step in tokenizer.trace],
             "corpus_tokens": [step.corpus_tokens for step in tokenizer.trace],

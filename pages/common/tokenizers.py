@@ -16,11 +16,13 @@ from dataclasses import dataclass
 import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
+from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
+from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 OPENAI_ENCODINGS = {
@@ -100,22 +102,51 @@ def starter_tokenizer() -> Tokenizer:
     return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def train_cached(fingerprint: str, _corpus, vocab_size: int, pattern: str, units: str, special_tokens: tuple):
-    """Train once per corpus and settings; every session with the same inputs
-    shares the result (the corpus is keyed by its fingerprint, never by itself)."""
-    bar = st.progress(0.0, text="Training…")
-    tokenizer = train(
-        _corpus, vocab_size=vocab_size, pattern=pattern, units=units, special_tokens=special_tokens,
-        progress=lambda done, total: bar.progress(done / max(total, 1), text=f"Training… {done:,} / {total:,} merges"),
-    )
-    bar.empty()
-    return tokenizer
+# Training happens in a process of its own (see bpe_core.budgeted_training):
+# one visitor's upload neither holds other visitors' clicks nor the server's
+# memory for long. The command line has no such budget.
+TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
+TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)
+CANCELLED = "training_cancelled"  # session key: the training the user cancelled
+
+
+class TrainingCancelled(ValueError):
+    """The user stopped this training; it is not started again until the corpus or a setting changes."""
 
 
 def train_on(corpus, **settings) -> Tokenizer:
-    """`train` through the cross-session cache."""
-    return train_cached(corpus_fingerprint(corpus), corpus, **settings)
+    """`train(corpus, **settings)` once per corpus and settings, for every
+    session: in a worker process within TRAINING_BUDGET, with a progress bar
+    and a Cancel button. Bad settings raise train's ValueError."""
+    key = (corpus_fingerprint(corpus), tuple(sorted(settings.items())))
+    tokenizer = TRAINED_TOKENIZERS.get(key)
+    if tokenizer is not None:
+        return tokenizer
+    if st.session_state.get(CANCELLED) == key:
+        raise TrainingCancelled("Training was cancelled; change the corpus or a setting to train again.")
+    panel = st.empty()
+    with panel.container():
+        bar = st.progress(0.0, text="Training…")
+        st.button("Cancel training", key=f"cancel_{key[0][:16]}", on_click=_cancel, args=(key,))
+
+    def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
+        bar.progress(min(done / max(total, 1), 1.0), text=f"Training… {done:,} / {total:,} merges")
+
+    try:
+        tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)
+    finally:
+        panel.empty()
+    TRAINED_TOKENIZERS.put(key, tokenizer, approximate_size(tokenizer))
+    return tokenizer
+
+
+def _cancel(key) -> None:
+    st.session_state[CANCELLED] = key
+
+
+def approximate_size(tokenizer: Tokenizer) -> int:
+    """Bytes a tokenizer holds, roughly: its tokens, its tables, tiktoken's copy."""
+    return 400 * (len(tokenizer.vocab) + len(tokenizer.trace)) + 3 * sum(map(len, tokenizer.vocab.values()))
 
 
 def train_from_recipe(recipe: Recipe) -> TrainedTokenizer:

@@ -14,19 +14,20 @@ same rules:
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Collection, Iterable
 from typing import Literal
-
-import regex
 
 SpecialChoice = Literal["all"] | Collection[str]
 
 
 @functools.lru_cache(maxsize=64)
-def _alternation(specials: frozenset[str]) -> regex.Pattern:
+def _alternation(specials: frozenset[str]) -> re.Pattern:
     # Longest first, so that a special that is a prefix of another never wins.
+    # The standard library's `re`, not `regex`: these are plain strings, and
+    # `regex` searches for a long literal in time quadratic in its length.
     ordered = sorted(specials, key=lambda special: (-len(special), special))
-    return regex.compile("|".join(regex.escape(special) for special in ordered))
+    return re.compile("|".join(re.escape(special) for special in ordered))
 
 
 def split_on_specials(text: str, specials: Iterable[str]) -> list[tuple[str, bool]]:

@@ -95,7 +95,7 @@ def _compile_error(source: str, flags: int) -> str | None:
     try:
         regex.compile(source, flags)
     except (regex.error, OverflowError, RecursionError, ValueError) as error:
-        return f"it is not a valid regex: {error}"
+        return f"it is not a valid regular expression ({error})"
     return None
 
 

@@ -78,7 +78,7 @@ def test_compare_reports_counts_per_tokenizer(text_file):
         (["decode", "--encoding", "gpt2", "[15496.9, true]"], b"", "must be whole numbers"),
         (["train", "-", "--vocab-size", "100", "-o", "x.json"], b"text", "at least 256"),
         (["train", "-", "--vocab-size", "300", "-o", "x.json"], b"", "empty"),
-        (["train", "-", "--merges", "3", "--pattern", "(", "-o", "x.json"], b"ab", "not a valid regex"),
+        (["train", "-", "--merges", "3", "--pattern", "(", "-o", "x.json"], b"ab", "not a valid regular expression"),
         (["encode", "--tokenizer", "tests/texts.py"], b"x", "not valid JSON"),
         (["compare", "-"], b"x", "at least one tokenizer"),
     ],

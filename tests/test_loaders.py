@@ -116,7 +116,7 @@ NO_ZERO_BYTE = _rank_lines(*((bytes([byte]), byte) for byte in range(1, 256)))
         (ALL_BYTES + _rank_lines((b"ab", 256), (b"cd", 256)), "gpt2", "Rank 256 is given to two tokens"),
         (ALL_BYTES + _rank_lines((b"ab", 256), (b"cd", 257), (b"ab", 258)), "gpt2", "Line 259 lists the token b'ab'"),
         (NO_ZERO_BYTE, "gpt2", r"lacks 1 of the 256 single bytes \(0x00\)"),
-        (ALL_BYTES, "(unclosed", "not a valid regex"),
+        (ALL_BYTES, "(unclosed", "not a valid regular expression"),
         (ALL_BYTES, "a*", "matches the empty string"),
     ],
 )
@@ -259,7 +259,7 @@ def _set_split_regex(regex):
         (_swap_first_two_merged_ids, "ids are not in merge order: merges"),
         (lambda d: d["model"]["merges"].append(["Ġ", "qqq"]), r'merges\[\d+\] .* "qqq", which is not in the vocab'),
         (lambda d: d["model"]["merges"].append("a"), r"merges\[\d+\] is not a pair of tokens: 'a'"),
-        (_set_split_regex("(unclosed"), "Split regex of the pre_tokenizer is unusable: .*not a valid regex"),
+        (_set_split_regex("(unclosed"), "Split regex of the pre_tokenizer is unusable: .*not a valid regular expression"),
         (_set_split_regex(r"\d{1,3}+|\D+"), r"possessively, e.g. \{1,3\}\+"),
         (lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(behavior="Removed"), "behavior 'Removed'"),
         (lambda d: d["pre_tokenizer"]["pretokenizers"][0].update(pattern={"String": " "}), "literal String split"),

@@ -62,7 +62,7 @@ def test_bad_regex_is_a_message_not_a_traceback():
     at.text_input(key="vocab_regex").input("(unclosed").run()
     assert not at.exception
     assert [re.sub(r"\\(.)", r"\1", error.value) for error in at.error] == [  # as shown: Markdown escapes undone
-        "'(unclosed' is not a valid regular expression: missing ) at position 9."
+        "'(unclosed' cannot be searched for: it is not a valid regular expression (missing ) at position 9)."
     ]
     assert metric(at, "Matches") == "–"
 

@@ -116,7 +116,7 @@ def test_bad_settings_explain_and_keep_the_previous_tokenizer():
     before = at.session_state["trained"].tokenizer
     assert before.pattern_name == "custom"
     at.text_input(key="train_custom").input("(unclosed").run()
-    assert any("not a valid regex" in e.value for e in at.error)
+    assert any("not a valid regular expression" in e.value for e in at.error)
     assert at.session_state["trained"].tokenizer is before
     assert not at.exception
 

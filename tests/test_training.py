@@ -139,7 +139,7 @@ def test_bad_arguments_raise_clear_errors(kwargs, message):
 
 @pytest.mark.parametrize(
     "pattern, message",
-    [("(unclosed", "not a valid regex"), (r"\w*", "empty string"), ("", "empty")],
+    [("(unclosed", "not a valid regular expression"), (r"\w*", "empty string"), ("", "empty")],
 )
 def test_bad_custom_patterns_are_refused(pattern, message):
     with pytest.raises(PatternError, match=message):

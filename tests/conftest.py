@@ -31,11 +31,11 @@ def quick_regex_deadlines(monkeypatch):
 
     monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
     monkeypatch.setattr(untrusted_regex, "PROBE_MATCH_SECONDS", 0.05)
+    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_PER_TOKEN", 0.01)
+    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_IN_ALL", 0.2)
     untrusted_regex._verdict.cache_clear()  # verdicts reached under these deadlines stay in this test
     yield
     untrusted_regex._verdict.cache_clear()
-    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_PER_TOKEN", 0.01)
-    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_IN_ALL", 0.2)
 
 
 # ------------------------------------------------------------ browser tests

@@ -111,8 +111,15 @@ class _MergeState:
 
     def best_pair(self) -> tuple[Pair, int] | None:
         """The most frequent pair (earliest first occurrence on a tie) and its count."""
-        heap = self.heap
-        while heap:
+        leading = self.leading_pairs(1)
+        return leading[0] if leading else None
+
+    def leading_pairs(self, number: int) -> list[tuple[Pair, int]]:
+        """The `number` best pairs with their counts, best first. Stale heap
+        entries that surface on the way are refreshed (see the module's
+        docstring); the pairs found stay in the heap."""
+        heap, found = self.heap, []
+        while heap and len(found) < number:
             negative_count, first, pair = heap[0]
             count = self.pair_count.get(pair, 0)
             if count == 0:
@@ -122,9 +129,10 @@ class _MergeState:
             elif (actual_first := self._first_position(pair)) != first:
                 heapq.heapreplace(heap, (-count, actual_first, pair))
             else:
-                heapq.heappop(heap)
-                return pair, count
-        return None
+                found.append(heapq.heappop(heap))
+        for entry in found:
+            heapq.heappush(heap, entry)
+        return [(pair, -negative_count) for negative_count, _, pair in found]
 
     def merge(self, pair: Pair, new_id: int) -> None:
         """Replace every occurrence of `pair`, left to right, by `new_id`.
@@ -221,6 +229,26 @@ def learn_merges(
     if progress is not None:
         progress(num_merges, num_merges)
     return learned, stop_reason
+
+
+def leading_pairs_by_step(
+    pieces: list[list[int]], counts: list[int], merges: Sequence[tuple[Pair, int]], steps: range, top: int
+) -> list[list[tuple[Pair, int]]]:
+    """Replay `merges` on weighted pieces and, before merge k + 1 for each k
+    in `steps`, rank the `top` pairs as training ranks them (the first is
+    the merge training chose, when the pieces are its whole corpus). A merge
+    whose pair the pieces do not hold (they are a part of the corpus)
+    changes nothing here."""
+    state = _MergeState(pieces, counts)
+    rankings = []
+    for step, (pair, new_id) in enumerate(merges[: steps.stop]):
+        if step in steps:
+            rankings.append(state.leading_pairs(top))
+        if pair in state.pair_count:
+            state.merge(pair, new_id)
+    if steps.stop > len(merges) and len(merges) in steps:
+        rankings.append(state.leading_pairs(top))
+    return rankings
 
 
 def rank_pairs(pieces: Iterable[tuple[Sequence[int], int]]) -> list[tuple[Pair, int]]:

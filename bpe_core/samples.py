@@ -24,6 +24,11 @@ class Sample:
     description: str
     source: str
     licence: str
+    opening: str | None = None  # where a view of the text starts: after a book's title pages
+
+    def opening_offset(self, text: str) -> int:
+        """Where the text proper starts (0, or the first `opening`)."""
+        return max(text.find(self.opening), 0) if self.opening else 0
 
     def load(self) -> str | dict[str, int]:
         """The text, or the word counts."""

@@ -9,16 +9,17 @@ import streamlit as st
 from bpe_core.analysis.labels import label_text
 from bpe_core.analysis.replay import merge_tree, replay
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.replay import merge_tree_html, replay_html, replay_state_html
-from bpe_core.drawing.tokens import merge_html
+from bpe_core.drawing.replay import merge_tree_html, replay_frames
 from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
 from pages.common.navigation import page_header
+from pages.common.stepper import keep_in_link, linked_step, stepper, told_position
 from pages.common.url_state import LINKED
-from pages.common.widgets import pick_tokenizer, step_control
+from pages.common.widgets import pick_tokenizer
 
 MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
+STEPPER_KEY, STEP_PARAM = "replay_stepper", "replay_step"
 
 page_header(
     "Encode replay",
@@ -26,20 +27,6 @@ page_header(
     "has the lowest rank merges first, until no pair can merge. Then open any final token's merge "
     "tree, down to bytes (keys: → next merge, ← previous, Home and End).",
 )
-
-
-def show_step(story, step: int) -> None:
-    st.html(replay_state_html(story, step))
-    if story.steps == 0:
-        st.caption("No two neighbouring units of this text form a token: it stays as single units.")
-    elif step == 0:
-        st.caption(f"Step 0 of {story.steps}: no merges yet, every unit (byte or character) is its own token.")
-    else:
-        merge = story.order[step - 1]
-        piece = story.pieces[merge.piece]
-        st.caption(f"Step {step} of {story.steps}: the lowest-ranked pair that can merge, rank {merge.rank:,}.")
-        left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
-        st.html(merge_html(left, right, made, colour_by="id"))
 
 
 def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
@@ -82,16 +69,25 @@ def show_replay(tokenizer, text: str) -> None:
     if found_in(text, tokenizer.special_tokens):
         st.info("This text contains special-token text; the replay encodes it as plain text, "
                 "as encode_ordinary does.")
-    step = step_control("replay", story.steps, label="Merges applied") if story.steps else 0  # a slider needs a range
-    show_step(story, step)
+    if story.steps == 0:
+        st.caption("No two neighbouring units of this text form a token: it stays as single units.")
     shortcuts = sum(piece.shortcut for piece in story.pieces)
     if shortcuts:
         st.info(f"Encode maps a piece that is itself a token straight to that token (tiktoken's shortcut); "
                 f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
                 "The steps show how such a token is built.")
-    with st.expander(f"All {story.steps} steps, lowest rank first", expanded=True):
-        st.html(replay_html(story, current=step))
+    step_through(story)
     show_merge_tree(tokenizer, story.tokens)
+
+
+@st.fragment
+def step_through(story) -> None:
+    """The step control over the replay's merges, every step drawn up front,
+    with every step listed below it (the current one marked)."""
+    told = told_position(STEPPER_KEY)
+    step = min(told[0] if told else linked_step(STEP_PARAM, story.steps), story.steps)
+    stepper(replay_frames(story), key=STEPPER_KEY, step=step, param=STEP_PARAM, steps=range(story.steps + 1))
+    keep_in_link(STEP_PARAM, step, 0)
 
 
 settings, _ = st.columns([2, 3])

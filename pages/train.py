@@ -4,25 +4,22 @@ Training runs once per corpus and settings (cached); stepping only replays
 the recorded trace, so moving through ten thousand merges is instant.
 """
 
-import pandas as pd
 import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
-from bpe_core.analysis.labels import label_text
-from bpe_core.analysis.training_steps import candidate_pairs, corpus_tokens_at
+from bpe_core.analysis.training_view import held_steps, leading_pairs, window_pieces, word_list, word_pieces
 from bpe_core.budgeted_training import OverBudgetError
 from bpe_core.corpus import corpus_fingerprint, corpus_size, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.tokens import merge_html, pieces_html, token_html, vocabulary_html
-from bpe_core.drawing.training_charts import corpus_length_figure
+from bpe_core.drawing.tokens import pieces_html
+from bpe_core.drawing.training_view import training_view_data
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.samples import catalog
 from bpe_core.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
-from pages.common.presenter import presenting
 from pages.common.tokenizers import (
     TRAINING_BUDGET,
     Recipe,
@@ -32,19 +29,22 @@ from pages.common.tokenizers import (
     train_on,
 )
 from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text, whole_number_input
-from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, step_control
+from pages.common.stepper import keep_in_link, linked_speed, linked_step, stepper, told_position
+from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
 WINDOW_CHARS = 1_500  # how much of the training text the step view colours
 WORDS_SHOWN = 200  # how many words of a word-count corpus the step view colours
-FULL_CANDIDATES_BYTES = 300_000  # above this, candidate pairs are counted on a window ...
-CANDIDATE_WINDOW_CHARS = 30_000  # ... of this many characters
+FULL_PAIRS_BYTES = 5_000_000  # up to this, the leading pairs are counted on the whole corpus ...
+PAIRS_WINDOW_CHARS = 1_000_000  # ... above it, on this many characters
+STEPPER_KEY = "train_stepper"
+STEP_PARAM, SPEED_PARAM = "train_step", "train_speed"  # the link's names for the step and Play's speed
 
 page_header(
     "Train",
     "Byte pair encoding starts from single bytes and repeatedly merges the most frequent adjacent "
     "pair into a new token. Pick a corpus and settings, then step through the merges "
-    "(keys: → next, ← previous, space play/pause).",
+    "(keys: → next, ← previous, Home, End, space to play or pause).",
     carries_trained=False,  # this page's own widgets are in the link
 )
 
@@ -177,6 +177,19 @@ def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: 
         st.caption("Still showing the previous tokenizer.")
 
 
+def trained_summary(trained: TrainedTokenizer) -> str:
+    """What was trained, in one line (Markdown)."""
+    tokenizer = trained.tokenizer
+    pattern = PRESET_LABELS.get(tokenizer.pattern_name, "a custom regex")
+    return (
+        f"Trained on **{markdown_literal(trained.corpus_label)}**, {tokenizer.units}, split by {pattern}: "
+        f"{len(tokenizer.merges):,} merges, vocabulary {tokenizer.first_merge_id + len(tokenizer.merges):,} "
+        f"+ {len(tokenizer.special_tokens)} special"
+        + (" + 1 for unknown characters." if tokenizer.unknown_id is not None else ".")
+        + (f" Stopped early: {markdown_literal(tokenizer.stop_reason)}." if tokenizer.stop_reason else "")
+    )
+
+
 def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
     """How other pages' links can rebuild this tokenizer, if a link can carry its corpus."""
     linkable_text = isinstance(corpus, str) and sample_id is None and len(corpus) <= LINK_TEXT_LIMIT
@@ -188,89 +201,40 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 # ------------------------------------------------------------- stepping
 
 
-def show_merge(tokenizer, step: int) -> None:
-    if step == 0:
-        st.markdown("**Step 0** — no merges yet: every byte is its own token." if tokenizer.units == "bytes"
-                    else "**Step 0** — no merges yet: every character is its own token.")
-        return
-    merge = tokenizer.trace[step - 1]
-    left, right = merge.pair
-    st.markdown(f"**Merge {step:,} of {len(tokenizer.trace):,}** — the pair occurred **{merge.count:,}** times")
-    st.html(merge_html((left, tokenizer.token_bytes(left)), (right, tokenizer.token_bytes(right)),
-                       (merge.new_id, tokenizer.token_bytes(merge.new_id))))
-
-
-def show_compression(tokenizer, pieces: dict[str, int], step: int) -> None:
-    size_bytes, size_chars = corpus_size(pieces)
-    initial = corpus_tokens_at(tokenizer, 0, size_bytes, size_chars)
-    tokens = corpus_tokens_at(tokenizer, step, size_bytes, size_chars)
-    columns = st.columns(4)
-    columns[0].metric("Corpus tokens", f"{tokens:,}", delta=f"{tokens / initial - 1:.1%}" if step else None,
-                      delta_color="inverse", help="Length of the whole training corpus after this many merges")
-    columns[1].metric("Bytes per token", f"{size_bytes / tokens:.2f}")
-    columns[2].metric("Characters per token", f"{size_chars / tokens:.2f}")
-    columns[3].metric("Vocabulary", f"{tokenizer.first_merge_id + step:,}")
-    st.plotly_chart(corpus_length_figure(tokenizer.trace, initial, step), key="train_curve")
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def candidate_rows(tokenizer_fingerprint: str, corpus_fingerprint: str, _tokenizer, _corpus, step: int) -> list[dict]:
-    pairs = candidate_pairs(_tokenizer, _corpus, step, top=10)
-    rows = []
-    for rank, ((left, right), count) in enumerate(pairs, start=1):
-        left_text, right_text = (label_text(_tokenizer.token_bytes(i)) for i in (left, right))
-        rows.append({"#": rank, "left": left_text, "right": right_text, "ids": f"{left} + {right}", "count": count})
-    return rows
-
-
-def show_candidates(trained: TrainedTokenizer, pieces: dict[str, int], step: int) -> None:
-    """The pairs that competed for this step's merge (for step 0: the first merge)."""
-    tokenizer = trained.tokenizer
-    before = max(step - 1, 0)
-    corpus, where = pieces, "the whole corpus"
-    if corpus_size(pieces)[0] > FULL_CANDIDATES_BYTES:
-        corpus, where = training_window(trained.corpus, CANDIDATE_WINDOW_CHARS), f"the first {CANDIDATE_WINDOW_CHARS:,} characters"
-    rows = candidate_rows(tokenizer.fingerprint, corpus_fingerprint(corpus), tokenizer, corpus, before)
-    chosen = "merge 1, the next one" if step == 0 else f"merge {step:,}"
-    merged = "the first is the one merged" if where == "the whole corpus" else "on the whole corpus, the first may differ"
-    st.markdown(f"**Most frequent pairs** before {chosen} (counted on {where}; {merged})")
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, height=390)
+@st.cache_resource(max_entries=16, show_spinner="Preparing the steps…")  # read-only: shared, never copied
+def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
+                  _pieces: dict[str, int]) -> dict:
+    """Everything the step control shows for steps `first_step` to
+    `last_step` (see bpe_core.analysis.training_view), once per tokenizer
+    and span."""
+    tokenizer, corpus = _trained.tokenizer, _trained.corpus
+    steps = range(first_step, last_step + 1)
+    if isinstance(corpus, str):
+        start = opening_of(_trained)
+        text = corpus[start : start + WINDOW_CHARS]
+        pieces = window_pieces(tokenizer, text)
+        where = "the start of the text" if start == 0 else f"from character {start:,}, where the text proper starts"
+        text_note = f"{len(text):,} characters, {where}" if len(corpus) > len(text) else "the whole text"
     else:
-        st.caption("No pair is left.")
+        text, spans = word_list(corpus, WORDS_SHOWN)
+        pieces = word_pieces(tokenizer, text, spans)
+        text_note = "each word with its count" + (f", the first {WORDS_SHOWN}" if len(corpus) > WORDS_SHOWN else "")
+    size_bytes, size_chars = corpus_size(_pieces)
+    counted = _pieces if size_bytes <= FULL_PAIRS_BYTES else count_pieces(
+        corpus[:PAIRS_WINDOW_CHARS], tokenizer.pattern, tuple(tokenizer.special_tokens))
+    pairs_note = "on the whole corpus; the first is the one merged" if counted is _pieces else (
+        f"on the first {PAIRS_WINDOW_CHARS:,} characters; on the whole corpus the first may differ")
+    view = training_view_data(
+        tokenizer, text, pieces, leading_pairs(tokenizer, counted, steps), steps,
+        corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
+    )
+    return {**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note}
 
 
-def training_window(corpus, size: int = WINDOW_CHARS) -> str:
-    """The start of a text corpus (word-count corpora are shown word by word)."""
-    return corpus[:size] if isinstance(corpus, str) else ""
-
-
-def show_training_text(trained: TrainedTokenizer, step: int) -> None:
-    tokenizer = trained.tokenizer
-    new_ids = {tokenizer.trace[step - 1].new_id} if step else set()
-    specials = set(tokenizer.special_tokens.values())
-    if isinstance(trained.corpus, str):
-        window = training_window(trained.corpus)
-        spans = encode_for_view(tokenizer, window, allow_special=True, step=step)
-        note = f" (first {WINDOW_CHARS:,} characters)" if len(trained.corpus) > WINDOW_CHARS else ""
-        st.markdown(f"**Training text after {step:,} merges**{note} — this step's new token is outlined")
-        st.html(token_html(window, spans, special_ids=specials, highlight_ids=new_ids, max_tokens=3_000))
-        return
-    st.markdown(f"**Words after {step:,} merges** — this step's new token is outlined")
-    rows = []
-    for word, count in list(trained.corpus.items())[:WORDS_SHOWN]:
-        spans = encode_for_view(tokenizer, word, allow_special=False, step=step)
-        rows.append(f"<tr><td>{token_html(word, spans, highlight_ids=new_ids)}</td><td>×{count}</td></tr>")
-    st.html("<table>" + "".join(rows) + "</table>")
-
-
-def show_vocabulary(tokenizer, step: int) -> None:
-    st.markdown(f"**Learned tokens** ({step:,}, newest first)")
-    newest = [(merge.new_id, tokenizer.token_bytes(merge.new_id)) for merge in reversed(tokenizer.trace[max(0, step - 80):step])]
-    if newest:
-        st.html(vocabulary_html(newest))
-    else:
-        st.caption("None yet.")
+def opening_of(trained: TrainedTokenizer) -> int:
+    """Where the shown text starts: a bundled book's text proper, past its title pages."""
+    sample = trained.recipe.sample if trained.recipe else None
+    return catalog()[sample].opening_offset(trained.corpus) if sample else 0
 
 
 def try_it(tokenizer, step: int) -> None:
@@ -279,35 +243,31 @@ def try_it(tokenizer, step: int) -> None:
                          persist_state="session", label_visibility="collapsed")
     spans = encode_for_view(tokenizer, text, allow_special=True, step=step)
     st.caption(f"{len(spans):,} token{'s' * (len(spans) != 1)} for {len(text.encode()):,} bytes")
-    st.html(token_html(text, spans, special_ids=set(tokenizer.special_tokens.values())))
+    show_tokens(text, spans, tokenizer)
 
 
 def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
+    """The step control over the training run, and the try-it box that
+    follows the step the control last told."""
     tokenizer = trained.tokenizer
-    limit = len(tokenizer.trace)
-    playing = st.session_state.get("train_playing", False) and limit > 0
-    speed = st.session_state.get("train_speed", 1)
+    total = len(tokenizer.trace)
 
-    @st.fragment(run_every=1 / speed if playing else None)
-    def stepper():
-        if st.session_state.get("train_playing") and st.session_state.get("train_step", 0) >= limit:
-            st.session_state["train_playing"] = False
-        elif playing and st.session_state.get("train_playing"):
-            st.session_state["train_step"] = min(st.session_state.get("train_step", 0) + 1, limit)
-        step = step_control("train", limit, label="Step", playable=True)
-        if st.session_state.get("train_playing", False) != playing:
-            st.rerun()  # start or stop the timer, which only a full run can change
-        show_merge(tokenizer, step)
-        show_compression(tokenizer, pieces, step)
-        left, right = st.columns([3, 1])
-        with left:
-            show_training_text(trained, step)
-            show_candidates(trained, pieces, step)
-            try_it(tokenizer, step)
-        with right:
-            show_vocabulary(tokenizer, step)
+    @st.fragment
+    def stepping():
+        told = told_position(STEPPER_KEY)
+        step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
+        step = min(step, total)
+        steps = held_steps(step, total)
+        view = training_view(tokenizer.fingerprint, corpus_fingerprint(trained.corpus), steps.start, steps[-1],
+                             trained, pieces)
+        stepper(view, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM, speed_param=SPEED_PARAM,
+                steps=steps, playable=True)
+        # The browser moved the address bar's step itself; the server's copy follows.
+        keep_in_link(STEP_PARAM, step, 0)
+        keep_in_link(SPEED_PARAM, speed, 1)
+        try_it(tokenizer, step)
 
-    stepper()
+    stepping()
 
 
 def downloads(trained: TrainedTokenizer) -> None:
@@ -335,8 +295,8 @@ def downloads(trained: TrainedTokenizer) -> None:
 
 # ------------------------------------------------------------------- page
 
-# On a projector the merges come first; the set-up folds away.
-with st.expander("Corpus and settings", expanded=not presenting()):
+# The merges come first; the set-up folds away once there is a tokenizer to step through.
+with st.expander("Corpus and settings", expanded=session_trained() is None):
     corpus, label, sample_id = choose_corpus()
     settings = choose_settings()
     if corpus is not None:
@@ -348,13 +308,8 @@ trained = session_trained()
 if trained is None:
     st.info("Choose a corpus to train on.")
 else:
+    st.caption(trained_summary(trained))
     tokenizer = trained.tokenizer
-    st.success(
-        f"Trained on {markdown_literal(trained.corpus_label)}: {len(tokenizer.merges):,} merges, "
-        f"vocabulary {tokenizer.first_merge_id + len(tokenizer.merges):,} + {len(tokenizer.special_tokens)} special"
-        + (" + 1 for unknown characters." if tokenizer.unknown_id is not None else ".")
-        + (f" Stopped early: {tokenizer.stop_reason}." if tokenizer.stop_reason else "")
-    )
     pieces = corpus_pieces(
         corpus_fingerprint(trained.corpus), trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)
     )

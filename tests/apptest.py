@@ -41,3 +41,36 @@ def all_html(at: AppTest) -> str:
 
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
+
+
+STEPPER = "bpe_playground.stepper"
+
+
+def component_data(at: AppTest, name: str = STEPPER) -> dict:
+    """The data a page gave its custom component (the step control) in the last run."""
+    import json
+
+    for element in at.main:
+        if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == name:
+            return json.loads(element.proto.json)
+    raise AssertionError(f"no {name} component on the page")
+
+
+def tell_position(at: AppTest, key: str, step: int, speed: float = 1) -> AppTest:
+    """Do what the browser's step control does when the presenter pauses:
+    tell the page the step (and speed) it shows, and let the page rerun."""
+    at.session_state[key] = {"position": {"step": step, "speed": speed}}
+    return at.run()
+
+
+def training_text_at(view: dict, step: int) -> str:
+    """The HTML of the training text the step control shows at `step`: each
+    stretch's version in force then, as stepper.js joins them."""
+    parts = []
+    for _, _, versions in view["stretches"]:
+        fragment = versions[0][1]
+        for from_step, index in versions:
+            if from_step <= step:
+                fragment = index
+        parts.append(view["fragments"][fragment])
+    return "".join(parts)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import expect, sync_playwright
 
 from pages.common.names import HOME, PAGES
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, StreamlitServer, open_page, run, track_runs
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, StreamlitServer, open_page, track_runs
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 # Should anything try to resolve a name, it resolves to nowhere.
@@ -45,8 +45,8 @@ def main() -> None:
                 title = "BPE playground" if info is HOME else info.title
                 open_page(page, f"{server.url}/{info.url_path}", title)
                 if info.url_path == "train":
-                    run(page, page.get_by_role("button", name="▶", exact=True).click)
-                    expect(page.get_by_text("Merge 1 of")).to_be_visible()
+                    page.get_by_role("button", name="Next step").click()
+                    expect(page.locator(".trn-heading")).to_contain_text("Merge 1 of")
                 pages[info.url_path or "home"] = {
                     "exceptions": page.locator('[data-testid="stException"]').count(),
                     "title": page.locator("h1").first.inner_text(),

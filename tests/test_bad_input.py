@@ -36,7 +36,7 @@ def test_a_corpus_with_no_pair_to_merge_trains_nothing_and_says_why(trained_page
     paste(trained_page, "a")
     tokenizer = trained_page.session_state["trained"].tokenizer
     assert tokenizer.merges == []
-    assert any("Stopped early: no adjacent pair is left to merge after 0 merges" in s for s in messages(trained_page.success))
+    assert any("Stopped early: no adjacent pair is left to merge after 0 merges" in s for s in messages(trained_page.caption))
 
 
 def test_an_empty_upload_is_refused_and_the_previous_tokenizer_stays(trained_page):

@@ -1,11 +1,10 @@
-"""The app in a real headless Chromium: every page renders, training steps
-respond to clicks, and markup typed by a user stays text."""
+"""The app in a real headless Chromium: every page renders, a link opened
+first after a start lands inside the app, and markup typed by a user stays
+text. (Stepping through training: test_browser_stepping.py.)"""
 
 import pytest
 from playwright.sync_api import expect
 
-from bpe_core import train
-from bpe_core.samples import catalog
 from pages.common.names import PAGES as PAGE_INFO
 from tests.browser import StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot, type_into
 
@@ -24,19 +23,6 @@ def test_every_page_renders_without_an_exception(server, page, name):
     open_page(page, f"{server.url}/{PAGES[name].url_path}", title_of(name))
     assert_no_exception(page)
     screenshot(page, name)
-
-
-def test_clicking_next_steps_through_the_merges(server, page):
-    trace = train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k",
-                  special_tokens=("<|endoftext|>",)).trace
-    open_page(page, f"{server.url}/train", "Train")
-    next_button = page.get_by_role("button", name="▶", exact=True)
-    for step in range(1, 4):
-        run(page, next_button.click)
-        expect(page.get_by_text(f"Merge {step} of {len(trace):,}")).to_be_visible()
-    expect(page.locator(".bpe-merge").first).to_contain_text(str(trace[2].new_id))
-    screenshot(page, "train-step-3")
-    assert_no_exception(page)
 
 
 @pytest.mark.parametrize("name", ["home", "inspect", "compare"])

@@ -9,7 +9,7 @@ from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import catalog
 from pages.common.tokenizers import TrainedTokenizer
-from tests.apptest import open_page
+from tests.apptest import component_data, open_page, tell_position
 
 PAGE = "pages/replay.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -25,21 +25,20 @@ def open_replay(text: str | None = None, tokenizer: str | None = None, session: 
     return at
 
 
-def shown_state(at: AppTest) -> list[int]:
-    """The token ids of the big current-state view."""
-    markup = next(element.value for element in at.html if "bpe-replay bpe-state\"" in element.value)
-    return [int(token_id) for token_id in re.findall(r"<small>(\d+)</small>", markup)]
-
-
-def body_html(at: AppTest) -> str:
-    return re.sub(r"<style>.*?</style>", "", "\n".join(element.value for element in at.html), flags=re.DOTALL)
+def shown_state(at: AppTest, step: int | None = None) -> list[int]:
+    """The token ids of the big view of the text at `step` (by default, the
+    step the page opens the step control on)."""
+    view = component_data(at)
+    markup = view["frames"][view["step"] if step is None else step]
+    state = re.search(r'bpe-replay bpe-state".*?</div>', markup, flags=re.S).group(0)
+    return [int(token_id) for token_id in re.findall(r"<small>(\d+)</small>", state)]
 
 
 def test_opens_on_strawberry_at_step_zero():
     at = open_replay()
     assert at.text_input(key="replay_text").value == " strawberry"
-    assert at.slider(key="replay_step").value == 0
-    assert at.slider(key="replay_step").max == len(b" strawberry") - 1  # one token in cl100k: 10 merges
+    view = component_data(at)
+    assert view["step"] == 0 and view["total"] == len(b" strawberry") - 1  # one token in cl100k: 10 merges
     assert len(shown_state(at)) == len(b" strawberry")
     assert any("shortcut" in info.value for info in at.info)
 
@@ -50,39 +49,35 @@ def test_the_last_step_shows_tiktokens_tokens(name):
     expected = tiktoken_encoding(name).encode(text)
     at = open_replay(text, name)
     merges = len(text.encode()) - len(expected)
-    assert at.slider(key="replay_step").max == merges
-    at.slider(key="replay_step").set_value(merges).run()
+    assert component_data(at)["total"] == merges
+    tell_position(at, "replay_stepper", merges)
     assert not at.exception
     assert shown_state(at) == expected
     assert len(at.selectbox(key="replay_token").options) == len(set(expected))
 
 
-def test_buttons_step_one_merge_at_a_time_and_the_slider_jumps():
+def test_each_step_merges_one_pair_and_says_its_rank():
     at = open_replay(" tokenization", "gpt2")
-    sizes = [len(shown_state(at))]
-    for _ in range(3):
-        at.button(key="replay_next").click().run()
-        sizes.append(len(shown_state(at)))
-    assert at.slider(key="replay_step").value == 3 and sizes == [13, 12, 11, 10]
-    at.button(key="replay_previous").click().run()
-    assert at.slider(key="replay_step").value == 2 and len(shown_state(at)) == 11
-    at.slider(key="replay_step").set_value(0).run()
-    at.button(key="replay_previous").click().run()
-    assert at.slider(key="replay_step").value == 0 and not at.exception
+    view = component_data(at)
+    assert [len(shown_state(at, step)) for step in range(4)] == [13, 12, 11, 10]
+    assert "lowest-ranked pair" in view["headings"][1] and "no merges yet" in view["headings"][0]
+    rows = re.findall(r'data-step="(\d+)"', view["table"])
+    assert rows == [str(step) for step in range(view["total"] + 1)]  # every step listed, for marking the current one
 
 
 def test_a_shorter_text_keeps_the_step_in_range():
     at = open_replay(" internationalization", "cl100k_base")
-    at.slider(key="replay_step").set_value(at.slider(key="replay_step").max).run()
+    tell_position(at, "replay_stepper", component_data(at)["total"])
     at.text_input(key="replay_text").input(" cat").run()
     assert not at.exception
-    assert at.slider(key="replay_step").value == at.slider(key="replay_step").max == 3
+    view = component_data(at)
+    assert view["step"] == view["total"] == 3
     assert shown_state(at) == tiktoken_encoding("cl100k_base").encode(" cat")
 
 
-def test_a_text_without_merges_needs_no_slider():
+def test_a_text_without_merges_has_nothing_to_step_through():
     at = open_replay("!", "gpt2")
-    assert not at.slider and shown_state(at) == tiktoken_encoding("gpt2").encode("!")
+    assert component_data(at)["total"] == 0 and shown_state(at) == tiktoken_encoding("gpt2").encode("!")
     assert any("stays as single units" in caption.value for caption in at.caption)
 
 
@@ -90,8 +85,8 @@ def test_works_with_the_trained_tokenizer():
     corpus = catalog()["english_prose"].load()[:20_000]
     tokenizer = train(corpus, vocab_size=500, pattern="cl100k")
     at = open_replay(" Alice", "trained here", {"trained": TrainedTokenizer(tokenizer, corpus, "test corpus")})
-    at.slider(key="replay_step").set_value(at.slider(key="replay_step").max).run()
-    assert shown_state(at) == tokenizer.encode_ordinary(" Alice")
+    view = component_data(at)
+    assert shown_state(at, view["total"]) == tokenizer.encode_ordinary(" Alice")
 
 
 def test_merge_tree_of_the_chosen_token():
@@ -115,15 +110,16 @@ def test_bad_input_gets_a_message_not_a_traceback(text, message):
     at = open_replay(text)
     assert not at.exception
     assert any(message in element.value for element in [*at.info, *at.error])
-    assert not any("bpe-replay bpe-state" in element.value for element in at.html)
+    with pytest.raises(AssertionError, match="no bpe_playground.stepper"):
+        component_data(at)
 
 
 def test_typed_markup_is_shown_as_text():
     payload = "<script>alert(1)</script>"
     at = open_replay(payload, "o200k_base")
-    at.slider(key="replay_step").set_value(2).run()
-    body = body_html(at)
-    assert "<script>alert" not in body and "&lt;script" in body
+    view = component_data(at)
+    drawn = "".join(view["frames"] + view["headings"]) + view["table"]
+    assert "<script>alert" not in drawn and "&lt;script" in drawn
     assert not any("alert" in element.value for element in [*at.markdown, *at.caption, *at.info])
 
 
@@ -131,12 +127,13 @@ def test_a_link_reproduces_the_view():
     at = open_page(PAGE, query=dict(replay_text=" hello world", replay_tokenizer="gpt2", replay_step="3"))
     assert at.text_input(key="replay_text").value == " hello world"
     assert at.selectbox(key="replay_tokenizer").value == "gpt2"
-    assert at.slider(key="replay_step").value == 3
-    at.slider(key="replay_step").set_value(5).run()
-    assert at.query_params["replay_step"] == "5"  # the address bar follows the slider
+    assert component_data(at)["step"] == 3
+    tell_position(at, "replay_stepper", 5)
+    assert at.query_params["replay_step"] == "5"  # the address bar follows the step the browser shows
 
 
 def test_a_link_asking_for_too_many_steps_shows_the_last():
     at = open_page(PAGE, query=dict(replay_text=" cat", replay_tokenizer="gpt2", replay_step="99"))
-    assert at.slider(key="replay_step").value == at.slider(key="replay_step").max == 3
+    view = component_data(at)
+    assert view["step"] == view["total"] == 3
     assert shown_state(at) == tiktoken_encoding("gpt2").encode(" cat")

@@ -9,7 +9,7 @@ from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.formats import hf_tokenizer_json
 from bpe_core.samples import catalog
-from tests.apptest import all_html, messages, metric, open_page
+from tests.apptest import all_html, component_data, messages, metric, open_page, tell_position, training_text_at
 from tests.conftest import ROOT
 from tests.test_render import visible_text
 
@@ -68,41 +68,51 @@ def expected_trace():
     return train(corpus, vocab_size=1_000, pattern="cl100k", special_tokens=("<|endoftext|>",)).trace
 
 
-def test_train_page_trains_the_default_sample(expected_trace):
+def test_train_page_trains_the_default_sample_and_holds_its_steps(expected_trace):
     at = open_page("pages/train.py")
     trained = at.session_state["trained"].tokenizer
     assert trained.trace == expected_trace
-    assert at.session_state["train_step"] == 0
-    assert any("no merges yet" in m.value for m in at.markdown)
-
-
-def test_next_previous_first_last_move_through_the_trace(expected_trace):
-    at = open_page("pages/train.py")
-    for _ in range(3):
-        at.button(key="train_next").click().run()
-    assert at.session_state["train_step"] == 3
+    view = component_data(at)
+    assert view["step"] == 0 and view["total"] == len(expected_trace)
+    assert view["start"] == 0 and view["held"] == len(expected_trace) + 1  # every step, 0 to the last
     merge = expected_trace[2]
-    assert any(f"Merge 3 of {len(expected_trace):,}" in m.value and f"**{merge.count:,}**" in m.value for m in at.markdown)
-    assert f"<small>{merge.new_id}</small>" in all_html(at)
-    at.button(key="train_previous").click().run()
-    assert at.session_state["train_step"] == 2
-    at.button(key="train_last").click().run()
-    assert at.session_state["train_step"] == len(expected_trace)
-    at.button(key="train_next").click().run()
-    assert at.session_state["train_step"] == len(expected_trace)  # stays at the end
-    at.button(key="train_first").click().run()
-    assert at.session_state["train_step"] == 0
+    assert view["merges"][3] == [*merge.pair, merge.new_id, merge.count, merge.corpus_tokens]
 
 
-def test_slider_jumps_and_candidates_lead_with_the_merge_made(expected_trace):
+def test_the_view_opens_on_the_story_not_the_title_pages():
+    view = component_data(open_page("pages/train.py"))
+    shown = visible_text(training_text_at(view, 0))
+    assert shown.startswith("Alice·was·beginning")
+    assert "[Illustration]" not in shown and "Contents" not in shown
+    assert "where the text proper starts" in view["textNote"]
+
+
+def test_leading_pairs_are_counted_on_the_whole_corpus_and_lead_with_the_merge_made(expected_trace):
+    view = component_data(open_page("pages/train.py", query={"train_step": "40"}))
+    assert view["step"] == 40
+    merge = expected_trace[40]  # the merge after step 40
+    assert view["pairs"][40][0] == [*merge.pair, merge.count]
+    assert "whole corpus" in view["pairsNote"]
+
+
+def test_a_step_the_browser_tells_moves_the_link_and_the_try_it_box(expected_trace):
     at = open_page("pages/train.py")
-    at.slider(key="train_step").set_value(40).run()
-    merge = expected_trace[39]
-    table = at.dataframe[0].value
-    assert table.iloc[0]["count"] == merge.count
-    assert table.iloc[0]["ids"] == f"{merge.pair[0]} + {merge.pair[1]}"
-    tokens_metric = metric(at, "Corpus tokens")
-    assert tokens_metric == f"{merge.corpus_tokens:,}"
+    tell_position(at, "train_stepper", 3, speed=4)
+    assert at.query_params["train_step"] == "3" and at.query_params["train_speed"] == "4"
+    assert any("as of step 3" in m.value for m in at.markdown)
+    assert component_data(at)["step"] == 3
+    tell_position(at, "train_stepper", 0)
+    assert "train_step" not in at.query_params  # step 0 is the default: the link stays short
+
+
+@pytest.mark.parametrize("asked", ["-1", "3.5", "Infinity", "1e309", "9" * 5000, "x"])
+def test_a_link_with_an_impossible_step_opens_at_step_0(asked):
+    assert component_data(open_page("pages/train.py", query={"train_step": asked}))["step"] == 0
+
+
+def test_a_link_past_the_last_merge_opens_at_the_last(expected_trace):
+    view = component_data(open_page("pages/train.py", query={"train_step": "99999"}))
+    assert view["step"] == len(expected_trace)
 
 
 def test_bad_settings_explain_and_keep_the_previous_tokenizer():
@@ -127,9 +137,8 @@ def test_textbook_word_counts_show_each_word_with_its_count():
     at.segmented_control(key="train_units").set_value("chars").run()
     at.number_input(key="train_vocab").set_value(14).run()
     assert not at.error
-    at.button(key="train_next").click().run()
-    markup = all_html(at)
-    assert "×6" in markup and "×5" in markup
+    shown = visible_text(training_text_at(component_data(at), 0))
+    assert "newest ×6" in shown and "low ×5" in shown
     assert at.session_state["trained"].tokenizer.trace[0].token == "es"
 
 
@@ -141,8 +150,8 @@ def test_pasted_corpus_and_try_it_box():
     at.number_input(key="train_vocab").set_value(300).run()
     tokenizer = at.session_state["trained"].tokenizer
     assert tokenizer.stop_reason and "no adjacent pair" in tokenizer.stop_reason
-    assert any("Stopped early" in s.value for s in at.success)
-    at.button(key="train_last").click().run()
+    assert any("Stopped early" in s.value for s in at.caption)
+    tell_position(at, "train_stepper", len(tokenizer.merges))
     at.text_input(key="train_try").input(" lowest").run()
     expected = len(tokenizer.encode_at_step(" lowest", len(tokenizer.merges)))
     assert expected == 1

@@ -2,9 +2,11 @@
 
 import html
 import re
+from html.parser import HTMLParser
 
 from bpe_core import train
 from bpe_core.drawing.palette import PALETTE, colour_for
+from bpe_core.analysis.token_cards import token_origins
 from bpe_core.drawing.tokens import label_html, pieces_html, token_html
 from bpe_core.encodings import load_encoding
 from bpe_core.patterns import piece_spans
@@ -16,17 +18,64 @@ def visible_text(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", without_style)).strip("\n")
 
 
+def texts_inside(markup: str, class_name: str) -> list[str]:
+    """The text inside each element of `class_name`, however deeply nested."""
+
+    class Collector(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depths, self.texts = [], []  # open elements of the class: their depth; their text
+
+        def handle_starttag(self, tag, attributes):
+            if tag in ("wbr", "br"):
+                return
+            self.depth = getattr(self, "depth", 0) + 1
+            if class_name in (dict(attributes).get("class") or "").split():
+                self.depths.append(self.depth)
+                self.texts.append("")
+
+        def handle_endtag(self, tag):
+            if self.depths and self.depths[-1] == self.depth:
+                self.depths.pop()
+            self.depth -= 1
+
+        def handle_data(self, data):
+            if self.depths:
+                self.texts[-1] += data
+
+    collector = Collector()
+    collector.feed(re.sub(r"<style>.*?</style>", "", markup, flags=re.S))
+    return collector.texts
+
+
 def token_spans(markup: str) -> list[str]:
     return re.findall(r'<span class="bpe-tok[^"]*"', markup)
 
 
-def test_one_span_per_token_with_id_in_the_tooltip():
+def cards(markup: str) -> list[str]:
+    return [html.unescape(card) for card in re.findall(r'data-card="([^"]*)"', markup)]
+
+
+def test_one_span_per_token_with_a_card_saying_what_it_is():
     tok = load_encoding("cl100k_base")
     text = "Hello world"
-    markup = token_html(text, tok.encode_with_offsets(text))
+    spans = tok.encode_with_offsets(text)
+    markup = token_html(text, spans, cards=token_origins(tok, [span.id for span in spans]))
     assert len(token_spans(markup)) == 2
-    assert "id 9906" in markup and "id 1917" in markup
+    first, second = cards(markup)
+    assert first.startswith("token 1 · id 9906\nrank 9,906: ") and "bytes: 48 65 6C 6C 6F (5 bytes)" in first
+    left, right = tok.merge_parts(1917)
+    assert f"({left}) + " in second and f"({right})" in second  # the two tokens ' world' was merged from
     assert visible_text(markup) == "Hello·world"
+    assert 'title="' not in markup  # a card of its own, not the browser's tooltip
+
+
+def test_every_token_can_be_focused_and_the_view_entered_by_keyboard():
+    tok = load_encoding("cl100k_base")
+    markup = token_html("Hello world", tok.encode_with_offsets("Hello world"))
+    assert '<div class="bpe-text" tabindex="0"' in markup
+    assert markup.count('tabindex="-1"') == 2
+    assert ".bpe-tok[data-card]:hover::after, .bpe-tok[data-card]:focus::after" in markup
 
 
 def test_whitespace_is_visible_and_lines_still_break():
@@ -34,17 +83,47 @@ def test_whitespace_is_visible_and_lines_still_break():
     assert visible_text(label_html("\u00a0\x00\x7f".encode())) == "·␀␡"
 
 
-def test_partial_characters_show_their_bytes_and_owner():
+def test_a_character_split_across_tokens_is_drawn_once_as_its_glyph():
     tok = train("xyz", num_merges=0, pattern="none")  # bytes only: every byte its own token
-    text = "あ"
+    text = "aあ"
     markup = token_html(text, tok.encode_with_offsets(text))
-    assert visible_text(markup) == "<E3><81><82>"
-    assert "part of &#x27;あ&#x27; U+3042" in markup
+    assert visible_text(markup) == "aあ"  # no <E3> chips, no "�"
+    glyph = re.search(r'<span class="bpe-cluster".*?</span></span></span>', markup, flags=re.S).group(0)
+    assert glyph.count('class="bpe-tok bpe-part"') == 3 and "linear-gradient" in glyph  # a bar of three tokens under it
+    assert [card.splitlines()[1] for card in cards(markup)[1:]] == ["bytes: E3 (1 byte)", "bytes: 81 (1 byte)", "bytes: 82 (1 byte)"]
+    assert all("part of 'あ' U+3042" in card for card in cards(markup)[1:])
     assert "\ufffd" not in markup
+
+
+def test_an_emoji_shows_its_glyph_even_when_its_bytes_are_split():
+    tok = load_encoding("cl100k_base")
+    text = "👍🏽"
+    markup = token_html(text, tok.encode_with_offsets(text))
+    assert visible_text(markup) == "👍🏽"
+    assert len(token_spans(markup)) == len(tok.encode(text))
 
 
 def test_mixed_token_shows_text_then_stray_bytes():
     assert visible_text(label_html(b" \xe3\x81")) == "·<E3 81>"
+
+
+def test_right_to_left_runs_keep_their_reading_order_and_each_token_is_isolated():
+    tok = load_encoding("cl100k_base")
+    text = "say مرحبا بالعالم now"
+    markup = token_html(text, tok.encode_with_offsets(text))
+    assert texts_inside(markup, "bpe-rtl") == ["·مرحبا·بالعالم"]  # both words, and the space between, in one run
+    assert visible_text(markup).startswith("say") and visible_text(markup).endswith("·now")
+    assert "unicode-bidi: isolate" in markup
+
+
+def test_lines_break_only_between_tokens_where_the_text_could_break():
+    tok = load_encoding("cl100k_base")
+    text = "unbelievably long, 東京都"
+    markup = token_html(text, tok.encode_with_offsets(text))
+    word = visible_text(markup.split("<wbr>")[0])
+    assert word == "unbelievably"  # no break opportunity between the word's tokens ...
+    assert markup.count("<wbr>") >= 4  # ... but before each space, and between the CJK characters' tokens
+    assert ".bpe-tok { position: relative; white-space: pre;" in markup  # none inside a token
 
 
 def test_user_markup_is_escaped_never_interpreted():
@@ -54,8 +133,8 @@ def test_user_markup_is_escaped_never_interpreted():
     body = re.sub(r"<style>.*?</style>", "", markup, flags=re.S)
     assert "<script" not in body and "<img" not in body
     assert visible_text(markup) == payload.replace(" ", "·")
-    for title in re.findall(r'title="([^"]*)"', markup):
-        assert "<" not in title and '"' not in title
+    for attribute in re.findall(r'data-card="([^"]*)"', markup):
+        assert "<" not in attribute and '"' not in attribute
 
 
 def test_neighbours_differ_in_colour_by_position_and_ids_keep_theirs():
@@ -89,7 +168,7 @@ def test_pieces_view_colours_each_pre_token_piece():
     text = "Hello, world's end"
     markup = pieces_html(text, piece_spans(text, "gpt2"))
     assert len(token_spans(markup)) == 5
-    assert "piece 1" in markup and not re.search(r"· id \d", markup)
+    assert cards(markup)[0].startswith("piece 1") and not re.search(r"· id \d", markup)
 
 
 def test_highlighted_tokens_are_outlined():

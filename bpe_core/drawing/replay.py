@@ -9,7 +9,7 @@ import html
 
 from ..analysis.replay import LEAF_NOTES, MergeTree, Part, PieceReplay, Replay
 from .palette import colour_for
-from .tokens import CHIP_CSS, chip_html, label_html
+from .tokens import CHIP_CSS, chip_html, label_html, merge_html
 
 REPLAY_CSS = """
 <style>
@@ -72,27 +72,28 @@ def replay_state_html(replay: Replay, step: int, font_size: str = "2rem") -> str
     return _frame(pieces, font_size, kind="bpe-replay bpe-state")
 
 
-def replay_html(replay: Replay, current: int | None = None) -> str:
+def replay_html(replay: Replay) -> str:
     """Every step as a row: the start (single units); then, per merge, its
     step number and rank, the piece it happens in with the two merging parts
     boxed, and the token they make; last the result. Only the piece that
     changes is shown, since BPE never merges across pieces and the others
-    stay as they were. The row of step `current` is highlighted."""
+    stay as they were. Each row carries its step number: the step control
+    marks the current one (`.bpe-current`)."""
     done = [0] * len(replay.pieces)  # merges applied so far, per piece
-    rows = [_row("start", _pieces_html(replay, done), current == 0)]
+    rows = [_row("start", _pieces_html(replay, done), 0)]
     for step, merge in enumerate(replay.order, start=1):
         piece = replay.pieces[merge.piece]
         before = _piece_html(piece, piece.states[done[merge.piece]], pair_at=merge.position)
         done[merge.piece] += 1
         made = _chip(piece.part_bytes(merge.made), merge.rank)
-        rows.append(_row(f"step {step} · rank {merge.rank:,}", f"{before}→ {made}", current == step))
-    rows.append(_row("result", _pieces_html(replay, done) + _shortcut_note(replay), False))
+        rows.append(_row(f"step {step} · rank {merge.rank:,}", f"{before}→ {made}", step))
+    rows.append(_row("result", _pieces_html(replay, done) + _shortcut_note(replay)))
     return _frame("".join(rows))
 
 
-def _row(label: str, body: str, is_current: bool) -> str:
-    classes = "bpe-step bpe-current" if is_current else "bpe-step"
-    return f'<div class="{classes}"><span class="bpe-step-label">{label}</span><span>{body}</span></div>'
+def _row(label: str, body: str, step: int | None = None) -> str:
+    number = f' data-step="{step}"' if step is not None else ""
+    return f'<div class="bpe-step"{number}><span class="bpe-step-label">{label}</span><span>{body}</span></div>'
 
 
 def _pieces_html(replay: Replay, done: list[int]) -> str:
@@ -108,6 +109,25 @@ def _shortcut_note(replay: Replay) -> str:
         f'<div class="bpe-shortcut">Encode takes a shortcut for {", ".join(f"“{label}”" for label in whole)}: '
         "a piece that is itself a token becomes that token at once. The steps show how that token is built.</div>"
     )
+
+
+def replay_frames(replay: Replay) -> dict:
+    """Every step of the replay drawn, for the step control to show in the
+    browser (see pages/common/stepper.py): a heading and the text at each
+    step with the merge just made, and every step as a row below."""
+    headings, frames = [], []
+    for step in range(replay.steps + 1):
+        state = replay_state_html(replay, step)
+        if step == 0:
+            headings.append(f"<b>Step 0 of {replay.steps}</b>: no merges yet, every unit (byte or character) is its own token.")
+            frames.append(state)
+            continue
+        merge = replay.order[step - 1]
+        piece = replay.pieces[merge.piece]
+        headings.append(f"<b>Step {step} of {replay.steps}</b>: the lowest-ranked pair that can merge, rank {merge.rank:,}.")
+        left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
+        frames.append(state + merge_html(left, right, made, colour_by="id"))
+    return {"kind": "frames", "total": replay.steps, "headings": headings, "frames": frames, "table": replay_html(replay)}
 
 
 def merge_tree_html(tree: MergeTree, font_size: str = "1.3rem") -> str:

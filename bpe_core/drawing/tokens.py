@@ -1,14 +1,19 @@
 """HTML for text coloured by token: pure functions, no Streamlit.
 
-What the reader must be able to see:
+What the reader must be able to see, honestly:
 
-- where every token starts and ends (alternating colours, and a hairline
-  gap between tokens so that two neighbours of one colour stay apart);
+- where every token starts and ends: neighbours differ in colour, a token
+  never wraps inside itself, and lines break only where the text could;
 - whitespace, which tokenizers care about a lot: a space is shown as "·",
   a tab as "→", a line break as "↵" followed by a real break;
-- tokens that hold only part of a UTF-8 character (byte-level BPE splits
-  "あ" = E3 81 82 into E3 81 + 82): their bytes, "<E3 81>", and in the
-  tooltip the character they belong to, instead of a lone "�";
+- characters that tokens split: byte-level BPE may cut "あ" (E3 81 82) into
+  E3 81 + 82. Such a character is drawn once, as its glyph, over a bar of
+  the tokens that share its bytes; each token's bytes are on its card;
+- right-to-left text in its reading order: each token is isolated (drawn
+  as one unit), and runs of right-to-left tokens read right to left;
+- what a token is: hovering, focusing (Tab into the view, then ← →) or
+  clicking a token opens its card: id, bytes, rank or merge step, and the
+  two tokens it was merged from;
 - special tokens, framed.
 
 Every piece of user text is HTML-escaped here, in one place, so that typed
@@ -18,29 +23,53 @@ markup or script is shown as text and never interpreted.
 from __future__ import annotations
 
 import html
-from collections.abc import Collection, Sequence
+import unicodedata
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
-from ..analysis.labels import byte_offsets, split_stray_bytes, visible_marker
+from ..analysis.labels import byte_offsets, label_text, split_stray_bytes, visible_marker
 from ..tokenizer import TokenSpan
-from ..utf8 import encodable, text_of
+from ..utf8 import encodable
 from .palette import PALETTE, colour_for
 
 TOKEN_CSS = """
 <style>
 .bpe-text { font-family: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono", monospace;
-  font-size: var(--bpe-font-size, 1.05rem); line-height: 2.0; color: #111;
-  white-space: pre-wrap; overflow-wrap: anywhere; }
-.bpe-tok { border-radius: 3px; padding: 1px 0; margin-right: 1px;
-  box-decoration-break: clone; -webkit-box-decoration-break: clone; }
+  font-size: var(--bpe-font-size, 1.05rem); line-height: 2.1; color: #111; white-space: pre-wrap; }
+.bpe-text:focus { outline: 2px solid #225588; outline-offset: 4px; }
+.bpe-tok { position: relative; white-space: pre; unicode-bidi: isolate; border-radius: 3px;
+  padding: 1px 0; margin-right: 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone;
+  cursor: default; }
+.bpe-tok:focus { outline: 2px solid #111; outline-offset: 1px; }
+.bpe-rtl { unicode-bidi: isolate; }
 .bpe-ws { color: #444; opacity: 0.75; }
 .bpe-bytes { font-size: 0.8em; color: #222; border: 1px dotted #222; border-radius: 2px; padding: 0 1px; }
 .bpe-special { outline: 2px dashed #222; font-weight: 700; }
 .bpe-id { font-size: 0.85em; padding: 0 2px; }
-.bpe-dropped { color: #888; text-decoration: line-through; }
+.bpe-dropped { color: #888; text-decoration: line-through; white-space: pre; }
 .bpe-new { outline: 3px solid #111; outline-offset: -1px; font-weight: 700; }
 .bpe-more { color: #555; font-style: italic; }
+.bpe-cluster { display: inline-flex; flex-direction: column; vertical-align: bottom; line-height: 1.5;
+  border-radius: 3px; margin-right: 1px; unicode-bidi: isolate; }
+.bpe-glyph { white-space: pre; text-align: center; padding: 0 2px; }
+.bpe-parts { display: flex; gap: 1px; height: 0.45em; }
+.bpe-part { flex: var(--bytes) 1 0; min-width: 4px; padding: 0; margin: 0; border: 1px solid #333;
+  border-radius: 2px; }
+.bpe-tok[data-card]:hover::after, .bpe-tok[data-card]:focus::after { content: attr(data-card);
+  position: absolute; left: 0; top: calc(100% + 4px); z-index: 1000; white-space: pre; direction: ltr;
+  font: 0.8rem/1.45 system-ui, sans-serif; font-weight: 400; color: #111; background: #fff;
+  border: 1px solid #333; border-radius: 4px; padding: 4px 8px; box-shadow: 0 2px 6px rgba(0, 0, 0, 0.25);
+  pointer-events: none; }
 </style>
 """
+
+# Scripts written without spaces: a line may break between any two of their
+# tokens, as it may between their characters.
+_UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN")
+_LONGEST_UNBROKEN = 40  # characters of tokens without a break opportunity before one is allowed anyway
+
+
+# ------------------------------------------------------------------ labels
 
 
 def _visible_char(char: str) -> str:
@@ -53,42 +82,124 @@ def _visible_char(char: str) -> str:
 
 def label_html(token_bytes: bytes) -> str:
     """A token's visible text: its characters, and any bytes that are only
-    part of a character as <E3 81>."""
+    part of a character as <E3 81> (for a token shown on its own, such as
+    a chip; in running text such bytes are drawn as part of their glyph)."""
     return "".join(
         f'<span class="bpe-bytes">&lt;{run}&gt;</span>' if stray else "".join(map(_visible_char, run))
         for run, stray in split_stray_bytes(token_bytes)
     )
 
 
-def _characters_around(data: bytes, start: int, end: int) -> str:
-    """The whole characters that the bytes start..end are part of."""
-    while start > 0 and data[start] & 0xC0 == 0x80:
-        start -= 1
-    while end < len(data) and data[end] & 0xC0 == 0x80:
-        end += 1
-    return data[start:end].decode("utf-8", errors="replace")
+def _hex(data: bytes, limit: int = 24) -> str:
+    return " ".join(f"{byte:02X}" for byte in data[:limit]) + (" …" if len(data) > limit else "")
 
 
-def token_tooltip(index: int, token_id: int | None, token_bytes: bytes, context: str | None) -> str:
-    """Hover text: position, id, bytes, text (and the character a partial
-    token belongs to). Without an id it describes a pre-token piece."""
+def card_text(heading: str, token_bytes: bytes, about: str | None, part_of: str | None = None) -> str:
+    """A token's card, as lines of plain text: what it is, its bytes, and
+    its text or the character it is part of. `about` comes from
+    `analysis.token_cards` (rank or merge step, and parents)."""
     size = f"{len(token_bytes)} byte{'s' * (len(token_bytes) != 1)}"
-    lines = [f"token {index + 1} · id {token_id} · {size}" if token_id is not None else f"piece {index + 1} · {size}"]
-    lines.append("bytes: " + " ".join(f"{byte:02X}" for byte in token_bytes[:24]) + (" …" if len(token_bytes) > 24 else ""))
-    try:
-        text = token_bytes.decode("utf-8")
-        lines.append(f"text: {text!r}" if len(text) <= 60 else f"text: {text[:60]!r}…")
-    except UnicodeDecodeError:
-        if context:
-            codes = ", ".join(f"'{c}' U+{ord(c):04X}" for c in context[:4])
-            lines.append(f"part of {codes}")
+    lines = [heading] + ([about] if about else []) + [f"bytes: {_hex(token_bytes)} ({size})"]
+    if part_of is not None:
+        lines.append(f"part of {part_of}")
+    else:
+        lines.append(f"text: {label_text(token_bytes[:120])}" + ("…" if len(token_bytes) > 120 else ""))
     return "\n".join(lines)
+
+
+def _character_names(chars: str) -> str:
+    return ", ".join(f"'{char}' U+{ord(char):04X}" for char in chars[:4]) + (" …" if len(chars) > 4 else "")
+
+
+# ------------------------------------------------------------- structure
+
+
+@dataclass(frozen=True)
+class _Token:
+    index: int  # position in the view (0 = first token)
+    span: TokenSpan
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """What the view draws as one: a token, several tokens that share the
+    bytes of a character (a cluster), or text the split pattern dropped."""
+
+    start: int  # byte offsets in the text
+    end: int
+    tokens: tuple[_Token, ...]  # empty for dropped text
+
+    @property
+    def dropped(self) -> bool:
+        return not self.tokens
+
+
+def _is_continuation(data: bytes, offset: int) -> bool:
+    """Whether `offset` falls inside a character (before a UTF-8 continuation byte)."""
+    return offset < len(data) and data[offset] & 0xC0 == 0x80
+
+
+def _units(data: bytes, spans: Sequence[TokenSpan]) -> Iterator[_Unit]:
+    """The tokens in order, with dropped text between them, and tokens that
+    split a character grouped with their neighbours until every unit holds
+    whole characters."""
+    position, cluster = spans[0].start if spans else 0, []
+    for index, span in enumerate(spans):
+        if not cluster and span.start > position:
+            yield _Unit(position, span.start, ())
+        cluster.append(_Token(index, span))
+        if not _is_continuation(data, span.end):
+            yield _Unit(cluster[0].span.start, span.end, tuple(cluster))
+            cluster = []
+        position = span.end
+    if cluster:  # cut off inside a character (a view stopped early)
+        yield _Unit(cluster[0].span.start, cluster[-1].span.end, tuple(cluster))
+
+
+def _direction(text: str) -> str | None:
+    """"rtl" or "ltr" from the first strongly directional character, or None."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind == "L":
+            return "ltr"
+        if kind in ("R", "AL"):
+            return "rtl"
+    return None
+
+
+def _right_to_left(texts: Sequence[str]) -> list[bool]:
+    """Which units read right to left. A unit without a direction of its own
+    (spaces, digits, punctuation) takes that of its neighbours when both
+    agree; a line break always ends a run."""
+    line_break = "break"
+    directions = [line_break if "\n" in text else _direction(text) for text in texts]
+    before, last = [], None  # the nearest direction (or line break) before each unit ...
+    for direction in directions:
+        before.append(last)
+        last = direction if direction is not None else last
+    after, last = [], None  # ... and after it
+    for direction in reversed(directions):
+        after.append(last)
+        last = direction if direction is not None else last
+    after.reverse()
+    return [
+        direction == "rtl" or (direction is None and before[index] == after[index] == "rtl")
+        for index, direction in enumerate(directions)
+    ]
+
+
+def _unspaced(char: str) -> bool:
+    return unicodedata.name(char, "").startswith(_UNSPACED_SCRIPTS)
+
+
+# ------------------------------------------------------------------ views
 
 
 def token_html(
     text: str,
     spans: Sequence[TokenSpan],
     *,
+    cards: Mapping[int, str] | None = None,
     special_ids: Collection[int] = (),
     show_ids: bool = False,
     colour_by: str = "position",
@@ -99,46 +210,161 @@ def token_html(
 ) -> str:
     """`text` as a row of coloured tokens (spans from `encode_with_offsets`).
 
-    `highlight_ids` are outlined (e.g. the token the current merge made);
-    with `max_tokens`, the view stops there and says how many are left.
-    With `pieces`, the spans are pre-token pieces and have no ids."""
+    `cards` says where each id comes from (see `analysis.token_cards`), for
+    its card; `highlight_ids` are outlined (e.g. the token the current merge
+    made); with `max_tokens`, the view stops there and says how many are
+    left. With `pieces`, the spans are pre-token pieces and have no ids."""
     data = encodable(text).encode("utf-8")
-    parts, position = [], 0
-    shown = spans if max_tokens is None else spans[:max_tokens]
-    for index, span in enumerate(shown):
-        if span.start > position:  # text the split pattern dropped
-            parts.append(f'<span class="bpe-dropped">{label_html(data[position:span.start])}</span>')
-        token_bytes = data[span.start : span.end]
-        partial = text_of(token_bytes) is None
-        context = _characters_around(data, span.start, span.end) if partial else None
-        label = f'<span class="bpe-id">{span.id}</span>' if show_ids else label_html(token_bytes)
-        classes = "bpe-tok"
-        if span.id in special_ids:
-            classes += " bpe-special"
-        if span.id in highlight_ids:
-            classes += " bpe-new"
-        parts.append(
-            f'<span class="{classes}" style="background:{colour_for(index, span.id, colour_by)}" '
-            f'title="{html.escape(token_tooltip(index, None if pieces else span.id, token_bytes, context))}">{label}</span>'
-        )
-        position = span.end
+    shown = spans if max_tokens is None or len(spans) <= max_tokens else spans[:max_tokens]
+    view = _View(data, cards or {}, frozenset(special_ids), frozenset(highlight_ids), show_ids, colour_by, pieces)
+    body = view.dropped(0, shown[0].start) if shown and shown[0].start else ""
+    body += view.body(list(_units(data, shown)))
     if len(shown) < len(spans):
-        parts.append(f'<span class="bpe-more"> … and {len(spans) - len(shown):,} more tokens</span>')
-    elif position < len(data):
-        parts.append(f'<span class="bpe-dropped">{label_html(data[position:])}</span>')
+        body += f'<span class="bpe-more"> … and {len(spans) - len(shown):,} more tokens</span>'
+    elif shown and shown[-1].end < len(data):
+        body += view.dropped(shown[-1].end, len(data))
+    elif not shown and data:
+        body += view.dropped(0, len(data))
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
-    return f'{TOKEN_CSS}<div class="bpe-text"{style}>{"".join(parts)}</div>'
+    return f'{TOKEN_CSS}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
+
+
+def token_markup(data: bytes, spans: Sequence[TokenSpan], *, special_ids: Collection[int] = ()) -> str:
+    """The tokens `spans` of the UTF-8 text `data` (and text dropped between
+    them), coloured by id, unnumbered and without their cards: a stretch of
+    a larger view put together elsewhere (see `drawing.training_view`),
+    which gives each token its card by its `data-id` when it is shown."""
+    view = _View(data, None, frozenset(special_ids), frozenset(), False, "id", False, numbered=False)
+    return view.body(list(_units(data, spans)))
+
+
+def dropped_markup(dropped: bytes) -> str:
+    """Text the split pattern drops (tiktoken drops it too): struck through."""
+    return f'<span class="bpe-dropped">{label_html(dropped)}</span>'
+
+
+def flow(texts: Sequence[str]) -> tuple[list[bool], list[bool]]:
+    """For consecutive stretches of text drawn as units: which read right to
+    left, and before which a line may break. `token_html` lays out its
+    units this way; a view assembled from stretches elsewhere does too."""
+    breaks, unbroken = [], 0
+    for index, text in enumerate(texts):
+        may_break = index > 0 and _may_break_between(texts[index - 1], text, unbroken)
+        breaks.append(may_break)
+        unbroken = len(text) if may_break else unbroken + len(text)
+    return _right_to_left(texts), breaks
+
+
+def _may_break_between(before: str, after: str, unbroken: int) -> bool:
+    """Where the text itself could break a line: at whitespace, between
+    characters of scripts written without spaces, after a hyphen or slash;
+    and, so that a line can always end, after a long unbroken stretch."""
+    if not before or not after:
+        return True
+    return (
+        before[-1].isspace() or after[0].isspace() or _unspaced(before[-1]) or _unspaced(after[0])
+        or before[-1] in "-/" or unbroken >= _LONGEST_UNBROKEN
+    )
+
+
+@dataclass(frozen=True)
+class _View:
+    """How one view draws its units (the settings of one `token_html` call)."""
+
+    data: bytes
+    cards: Mapping[int, str] | None  # None: cards are given elsewhere, by id
+    special_ids: frozenset[int]
+    highlight_ids: frozenset[int]
+    show_ids: bool
+    colour_by: str
+    pieces: bool
+    numbered: bool = True  # cards say "token 12"; stretches drawn for a larger view cannot know
+
+    def body(self, units: list[_Unit]) -> str:
+        """Units in order: right-to-left runs isolated, and a break
+        opportunity wherever the text itself could break a line."""
+        texts = [self.data[unit.start : unit.end].decode("utf-8", errors="replace") for unit in units]
+        rtl, breaks = flow(texts)
+        parts = []
+        for index, (unit, text) in enumerate(zip(units, texts)):
+            if breaks[index]:
+                parts.append("<wbr>")
+            if rtl[index] and (index == 0 or not rtl[index - 1]):
+                parts.append('<span class="bpe-rtl" dir="rtl">')
+            parts.append(self.dropped(unit.start, unit.end) if unit.dropped else self.unit(unit, text))
+            if rtl[index] and (index + 1 == len(units) or not rtl[index + 1]):
+                parts.append("</span>")
+        return "".join(parts)
+
+    def dropped(self, start: int, end: int) -> str:
+        return dropped_markup(self.data[start:end])
+
+    def unit(self, unit: _Unit, text: str) -> str:
+        if len(unit.tokens) == 1 or self.show_ids:
+            return "".join(self.token(token, self.label(token)) for token in unit.tokens)
+        return self.cluster(unit, text)
+
+    def label(self, token: _Token) -> str:
+        if self.show_ids:
+            return f'<span class="bpe-id">{token.span.id}</span>'
+        return label_html(self.data[token.span.start : token.span.end])
+
+    def colour(self, token: _Token) -> str:
+        return colour_for(token.index, token.span.id, self.colour_by)
+
+    def token(self, token: _Token, label: str, *, extra_class: str = "", style: str = "", part_of: str | None = None) -> str:
+        span = token.span
+        classes = "bpe-tok" + extra_class
+        if span.id in self.special_ids:
+            classes += " bpe-special"
+        if span.id in self.highlight_ids:
+            classes += " bpe-new"
+        token_bytes = self.data[span.start : span.end]
+        card = ""
+        if self.pieces:
+            card = card_text(f"piece {token.index + 1}", token_bytes, None, part_of)
+        elif self.cards is not None or part_of is not None:
+            number = f"token {token.index + 1} · " if self.numbered else ""
+            about = self.cards.get(span.id) if self.cards is not None else None
+            card = card_text(f"{number}id {span.id}", token_bytes, about, part_of)
+        card_attribute = f' data-card="{html.escape(card)}"' if card else ""
+        return (
+            f'<span class="{classes}" tabindex="-1" data-id="{span.id}" '
+            f'style="background:{self.colour(token)}{style}"{card_attribute}>{label}</span>'
+        )
+
+    def cluster(self, unit: _Unit, text: str) -> str:
+        """Tokens that share a character's bytes: the glyph once, over a bar
+        with one segment per token, as wide as its share of the bytes."""
+        size = unit.end - unit.start
+        stops, done = [], 0
+        for token in unit.tokens:
+            length = token.span.end - token.span.start
+            colour = self.colour(token)
+            stops.append(f"{colour} {100 * done / size:.1f}% {100 * (done + length) / size:.1f}%")
+            done += length
+        part_of = _character_names(text)
+        segments = "".join(
+            self.token(token, "", extra_class=" bpe-part", style=f";--bytes:{token.span.end - token.span.start}",
+                       part_of=part_of)
+            for token in unit.tokens
+        )
+        glyph = "".join(map(_visible_char, text))
+        return (
+            f'<span class="bpe-cluster" style="background:linear-gradient(90deg,{",".join(stops)})">'
+            f'<span class="bpe-glyph">{glyph}</span><span class="bpe-parts">{segments}</span></span>'
+        )
 
 
 def pieces_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """`text` coloured by pre-token piece (character spans from `piece_spans`),
     to show what a split pattern does; unmatched text is struck through."""
-    as_tokens = []
     offsets = byte_offsets(text)
-    for index, (start, end) in enumerate(spans):
-        as_tokens.append(TokenSpan(index, offsets[start], offsets[end]))
+    as_tokens = [TokenSpan(index, offsets[start], offsets[end]) for index, (start, end) in enumerate(spans)]
     return token_html(text, as_tokens, pieces=True)
 
+
+# ------------------------------------------------------------------ chips
 
 CHIP_CSS = """
 <style>
@@ -154,9 +380,9 @@ CHIP_CSS = """
 
 def chip_html(token_bytes: bytes, token_id: int, colour: str) -> str:
     """One token as a labelled chip: its text (or bytes) and its id."""
+    card = html.escape(card_text(f"id {token_id}", token_bytes, None))
     return (
-        f'<span class="bpe-chip" style="background:{colour}" '
-        f'title="{html.escape(token_tooltip(0, token_id, token_bytes, None))}">'
+        f'<span class="bpe-chip" style="background:{colour}" title="{card}">'
         f"{label_html(token_bytes)}<small>{token_id}</small></span>"
     )
 

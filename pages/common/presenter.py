@@ -1,13 +1,10 @@
-"""Presenter mode and keyboard shortcuts: the playground on a projector.
+"""Presenter mode: the playground on a projector.
 
 Presenter mode (`?present=true`, or the toggle in every page's header):
-large type, high contrast, no sidebar or toolbar. Keyboard shortcuts click
-the page's own buttons, so a key does exactly what a click does.
+large type, high contrast, no sidebar or toolbar.
 """
 
 from __future__ import annotations
-
-import json
 
 import streamlit as st
 
@@ -26,28 +23,6 @@ html { font-size: 22px; }
 </style>
 """
 
-# Keys pressed outside a text field click the buttons named in
-# window.bpeShortcuts (key -> Streamlit widget key); each page sets its own.
-SHORTCUTS_HTML = """
-<script>
-window.bpeShortcuts = %s;
-if (!window.bpeShortcutsListening) {
-  window.bpeShortcutsListening = true;
-  document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target.closest("input, textarea, select, [contenteditable='true'], [role='slider']")) return;
-    const widget = (window.bpeShortcuts || {})[event.key];
-    const control = widget && document.querySelector(`.st-key-${widget} button, .st-key-${widget} input`);
-    if (control && !control.disabled) {
-      event.preventDefault();
-      control.click();
-    }
-  });
-}
-</script>
-"""
-
-
 def presenting() -> bool:
     return bool(st.session_state.get(PRESENT, False))
 
@@ -60,8 +35,3 @@ def presenter_toggle() -> None:
     )
     if presenting():
         st.html(PRESENTER_CSS)
-
-
-def keyboard_shortcuts(shortcuts: dict[str, str]) -> None:
-    """Let keys click this page's buttons: {"ArrowRight": "train_next", ...}."""
-    st.html(SHORTCUTS_HTML % json.dumps(shortcuts), unsafe_allow_javascript=True)

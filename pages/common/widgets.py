@@ -1,5 +1,6 @@
 """Widgets several pages share: tokenizer pickers and uploads, the shared
-text box, the token view with its counts, and the step control.
+text box, and the token view with its counts (the step control is in
+`stepper`).
 
 Every widget that defines a view is bound to the link (see `url_state`);
 everything a user typed survives a page change.
@@ -15,7 +16,6 @@ from bpe_core.drawing.tokens import token_html
 from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.names import SHARED_TEXT, TEXT_PARAM
-from pages.common.presenter import keyboard_shortcuts
 from pages.common.tokenizers import keep_loaded, tokenizer_by_name, tokenizer_choices
 from pages.common.url_state import LINKED, initial_value, link_text, linked_text
 
@@ -194,59 +194,3 @@ def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: boo
     show_counts(text, spans)
     show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)
     return text, spans
-
-
-# ----------------------------------------------------------------- steps
-
-SPEEDS = [0.5, 1, 2, 4, 8]  # steps per second while playing
-
-
-def step_control(prefix: str, limit: int, *, label: str, playable: bool = False) -> int:
-    """⏮ ◀ a slider ▶ ⏭ over steps 0..limit, bound to the link as
-    `<prefix>_step`, with the keys → ← Home End; with `playable`, a Play
-    toggle (`<prefix>_playing`, key: space) and its speed (`<prefix>_speed`).
-    Returns the step shown. Train steps through merges learned, Encode
-    replay through merges applied: one control, so both work alike."""
-    key = f"{prefix}_step"
-    clamp_step(key, limit)
-    widths = [1, 1, 1, 1, 6, 2, 2] if playable else [1, 1, 8, 1, 1]
-    columns = st.columns(widths, vertical_alignment="bottom")
-    buttons = {
-        "first": ("⏮", "First step", dict(to=0)),
-        "previous": ("◀", "Previous merge", dict(delta=-1)),
-        "next": ("▶", "Next merge", dict(delta=1)),
-        "last": ("⏭", "Last step", dict(to=limit)),
-    }
-    places = ["first", "previous", "next", "last"] if playable else ["first", "previous", None, "next", "last"]
-    slider_column = columns[4] if playable else columns[2]
-    for column, name in zip(columns, places):
-        if name is None:
-            continue
-        icon, help_text, move = buttons[name]
-        column.button(icon, key=f"{prefix}_{name}", on_click=move_step, args=(key, limit), kwargs=move,
-                      help=help_text, width="stretch")
-    slider_column.slider(label, 0, max(limit, 1), key=key, disabled=limit == 0, **LINKED)
-    shortcuts = {"ArrowRight": f"{prefix}_next", "ArrowLeft": f"{prefix}_previous",
-                 "Home": f"{prefix}_first", "End": f"{prefix}_last"}
-    if playable:
-        columns[5].toggle("Play", key=f"{prefix}_playing", disabled=limit == 0)
-        columns[6].select_slider("Steps per second", SPEEDS, value=1, key=f"{prefix}_speed")
-        shortcuts[" "] = f"{prefix}_playing"
-    keyboard_shortcuts(shortcuts)
-    return st.session_state[key]
-
-
-def clamp_step(key: str, limit: int) -> None:
-    """Keep a bound step inside 0..limit: a link (or an earlier, longer
-    trace) may ask for a step that is not there."""
-    try:
-        step = int(initial_value(key, 0))
-    except (TypeError, ValueError):
-        step = 0
-    st.session_state[key] = min(max(step, 0), limit)
-
-
-def move_step(key: str, limit: int, delta: int = 0, to: int | None = None) -> None:
-    """A button's callback: move a bound step by `delta`, or `to` a step."""
-    step = st.session_state.get(key, 0) + delta if to is None else to
-    st.session_state[key] = min(max(step, 0), limit)

@@ -1,0 +1,43 @@
+"""What a token's card says about where it came from.
+
+A token view's card shows, for each token, how the tokenizer made it: a
+single byte (or character) it started with, or the merge that made it, with
+the two tokens merged. For a tokenizer trained here that is its merge step;
+for a vocabulary given as ranks (tiktoken's files) it is the rank, and the
+two parts are recovered from the ranks (see `Tokenizer.merge_parts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..tokenizer import Tokenizer
+from .labels import label_text
+
+
+def token_origins(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, str]:
+    """One line per distinct id: what it is and what it was merged from."""
+    return {token_id: token_origin(tokenizer, token_id) for token_id in set(ids)}
+
+
+def token_origin(tokenizer: Tokenizer, token_id: int) -> str:
+    if token_id in tokenizer.special_tokens.values():
+        return "special token: never merged, never split"
+    if token_id == tokenizer.unknown_id:
+        return "unknown character: stands for any character training never saw"
+    if token_id < tokenizer.first_merge_id:
+        return "a single byte: where byte-level BPE starts" if tokenizer.units == "bytes" else "a single character of the alphabet"
+    parts = tokenizer.merge_parts(token_id)
+    if tokenizer.trace:
+        step = token_id - tokenizer.first_merge_id + 1
+        made = f"merge {step:,} of {len(tokenizer.trace):,}"
+    else:
+        made = f"rank {token_id:,}"
+    if parts is None:
+        return made
+    left, right = parts
+    return f"{made}: {_named(tokenizer, left)} + {_named(tokenizer, right)}"
+
+
+def _named(tokenizer: Tokenizer, token_id: int) -> str:
+    return f"'{label_text(tokenizer.token_bytes(token_id))}' ({token_id})"

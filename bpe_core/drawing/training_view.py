@@ -1,0 +1,118 @@
+"""The step-through view of a training run as data a browser steps through
+on its own: JSON-ready, with every piece of text already escaped HTML.
+
+A span of steps is held at once (see `analysis.training_view`): for each
+step its merge, the corpus's length and the leading pairs; the shown text
+as stretches, each with its HTML after every merge that changed it; the
+labels and colours of every token these mention; and the curve of the
+corpus's length over the whole run. The browser's part (pages/common/
+stepper.js) only picks and joins.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from ..analysis.token_cards import token_origins
+from ..analysis.training_view import WindowPiece
+from ..merge_learning import Pair
+from ..tokenizer import Tokenizer
+from ..utf8 import encodable
+from .palette import colour_for
+from .tokens import card_text, dropped_markup, flow, label_html, token_markup
+
+CURVE_POINTS = 300  # the curve of the corpus's length is drawn through at most this many points
+VOCABULARY_SHOWN = 80  # newest learned tokens shown beside the text
+
+
+def training_view_data(
+    tokenizer: Tokenizer,
+    text: str,
+    pieces: Sequence[WindowPiece],
+    leading_pairs: Sequence[Sequence[tuple[Pair, int]]],
+    steps: range,
+    *,
+    corpus_bytes: int,
+    corpus_chars: int,
+    words: bool = False,
+) -> dict:
+    """What the browser needs to show every step in `steps` of `tokenizer`'s
+    training: `text` (the start of the corpus) cut into `pieces`, and the
+    leading pairs before each step's next merge. With `words`, `text` is a
+    word list (`analysis.training_view.word_list`): what lies between its
+    pieces are the words' counts, not text the split pattern drops."""
+    data = encodable(text).encode("utf-8")
+    trace = tokenizer.trace
+    merges = [_merge_row(trace[step - 1]) if step else None for step in steps]
+    shown_ids = {token.id for piece in pieces for _, tokens in piece.versions for token in tokens}
+    labelled = (
+        {token_id for row in merges if row for token_id in row[:3]}
+        | {pair_id for ranking in leading_pairs for pair, _ in ranking for pair_id in pair}
+        | {tokenizer.first_merge_id + step - 1 for step in range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)}
+    )
+    fragments: dict[str, int] = {}  # HTML -> index: equal stretches (" the" ...) are sent once
+    special_ids = set(tokenizer.special_tokens.values())
+
+    def fragment(piece: WindowPiece, tokens) -> int:
+        if piece.versions:
+            markup = token_markup(data, tokens, special_ids=special_ids)
+        elif words:  # a word's count
+            markup = f'<span class="trn-count">{html.escape(data[piece.start : piece.end].decode("utf-8"))}</span>'
+        else:  # text the split pattern drops: struck through at every step
+            markup = dropped_markup(data[piece.start : piece.end])
+        return fragments.setdefault(markup, len(fragments))
+
+    texts = [data[piece.start : piece.end].decode("utf-8", errors="replace") for piece in pieces]
+    rtl, breaks = flow(texts)
+    stretches = [
+        [int(right_to_left), int(may_break), _held_versions(piece, steps, fragment)]
+        for piece, right_to_left, may_break in zip(pieces, rtl, breaks)
+    ]
+    return {
+        "total": len(trace),
+        "start": steps.start,
+        "units": tokenizer.units,
+        "firstMergeId": tokenizer.first_merge_id,
+        "corpusBytes": corpus_bytes,
+        "corpusChars": corpus_chars,
+        "initialTokens": corpus_bytes if tokenizer.units == "bytes" else corpus_chars,
+        "merges": merges,
+        "pairs": [[[left, right, count] for (left, right), count in ranking] for ranking in leading_pairs],
+        "labels": {
+            token_id: [label_html(tokenizer.token_bytes(token_id)), colour_for(0, token_id, "id")]
+            for token_id in sorted(labelled)
+            if token_id < tokenizer.n_vocab
+        },
+        "cards": {token_id: card_text(f"id {token_id}", tokenizer.token_bytes(token_id), origin)
+                  for token_id, origin in token_origins(tokenizer, shown_ids).items()},
+        "stretches": stretches,
+        "fragments": list(fragments),
+        "curve": corpus_curve(tokenizer, corpus_bytes if tokenizer.units == "bytes" else corpus_chars),
+    }
+
+
+def _merge_row(step) -> list[int]:
+    """A merge as [left id, right id, new id, count, corpus tokens afterwards]."""
+    (left, right) = step.pair
+    return [left, right, step.new_id, step.count, step.corpus_tokens]
+
+
+def _held_versions(piece: WindowPiece, steps: range, fragment) -> list[list[int]]:
+    """[from step, fragment] for the versions of `piece` that some step in
+    `steps` shows: the one in force at the first step, and those after."""
+    if not piece.versions:
+        return [[0, fragment(piece, ())]]
+    held = [(from_step, tokens) for from_step, tokens in piece.versions if from_step < steps.stop]
+    first = max(index for index, (from_step, _) in enumerate(held) if from_step <= steps.start)
+    return [[from_step, fragment(piece, tokens)] for from_step, tokens in held[first:]]
+
+
+def corpus_curve(tokenizer: Tokenizer, initial_tokens: int) -> list[list[int]]:
+    """[step, corpus tokens] through the whole run, at most CURVE_POINTS of them."""
+    lengths = [initial_tokens] + [step.corpus_tokens for step in tokenizer.trace]
+    stride = max(1, len(lengths) // CURVE_POINTS)
+    points = [[step, lengths[step]] for step in range(0, len(lengths), stride)]
+    if points[-1][0] != len(lengths) - 1:
+        points.append([len(lengths) - 1, lengths[-1]])
+    return points

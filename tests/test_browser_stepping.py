@@ -1,0 +1,143 @@
+"""Stepping through training on stage, in a real Chromium: keys work as soon
+as the page has loaded, a step is drawn in the browser without asking the
+server, Play keeps its pace, and the server hears the step once the
+presenter pauses (a link, the try-it box and a new session follow it)."""
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import expect
+
+from bpe_core import train
+from bpe_core.samples import catalog
+from tests.browser import assert_no_exception, new_page, open_page, run, screenshot
+
+pytestmark = pytest.mark.browser
+
+# Times the page itself records (performance.now(), in ms): every message the
+# page sends its server, and every key pressed.
+RECORD_SENDS_AND_KEYS = """
+window.__sent = [];
+const send = WebSocket.prototype.send;
+WebSocket.prototype.send = function (...args) { window.__sent.push(performance.now()); return send.apply(this, args); };
+window.__keys = [];
+document.addEventListener("keydown", () => window.__keys.push(performance.now()), true);
+"""
+
+# Times at which the step control showed each step: [time, step].
+RECORD_STEPS = """element => {
+  window.__steps = [];
+  new MutationObserver(() => window.__steps.push([performance.now(), Number(element.dataset.step)]))
+    .observe(element, {attributes: true, attributeFilter: ["data-step"]});
+}"""
+
+
+@pytest.fixture(scope="module")
+def trace():
+    """What the Train page shows for English prose, GPT-4 pattern, 1,500 tokens."""
+    return train(catalog()["english_prose"].load(), vocab_size=1_500, pattern="cl100k",
+                 special_tokens=("<|endoftext|>",)).trace
+
+
+def heading(page):
+    return page.locator(".trn-heading")
+
+
+def step_in_link(page) -> int:
+    return int(parse_qs(urlparse(page.url).query).get("train_step", ["0"])[0])
+
+
+def test_a_key_press_steps_in_the_browser_with_no_message_to_the_server(server, browser, trace):
+    page = new_page(browser)
+    page.add_init_script(RECORD_SENDS_AND_KEYS)
+    open_page(page, f"{server.url}/train?train_vocab=1500", "Train")
+    expect(heading(page)).to_contain_text("Step 0")
+    page.locator(".stp").evaluate(RECORD_STEPS)
+    runs_before = page.finished_runs
+    page.keyboard.press("ArrowRight")  # no click first: keys work as soon as the page has loaded
+    expect(heading(page)).to_contain_text(f"Merge 1 of {len(trace):,}")
+    shown_at = page.evaluate("window.__steps[0][0]")
+    pressed_at = page.evaluate("window.__keys[window.__keys.length - 1]")
+    sent_between = page.evaluate(f"window.__sent.filter(t => t >= {pressed_at} && t <= {shown_at}).length")
+    assert sent_between == 0 and page.finished_runs == runs_before
+    merge = trace[0]
+    expect(page.locator(".trn-chips")).to_contain_text(str(merge.new_id))
+    expect(page.locator(".trn-text .bpe-new").first).to_be_visible()  # the new token, outlined in the text
+    expect(page.locator(".trn-pairs tbody tr").first).to_contain_text(f"{trace[1].count:,}")
+    assert_no_exception(page)
+    page.context.close()
+
+
+def test_buttons_slider_and_keys_move_through_the_run(server, page, trace):
+    open_page(page, f"{server.url}/train?train_vocab=1500", "Train")
+    for step in (1, 2, 3):
+        page.get_by_role("button", name="Next step").click()
+        expect(heading(page)).to_contain_text(f"Merge {step} of")
+    page.keyboard.press("ArrowLeft")
+    expect(heading(page)).to_contain_text("Merge 2 of")
+    page.get_by_role("button", name="First step").click()
+    expect(heading(page)).to_contain_text("Step 0")
+    page.locator(".stp-slider").fill("40")
+    expect(heading(page)).to_contain_text(f"Merge 40 of {len(trace):,}")
+    expect(page.locator(".trn-pairs tbody tr").first).to_contain_text(f"{trace[40].count:,}")
+    expect(page).to_have_url(re.compile(r"train_step=40(&|$)"))  # the address bar follows at once
+    assert_no_exception(page)
+
+
+def test_a_step_past_the_steps_held_fetches_them_and_lands_there(server, page, trace):
+    assert len(trace) > 1_000  # more than the browser holds at once
+    open_page(page, f"{server.url}/train?train_vocab=1500", "Train")
+    page.keyboard.press("End")
+    expect(heading(page)).to_contain_text(f"Merge {len(trace):,} of {len(trace):,}")
+    expect(page.locator(".trn-chips")).to_contain_text(str(trace[-1].new_id))
+    page.keyboard.press("Home")
+    expect(heading(page)).to_contain_text("Step 0")
+    assert_no_exception(page)
+
+
+def test_play_keeps_its_pace_of_8_steps_a_second(server, page):
+    open_page(page, f"{server.url}/train?train_vocab=1500&train_speed=8", "Train")
+    expect(page.locator(".stp-speed")).to_have_value("8")
+    page.locator(".stp").evaluate(RECORD_STEPS)
+    page.keyboard.press(" ")
+    expect(page.locator(".stp-play")).to_have_text("⏸ Pause")
+    page.wait_for_function("window.__steps.length && window.__steps[window.__steps.length - 1][1] >= 40")
+    page.keyboard.press(" ")
+    expect(page.locator(".stp-play")).to_have_text("▶ Play")
+    steps = page.evaluate("window.__steps")
+    (first_time, first_step), (last_time, last_step) = steps[0], steps[-1]
+    rate = (last_step - first_step) / ((last_time - first_time) / 1000)  # by the page's own clock
+    assert 7.2 <= rate <= 8.8, rate
+    paused_at = last_step
+    expect(page).to_have_url(re.compile(rf"train_step={paused_at}(&|$)"))
+    page.get_by_role("button", name="Next step").click()  # stepping by hand goes on from there
+    expect(heading(page)).to_contain_text(f"Merge {paused_at + 1:,} of")
+
+
+def test_the_server_hears_the_step_once_the_presenter_pauses(server, browser, page, trace):
+    open_page(page, f"{server.url}/train?train_vocab=1500&train_step=7", "Train")
+    expect(heading(page)).to_contain_text(f"Merge 7 of {len(trace):,}")
+    run(page, lambda: page.keyboard.press("ArrowRight"))  # the pause's message reruns the step view
+    expect(page.get_by_text("as of step 8")).to_be_visible()  # the try-it box follows
+    expect(page).to_have_url(re.compile(r"train_step=8(&|$)"))
+
+    other = new_page(browser)  # the link, opened in a new session, lands on the same merge
+    open_page(other, page.url, "Train")
+    expect(heading(other)).to_contain_text(f"Merge 8 of {len(trace):,}")
+    expect(other.locator(".trn-chips")).to_contain_text(str(trace[7].new_id))
+    assert_no_exception(other)
+    other.context.close()
+
+
+def test_a_token_in_the_text_opens_its_card_on_focus(server, page):
+    open_page(page, f"{server.url}/train?train_vocab=1500&train_step=60", "Train")
+    token = page.locator(".trn-text .bpe-tok").first
+    token.click()
+    expect(token).to_be_focused()
+    card = token.get_attribute("data-card")
+    assert card.startswith("id ") and "bytes:" in card
+    page.keyboard.press("ArrowRight")  # within the text, arrows walk the tokens, not the steps
+    expect(page.locator(".trn-text .bpe-tok").nth(1)).to_be_focused()
+    expect(heading(page)).to_contain_text("Merge 60 of")
+    screenshot(page, "train-card")

@@ -11,6 +11,7 @@ from bpe_core.analysis.downloads import frame_csv
 from bpe_core.drawing.comparison import aligned_rows_html, token_count_figure
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
+from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import OPENAI_ENCODINGS, STARTER, TRAINED_HERE, tokenizer_by_name, tokenizer_choices
 from pages.common.url_state import LINKED
 from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice
@@ -33,10 +34,12 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     results = {name: encode_for_view(tokenizer, text, allow_special=allow_special) for name, tokenizer in tokenizers.items()}
     rows = summary_rows(text, results)
     table_column, chart_column = st.columns(2)
-    table_column.dataframe(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
+    with table_column:
+        show_table(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
     table_column.download_button("Summary (CSV)", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
                                  "text/csv", key="compare_summary_csv", on_click="ignore")
-    chart_column.plotly_chart(token_count_figure(rows))
+    with chart_column:
+        show_figure(token_count_figure(rows))
 
     st.subheader("Token boundaries, line by line")
     st.caption(
@@ -63,7 +66,7 @@ def show_differences(text: str, results: dict) -> None:
         + (f"; the first {len(shown):,} are listed." if len(shown) < len(stretches) else ".")
         + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
     )
-    st.dataframe(stretch_table(shown), hide_index=True)
+    show_table(stretch_table(shown), hide_index=True)
     st.download_button("All differing stretches (CSV)", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
                        "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 
@@ -72,22 +75,24 @@ page_header(
     "Compare",
     "One text through several tokenizers: how many tokens each needs, and exactly where they split differently.",
 )
-text = shared_text("Text to compare")
-picker_column, special_column = st.columns([4, 1])
-with picker_column:
-    own = TRAINED_HERE if TRAINED_HERE in tokenizer_choices() else STARTER
-    selected = pick_tokenizers("Tokenizers", COMPARE_TOKENIZERS, [own, *OPENAI_ENCODINGS])
-with special_column:
-    special = st.toggle(
-        "Special tokens",
-        key="compare_special",
-        **LINKED,
-        help="Encode `<|endoftext|>` as a special token",
-    )
 
-if len(selected) < 2:
-    st.info("Choose at least two tokenizers to compare.")
-elif not text:
-    st.info("Type or paste some text above to see how the tokenizers split it.")
-else:
-    show_comparison(text, selected, special)
+
+@st.fragment  # typing reruns the comparison, not the page
+def comparison() -> None:
+    text = shared_text("Text to compare")
+    picker_column, special_column = st.columns([4, 1])
+    with picker_column:
+        own = TRAINED_HERE if TRAINED_HERE in tokenizer_choices() else STARTER
+        selected = pick_tokenizers("Tokenizers", COMPARE_TOKENIZERS, [own, *OPENAI_ENCODINGS])
+    with special_column:
+        special = st.toggle("Special tokens", key="compare_special", **LINKED,
+                            help="Encode `<|endoftext|>` as a special token")
+    if len(selected) < 2:
+        st.info("Choose at least two tokenizers to compare.")
+    elif not text:
+        st.info("Type or paste some text above to see how the tokenizers split it.")
+    else:
+        show_comparison(text, selected, special)
+
+
+comparison()

@@ -25,6 +25,7 @@ from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, com
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
+from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained, train_on
 from pages.common.url_state import LINKED, whole_number_input
 
@@ -179,7 +180,7 @@ def reading_guide(show_reference: bool, with_trained_here: bool) -> None:
 def show_numbers(curves: dict, reference: dict) -> None:
     table = compression_table(curves, reference)
     with st.expander("The numbers"):
-        st.dataframe(table, hide_index=True, width="stretch")
+        show_table(table, hide_index=True, width="stretch")
     st.download_button(
         "Download the numbers (CSV)", frame_csv(table), "compression.csv", "text/csv",
         key="compression_csv", on_click="ignore",
@@ -197,6 +198,6 @@ else:
         if not settings["show_reference"]:
             reference = {}
         figure = compression_figure(curves, reference, metric=settings["metric"], log_x=settings["log_x"])
-        st.plotly_chart(figure, key="compression_chart")
+        show_figure(figure, key="compression_chart")
         reading_guide(settings["show_reference"], TRAINED_HERE in corpus_ids)
         show_numbers(curves, reference)

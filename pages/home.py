@@ -20,7 +20,7 @@ with settings:
         "Special tokens", key="home_special", help="Encode <|endoftext|> as a special token", **LINKED
     )
 with text_column:
-    text_with_tokens(tokenizer, allow_special=allow_special, label="Type or paste anything")
+    st.fragment(text_with_tokens)(tokenizer, allow_special=allow_special, label="Type or paste anything")
 
 st.subheader("Pages")
 page_links([page for page in PAGES if page is not HOME])

@@ -12,8 +12,9 @@ from pages.common.widgets import pick_tokenizer, text_with_tokens, tokenizer_upl
 
 page_header(
     "Inspect",
-    "Every token is a coloured span; hover for its id and bytes. Spaces show as ·, tabs as →, "
-    "line breaks as ↵, and bytes that are only part of a character as <E3 81>.",
+    "Every token is a coloured span; hover, click or Tab to a token for its card: id, bytes, rank and the two "
+    "tokens it was merged from. Spaces show as ·, tabs as →, line breaks as ↵, and a character whose bytes "
+    "tokens share is drawn once, over a bar of those tokens.",
 )
 
 settings, view = st.columns([1, 3])
@@ -28,7 +29,10 @@ with settings:
                               help="Encode text such as <|endoftext|> as the special token")
     with st.expander("Load your own tokenizer"):
         tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
-with view:
+
+
+@st.fragment  # typing reruns the view, not the page
+def token_view(tokenizer, allow_special: bool, show_ids: bool, colour_by: str) -> None:
     text, spans = text_with_tokens(
         tokenizer, allow_special=allow_special, show_ids=show_ids, colour_by=colour_by, height=200
     )
@@ -39,6 +43,10 @@ with view:
                         key="inspect_png", on_click="ignore", help="This token view as a picture, for slides")
     svg.download_button("Slide (SVG)", lambda: tokens_svg(text, spans, **slide), "tokens.svg", "image/svg+xml",
                         key="inspect_svg", on_click="ignore", help="This token view as a scalable drawing")
+
+
+with view:
+    token_view(tokenizer, allow_special, show_ids, colour_by)
 
 with st.expander("Decode token ids"):
     typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")

@@ -28,6 +28,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import script_figure
 from pages.common.navigation import page_header
+from pages.common.presenter import show_figure, show_table
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
@@ -130,7 +131,7 @@ COLUMN_CONFIG = {
 
 def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     columns = [name for name in COLUMN_CONFIG if name != "learned_at_step" or tokenizer.trace]
-    st.dataframe(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
+    show_table(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
     st.download_button(
         "Download these tokens (CSV)", functools.partial(frame_csv, matches),
         file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
@@ -178,7 +179,7 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     st.text(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex):")
     st.code(detail.hex, language=None)
-    st.dataframe(code_points(detail.token_bytes), hide_index=True)
+    show_table(code_points(detail.token_bytes), hide_index=True)
 
 
 # ------------------------------------------------------------------- page
@@ -211,7 +212,7 @@ chart, detail = st.columns([3, 2])
 with chart:
     st.subheader("Tokens per script")
     st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
-    st.plotly_chart(script_figure(script_counts(table)), key="vocab_chart")
+    show_figure(script_figure(script_counts(table)), key="vocab_chart")
 with detail:
     st.subheader("One token")
     chosen = whole_number_input(

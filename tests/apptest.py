@@ -35,8 +35,13 @@ def messages(elements) -> list[str]:
 
 
 def all_html(at: AppTest) -> str:
-    """The page's HTML views, without the header's copy-link button (our own script)."""
-    return "\n".join(element.value for element in at.html if "bpe-copy-link" not in element.value)
+    """The page's HTML views, without the page's own scripts (the copy-link
+    button, the keys of token views and of presenter mode)."""
+    return "\n".join(element.value for element in at.html if not is_page_script(element.value))
+
+
+def is_page_script(markup: str) -> bool:
+    return "bpe-copy-link" in markup or markup.lstrip().startswith("<script>\nif (!window.bpe")
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -74,3 +79,14 @@ def training_text_at(view: dict, step: int) -> str:
                 fragment = index
         parts.append(view["fragments"][fragment])
     return "".join(parts)
+
+
+def type_text(at: AppTest, text: str) -> AppTest:
+    """Do what the shared text box does when the typist pauses: send its text."""
+    at.session_state["shared_text_box"] = {"text": text}
+    return at.run()
+
+
+def shared_box_text(at: AppTest) -> str:
+    """The text the shared text box shows."""
+    return component_data(at, "bpe_playground.live_text")["value"]

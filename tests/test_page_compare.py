@@ -4,7 +4,7 @@
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.encodings import tiktoken_encoding
-from tests.apptest import open_page
+from tests.apptest import all_html, open_page, type_text
 
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 KEY = "compare_tokenizers"
@@ -15,7 +15,7 @@ def open_compare() -> AppTest:
 
 
 def compare(at: AppTest, text: str, names=OPENAI) -> AppTest:
-    at.text_area(key="shared_text").input(text)
+    at.session_state["shared_text_box"] = {"text": text}  # as the box sends it when the typist pauses
     at.multiselect(key=KEY).set_value(names)
     at.run()
     assert not at.exception
@@ -23,8 +23,8 @@ def compare(at: AppTest, text: str, names=OPENAI) -> AppTest:
 
 
 def content_html(at: AppTest) -> str:
-    """The page's HTML views, without the header's copy-link button (our own script)."""
-    return "".join(element.value for element in at.html if "bpe-copy-link" not in element.value)
+    """The page's HTML views, without its own scripts."""
+    return all_html(at)
 
 
 def token_counts(at: AppTest) -> dict[str, int]:
@@ -34,7 +34,7 @@ def token_counts(at: AppTest) -> dict[str, int]:
 
 def test_first_visit_compares_the_home_text_with_the_starter_and_openai_tokenizers():
     at = open_page()
-    at.text_area(key="shared_text").input("Typed on the home page").run()
+    type_text(at, "Typed on the home page")
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.multiselect(key=KEY).value == ["starter", *OPENAI]

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core.analysis.quirks import QUIRKS
 from bpe_core.encodings import tiktoken_encoding
-from tests.apptest import metric, open_page
+from tests.apptest import metric, open_page, shared_box_text
 from tests.test_render import visible_text
 
 PAGE = "pages/quirks.py"
@@ -41,7 +41,7 @@ def test_one_card_per_quirk_with_tiktoken_counts():
 def test_open_lands_in_the_view_with_the_text_and_tokenizers_in_its_link(quirk):
     at = click_open(quirk)
     assert [title.value for title in at.title] == [VIEW_TITLES[quirk.view]]
-    assert at.text_area(key="shared_text").value == quirk.text
+    assert shared_box_text(at) == quirk.text
     assert at.query_params["text"] == quirk.text
     if quirk.view == "inspect":
         assert at.selectbox(key="inspect_tokenizer").value == quirk.inspect_tokenizer

@@ -9,7 +9,9 @@ from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.formats import hf_tokenizer_json
 from bpe_core.samples import catalog
-from tests.apptest import all_html, component_data, messages, metric, open_page, tell_position, training_text_at
+from tests.apptest import (
+    all_html, component_data, messages, metric, open_page, shared_box_text, tell_position, training_text_at, type_text,
+)
 from tests.conftest import ROOT
 from tests.test_render import visible_text
 
@@ -35,7 +37,7 @@ def test_every_page_file_is_in_the_navigation_and_lives_at_its_file_name():
 
 def test_home_colours_the_demo_text_with_tiktoken_counts():
     at = open_page()
-    text = at.text_area(key="shared_text").value
+    text = shared_box_text(at)
     assert metric(at, "Tokens") == f"{len(tiktoken_encoding('cl100k_base').encode(text)):,}"
     assert "bpe-tok" in all_html(at)
     assert len(at.get("page_link")) >= 4
@@ -43,16 +45,16 @@ def test_home_colours_the_demo_text_with_tiktoken_counts():
 
 def test_home_switches_tokenizer():
     at = open_page()
-    at.text_area(key="shared_text").input("hello world, hello tokens").run()
+    type_text(at, "hello world, hello tokens")
     at.selectbox(key="home_tokenizer").set_value("gpt2").run()
     assert metric(at, "Tokens") == str(len(tiktoken_encoding("gpt2").encode("hello world, hello tokens")))
 
 
 def test_typed_markup_is_shown_as_text():
     at = open_page()
-    at.text_area(key="shared_text").input(XSS).run()
+    type_text(at, XSS)
     markup = all_html(at)
-    token_view = next(element.value for element in at.html if "bpe-text" in element.value)
+    token_view = next(element.value for element in at.html if '<div class="bpe-text"' in element.value)
     assert visible_text(token_view) == XSS.replace(" ", "·")
     assert "<script" not in markup and "<img" not in markup
     assert not any("bold" in m.value and "**" not in m.value for m in at.markdown)
@@ -185,7 +187,7 @@ def test_trained_tokenizer_is_offered_on_other_pages():
 def test_inspect_counts_equal_tiktoken_and_ids_can_be_shown():
     at = open_page("pages/inspect.py")
     text = "Tokenization is fun! 12345 🚀"
-    at.text_area(key="shared_text").input(text).run()
+    type_text(at, text)
     at.selectbox(key="inspect_tokenizer").set_value("o200k_base").run()
     ids = tiktoken_encoding("o200k_base").encode(text)
     assert metric(at, "Tokens") == str(len(ids))
@@ -196,7 +198,7 @@ def test_inspect_counts_equal_tiktoken_and_ids_can_be_shown():
 
 def test_inspect_special_tokens_follow_the_switch():
     at = open_page("pages/inspect.py")
-    at.text_area(key="shared_text").input("end<|endoftext|>").run()
+    type_text(at, "end<|endoftext|>")
     assert any("special token" in i.value for i in at.info)
     assert "bpe-tok bpe-special" not in all_html(at)
     at.toggle(key="inspect_special").set_value(True).run()
@@ -231,7 +233,7 @@ def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
     from bpe_core.encodings import RANK_FILES, load_encoding
 
     at = open_page("pages/inspect.py")
-    at.text_area(key="shared_text").input("Hello tokens 12345").run()
+    type_text(at, "Hello tokens 12345")
     at.selectbox(key="inspect_upload_pattern").set_value("cl100k").run()
     data = (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes()
     at.file_uploader(key="inspect_upload").upload("cl100k.tiktoken.gz", data, "application/gzip").run()

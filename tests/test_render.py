@@ -95,11 +95,12 @@ def test_a_character_split_across_tokens_is_drawn_once_as_its_glyph():
     assert "\ufffd" not in markup
 
 
-def test_an_emoji_shows_its_glyph_even_when_its_bytes_are_split():
+def test_an_emoji_or_an_accented_letter_is_drawn_whole_over_the_tokens_that_share_it():
     tok = load_encoding("cl100k_base")
-    text = "👍🏽"
+    text = "👍🏽 e\u0301"  # a thumb with a skin tone (two code points); e with a combining accent
     markup = token_html(text, tok.encode_with_offsets(text))
-    assert visible_text(markup) == "👍🏽"
+    assert visible_text(markup) == text.replace(" ", "·")
+    assert texts_inside(markup, "bpe-glyph") == ["👍🏽", "·e\u0301"]  # each drawn once, whole
     assert len(token_spans(markup)) == len(tok.encode(text))
 
 

@@ -7,8 +7,10 @@ What the reader must be able to see, honestly:
 - whitespace, which tokenizers care about a lot: a space is shown as "·",
   a tab as "→", a line break as "↵" followed by a real break;
 - characters that tokens split: byte-level BPE may cut "あ" (E3 81 82) into
-  E3 81 + 82. Such a character is drawn once, as its glyph, over a bar of
-  the tokens that share its bytes; each token's bytes are on its card;
+  E3 81 + 82, and any tokenizer may cut "👍🏽" or "é" (e + accent) between
+  the code points drawn as one. Such a character is drawn once, as its
+  glyph, over a bar of the tokens that share it; each token's bytes are on
+  its card;
 - right-to-left text in its reading order: each token is isolated (drawn
   as one unit), and runs of right-to-left tokens read right to left;
 - what a token is: hovering, focusing (Tab into the view, then ← →) or
@@ -26,6 +28,8 @@ import html
 import unicodedata
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+import regex
 
 from ..analysis.labels import byte_offsets, label_text, split_stray_bytes, visible_marker
 from ..tokenizer import TokenSpan
@@ -134,21 +138,30 @@ class _Unit:
         return not self.tokens
 
 
-def _is_continuation(data: bytes, offset: int) -> bool:
-    """Whether `offset` falls inside a character (before a UTF-8 continuation byte)."""
-    return offset < len(data) and data[offset] & 0xC0 == 0x80
+def grapheme_ends(data: bytes, offset: int = 0) -> set[int]:
+    """Byte offsets (counted from `offset`) where a user-perceived character
+    (a grapheme cluster: "é" as e + accent, "👍🏽", "👩‍💻", a flag) ends."""
+    ends = set()
+    for match in regex.finditer(r"\X", data.decode("utf-8", errors="replace")):
+        offset += len(match[0].encode("utf-8"))
+        ends.add(offset)
+    return ends
 
 
 def _units(data: bytes, spans: Sequence[TokenSpan]) -> Iterator[_Unit]:
     """The tokens in order, with dropped text between them, and tokens that
-    split a character grouped with their neighbours until every unit holds
-    whole characters."""
-    position, cluster = spans[0].start if spans else 0, []
+    split a character (a byte sequence, or a cluster of code points drawn
+    as one, such as "👍🏽") grouped with their neighbours until every unit
+    holds whole characters."""
+    if not spans:
+        return
+    ends = grapheme_ends(data[spans[0].start : spans[-1].end], spans[0].start)
+    position, cluster = spans[0].start, []
     for index, span in enumerate(spans):
         if not cluster and span.start > position:
             yield _Unit(position, span.start, ())
         cluster.append(_Token(index, span))
-        if not _is_continuation(data, span.end):
+        if span.end in ends or span.end >= spans[-1].end:
             yield _Unit(cluster[0].span.start, span.end, tuple(cluster))
             cluster = []
         position = span.end

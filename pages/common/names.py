@@ -42,8 +42,10 @@ VOCABULARY = PageInfo(
 PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, TAX, REPLAY, QUIRKS, VOCABULARY]
 
 # Session keys (and link parameters) that more than one page reads or sets.
-SHARED_TEXT = "shared_text"  # the text box of Home, Inspect and Compare
-TEXT_PARAM = "text"  # ... and its link parameter
+SHARED_TEXT = "shared_text"  # the text of the box Home, Inspect and Compare share ...
+SHARED_TEXT_BOX = "shared_text_box"  # ... the box itself ...
+TYPED_LAST = "shared_text_typed"  # ... what it had sent when last read ...
+TEXT_PARAM = "text"  # ... and the text's link parameter
 TRAINED = "trained"  # the Train page's result; in a link, the recipe that rebuilds it
 LOADED_TOKENIZERS = "loaded_tokenizers"  # tokenizers this session loaded from files
 PRESENT = "present"  # presenter mode, also ?present=true

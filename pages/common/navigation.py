@@ -22,9 +22,10 @@ import threading
 import streamlit as st
 
 from pages.common.names import PAGES, TRAINED, PageInfo
-from pages.common.presenter import presenter_toggle
+from pages.common.presenter import presenter_navigation, presenter_toggle, presenting
 from pages.common.tokenizers import restore_trained_from_link, session_trained
 from pages.common.url_state import copy_link_button, link_value
+from pages.common.widgets import token_view_keys
 
 _frame = threading.local()  # each session's script runs in a thread of its own
 
@@ -41,7 +42,9 @@ def run_app() -> None:
     st.set_page_config(page_title="BPE playground", page_icon="🧩", layout="wide")
     _frame.active = True
     try:
-        st.navigation(app_pages()).run()
+        page = st.navigation(app_pages())
+        _frame.page = next(info for info in PAGES if info.url_path == page.url_path)
+        page.run()
     finally:
         _frame.active = False
 
@@ -69,7 +72,11 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
             presenter_toggle()
         with copy:
             copy_link_button()
-    st.caption(intro)
+    if presenting():
+        presenter_navigation(_frame.page)
+    with st.container(key="intro"):
+        st.caption(intro)
+    token_view_keys()
     if carries_trained:
         trained = session_trained()
         link_value(TRAINED, trained.recipe.as_link() if trained and trained.recipe else None)

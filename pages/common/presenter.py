@@ -1,27 +1,61 @@
 """Presenter mode: the playground on a projector.
 
-Presenter mode (`?present=true`, or the toggle in every page's header):
-large type, high contrast, no sidebar or toolbar.
+Presenter mode (`?present=true`, or the toggle in every page's header)
+makes everything larger and plainer, to be read from the back of a room:
+
+- the root font grows, and everything sized in rem with it: text, token
+  views, the step control, text boxes, pickers;
+- tables are drawn as plain HTML tables, which scale (Streamlit's data
+  grid draws on a canvas at a fixed size), and charts get larger type;
+- the sidebar, the toolbar and the intro texts go; instead, each page has a
+  link to the previous and the next page, also on the keys Page Up and
+  Page Down (what a presentation clicker sends).
 """
 
 from __future__ import annotations
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from pages.common.names import PRESENT
+from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
 
 PRESENTER_CSS = """
 <style>
-html { font-size: 22px; }
+html { font-size: clamp(20px, 1.25vw, 30px); }
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
-[data-testid="stToolbar"], [data-testid="stDecoration"], footer { display: none !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.5rem; max-width: 100%; }
+[data-testid="stToolbar"], [data-testid="stDecoration"], footer, .st-key-intro { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.8rem 2rem 2rem; max-width: 100%; }
 [data-testid="stApp"], [data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"] { color: #000 !important; }
-.bpe-text { --bpe-font-size: 1.5rem; }
-.bpe-merge { --bpe-font-size: 2.4rem; }
+h1 { font-size: 2rem !important; padding: 0.2rem 0 !important; }
+input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, button p { font-size: 1rem !important; }
+[data-testid="stMetricValue"] { font-size: 1.8rem !important; }
+[data-testid="stTable"] table { font-size: 1rem; }
 </style>
 """
+
+# Page Up and Page Down follow the links to the previous and next page.
+PAGE_KEYS_HTML = """
+<script>
+if (!window.bpePageKeys) {
+  window.bpePageKeys = true;
+  document.addEventListener("keydown", (event) => {
+    if (!["PageUp", "PageDown"].includes(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.composedPath().some((el) => el.matches && el.matches("input, textarea, select"))) return;
+    const link = document.querySelector(`.st-key-present_${event.key === "PageDown" ? "next" : "previous"} a`);
+    if (link) {
+      event.preventDefault();
+      link.click();
+    }
+  });
+}
+</script>
+"""
+
+TABLE_ROWS_PRESENTED = 40  # a projector shows no more; the page says how many are left out
+FIGURE_FONT_SCALE = 1.6  # chart type, larger by this much
+
 
 def presenting() -> bool:
     return bool(st.session_state.get(PRESENT, False))
@@ -31,7 +65,56 @@ def presenter_toggle() -> None:
     """The toggle, bound to ?present=, and the presenter style while it is on."""
     st.toggle(
         "Presenter", key=PRESENT, **LINKED,
-        help="Large type, high contrast, no sidebar: for a projector. Also ?present=true in a link.",
+        help="Large type, no sidebar, tables and charts to be read from afar; Page Up and Page Down "
+        "move between pages. Also ?present=true in a link.",
     )
     if presenting():
         st.html(PRESENTER_CSS)
+
+
+def presenter_navigation(current: PageInfo) -> None:
+    """With the sidebar gone, a link to the previous and the next page."""
+    index = PAGES.index(current)
+    previous, following = PAGES[index - 1], PAGES[(index + 1) % len(PAGES)]
+    back, _, forward = st.columns([1, 2, 1], vertical_alignment="center")
+    with back, st.container(key="present_previous"):
+        st.page_link(previous.file, label=f"← {previous.title}", help="Page Up")
+    with forward, st.container(key="present_next", horizontal_alignment="right"):
+        st.page_link(following.file, label=f"{following.title} →", help="Page Down")
+    st.html(PAGE_KEYS_HTML, unsafe_allow_javascript=True)
+
+
+def show_table(data, **dataframe_options) -> None:
+    """A table: Streamlit's data grid, or for a projector a plain table
+    (first rows only) in the presenter's type size."""
+    if not presenting():
+        st.dataframe(data, **dataframe_options)
+        return
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    columns = dataframe_options.get("column_order")
+    if columns:
+        frame = frame[list(columns)]
+    st.table(frame.head(TABLE_ROWS_PRESENTED).round(2), hide_index=dataframe_options.get("hide_index"))
+    if len(frame) > TABLE_ROWS_PRESENTED:
+        st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
+
+
+def show_figure(figure: go.Figure, **options) -> None:
+    """A plotly chart, its type larger for a projector."""
+    if presenting():
+        figure = presented(figure)
+    st.plotly_chart(figure, **options)
+
+
+def presented(figure: go.Figure) -> go.Figure:
+    """`figure` with every text (titles, ticks, legend, annotations) larger."""
+    figure = go.Figure(figure)
+    base = (figure.layout.font.size or 12) * FIGURE_FONT_SCALE
+    figure.update_layout(font_size=base, title_font_size=base * 1.2, legend_font_size=base)
+    figure.update_xaxes(tickfont_size=base, title_font_size=base)
+    figure.update_yaxes(tickfont_size=base, title_font_size=base)
+    for annotation in figure.layout.annotations:
+        annotation.font.size = (annotation.font.size or 12) * FIGURE_FONT_SCALE
+    if figure.layout.height:
+        figure.update_layout(height=figure.layout.height * FIGURE_FONT_SCALE)
+    return figure

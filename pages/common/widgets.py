@@ -11,11 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
+from bpe_core.analysis.token_cards import token_origins
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import token_html
 from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
-from pages.common.names import SHARED_TEXT, TEXT_PARAM
+from pages.common.live_text import live_text_area, typed_text
+from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
 from pages.common.tokenizers import keep_loaded, tokenizer_by_name, tokenizer_choices
 from pages.common.url_state import LINKED, initial_value, link_text, linked_text
 
@@ -93,12 +95,17 @@ def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
 
 def shared_text(label: str = "Text", height: int = 160) -> str:
     """The text box shared by Home, Inspect and Compare: what you type on
-    one page is there on the others. A very long text stays in the box
-    (nothing typed is lost); the views use its first MAX_TEXT_CHARS."""
-    # Written (not setdefault) before the widget: on the first visit to a page
-    # the widget is new, and only a value set now is used in this very run.
-    st.session_state[SHARED_TEXT] = st.session_state.get(SHARED_TEXT, linked_text(TEXT_PARAM, DEMO_TEXT))
-    text = st.text_area(label, key=SHARED_TEXT, height=height, persist_state="session")
+    one page is there on the others, and the views follow as you type (call
+    it in a fragment with them, see `live_text`). A very long text stays in
+    the box (nothing typed is lost); the views use its first MAX_TEXT_CHARS."""
+    text = st.session_state.get(SHARED_TEXT, linked_text(TEXT_PARAM, DEMO_TEXT))
+    typed = typed_text(SHARED_TEXT_BOX)
+    if typed is not None and typed != st.session_state.get(TYPED_LAST):  # typed since the last run
+        text = typed
+    st.session_state[TYPED_LAST] = typed
+    st.session_state[SHARED_TEXT] = text
+    live_text_area(label, key=SHARED_TEXT_BOX, value=text, height=height,
+                   placeholder="Type or paste anything: the tokens follow as you type")
     link_text(TEXT_PARAM, text, DEMO_TEXT)
     if len(text) > MAX_TEXT_CHARS:
         st.warning(
@@ -132,6 +139,33 @@ def read_upload(uploaded) -> str | None:
 
 # ------------------------------------------------------------- token view
 
+# In a token view, the arrow keys walk from token to token (each shows its
+# card while it has the focus); Tab enters and leaves the view as one stop.
+TOKEN_KEYS_HTML = """
+<script>
+if (!window.bpeTokenKeys) {
+  window.bpeTokenKeys = true;
+  document.addEventListener("keydown", (event) => {
+    const view = event.target.closest && event.target.closest(".bpe-text");
+    const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+    if (!view || !(event.key in moves)) return;
+    const tokens = [...view.querySelectorAll(".bpe-tok")];
+    if (!tokens.length) return;
+    const at = event.target === view ? -1 : tokens.indexOf(event.target.closest(".bpe-tok"));
+    const next = Math.min(Math.max(at + moves[event.key], 0), tokens.length - 1);
+    event.preventDefault();
+    tokens[next].focus();
+  });
+}
+</script>
+"""
+
+
+def token_view_keys() -> None:
+    """Let the keyboard walk the token views on this page (once per page)."""
+    st.html(TOKEN_KEYS_HTML, unsafe_allow_javascript=True)
+
+
 
 def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
     """Explain, once per page, why special-token text is shown as plain text."""
@@ -160,10 +194,12 @@ def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, ste
 
 def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:
     """The coloured token view, capped so a long text stays responsive."""
+    shown = spans[:MAX_RENDERED_TOKENS]
     st.html(
         token_html(
             text,
             spans,
+            cards=token_origins(tokenizer, [span.id for span in shown]),
             max_tokens=MAX_RENDERED_TOKENS,
             special_ids=set(tokenizer.special_tokens.values()),
             show_ids=show_ids,

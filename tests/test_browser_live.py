@@ -1,0 +1,75 @@
+"""Token views in a real Chromium: they follow the text as it is typed, a
+token never wraps inside itself, and right-to-left text keeps its order."""
+
+import pytest
+from playwright.sync_api import expect
+
+from bpe_core.encodings import tiktoken_encoding
+from tests.browser import assert_no_exception, new_page, open_page, screenshot
+
+pytestmark = pytest.mark.browser
+
+# Every token that the browser laid out on more than one line, though it
+# holds no line break of its own.
+WRAPPED_TOKENS = """view => [...view.querySelectorAll('.bpe-tok:not(.bpe-part)')]
+  .filter(token => !token.textContent.includes('\\n') && token.getClientRects().length > 1)
+  .map(token => token.textContent)"""
+
+
+def tokens_metric(page):
+    return page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").first
+
+
+@pytest.mark.parametrize("path, title", [("", "BPE playground"), ("inspect", "Inspect")])
+def test_the_count_and_colours_follow_the_text_as_it_is_typed(server, page, path, title):
+    open_page(page, f"{server.url}/{path}", title)
+    box = page.locator("textarea").first
+    box.fill("")
+    box.press_sequentially("Hello world, tokens as you type", delay=20)  # no Ctrl+Enter, no leaving the box
+    expected = len(tiktoken_encoding("cl100k_base").encode("Hello world, tokens as you type"))
+    expect(tokens_metric(page)).to_contain_text(str(expected))
+    expect(page.locator(".bpe-text").first).to_have_text("Hello·world,·tokens·as·you·type")
+    expect(box).to_be_focused()  # the box was never redrawn under the typist ...
+    box.press_sequentially(" more", delay=20)
+    expect(box).to_have_value("Hello world, tokens as you type more")  # ... and nothing typed was lost
+    expected = len(tiktoken_encoding("cl100k_base").encode("Hello world, tokens as you type more"))
+    expect(tokens_metric(page)).to_contain_text(str(expected))
+    assert_no_exception(page)
+
+
+def test_compare_follows_the_text_as_it_is_typed(server, page):
+    open_page(page, f"{server.url}/compare?compare_tokenizers=gpt2&compare_tokenizers=o200k_base", "Compare")
+    box = page.locator("textarea").first
+    box.fill("")
+    box.press_sequentially("naïve café", delay=20)
+    table = page.locator('[data-testid="stDataFrame"]').first
+    expect(table).to_be_visible()
+    expect(page.locator(".cmp").first).to_contain_text("f")
+    assert_no_exception(page)
+
+
+def test_no_token_wraps_inside_itself(browser, server):
+    page = new_page(browser, viewport={"width": 700, "height": 1000})  # narrow: many lines
+    text = ("Alice was beginning to get very tired of sitting by her sister on the bank. " * 3
+            + "東京都の天気は晴れです。 " * 4 + "👩‍💻👍🏽🇯🇵 " * 6 + "x" * 300 + " unbelievably " * 8)
+    open_page(page, f"{server.url}/inspect", "Inspect")
+    box = page.locator("textarea").first
+    box.fill(text)
+    expect(tokens_metric(page)).to_contain_text(f"{len(tiktoken_encoding('cl100k_base').encode(text)):,}")
+    view = page.locator(".bpe-text").first
+    assert view.evaluate(WRAPPED_TOKENS) == []
+    lines = view.evaluate("view => new Set([...view.querySelectorAll('.bpe-tok')].map(t => t.getClientRects()[0]?.top)).size")
+    assert lines > 5  # the text did wrap, between tokens
+    screenshot(page, "inspect-narrow")
+    page.context.close()
+
+
+def test_right_to_left_text_reads_right_to_left_token_by_token(server, page):
+    open_page(page, f"{server.url}/inspect", "Inspect")
+    page.locator("textarea").first.fill("مرحبا بالعالم")
+    view = page.locator(".bpe-text").first
+    expect(view.locator(".bpe-rtl")).to_have_count(1)
+    # Within the run, each next token in the text lies to the left of the one before it.
+    lefts = view.evaluate("view => [...view.querySelectorAll('.bpe-rtl > .bpe-tok')].map(t => t.getBoundingClientRect().left)")
+    assert len(lefts) >= 3 and lefts == sorted(lefts, reverse=True)
+    screenshot(page, "inspect-arabic")

@@ -296,7 +296,7 @@ def downloads(trained: TrainedTokenizer) -> None:
 # ------------------------------------------------------------------- page
 
 # The merges come first; the set-up folds away once there is a tokenizer to step through.
-with st.expander("Corpus and settings", expanded=session_trained() is None):
+with st.expander("Corpus and settings"):
     corpus, label, sample_id = choose_corpus()
     settings = choose_settings()
     if corpus is not None:

@@ -43,16 +43,41 @@ def test_the_trained_tokenizer_travels_to_other_pages_links(server, browser, pag
     other.context.close()
 
 
-def test_presenter_mode_hides_chrome_and_keys_step_through_training(server, page, trace):
+def root_font_px(page) -> float:
+    return float(page.evaluate("getComputedStyle(document.documentElement).fontSize").removesuffix("px"))
+
+
+@pytest.mark.parametrize("width, height", [(1920, 1080), (1440, 900)])
+def test_presenter_mode_fits_the_train_view_above_the_fold_and_keys_step(browser, server, trace, width, height):
+    page = new_page(browser, viewport={"width": width, "height": height})
     open_page(page, f"{server.url}/train?present=true&train_vocab=600", "Train")
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
-    page.wait_for_function("getComputedStyle(document.documentElement).fontSize === '22px'")
+    page.wait_for_function("parseFloat(getComputedStyle(document.documentElement).fontSize) >= 20")
     for step in range(1, 4):
         page.keyboard.press("ArrowRight")
         expect(page.locator(".trn-heading")).to_contain_text(f"Merge {step} of")
-    page.keyboard.press("End")
-    expect(page.locator(".trn-heading")).to_contain_text(f"Merge {len(trace)} of")
-    screenshot(page, "train-presenter")
+    expect(page.locator(".trn-chips .bpe-chip")).to_have_count(3)
+    # The merge, its chips and the whole corpus window are on screen, without scrolling.
+    for part in (".trn-heading", ".trn-chips", ".trn-text", ".trn-pairs"):
+        box = page.locator(part).bounding_box()
+        assert box["y"] >= 0 and box["y"] + min(box["height"], 1) <= height, part
+    text = page.locator(".trn-text").bounding_box()
+    assert text["y"] + text["height"] <= height and text["height"] >= 8 * root_font_px(page)
+    screenshot(page, f"train-presenter-{width}")
+    assert_no_exception(page)
+    page.context.close()
+
+
+def test_presenter_mode_moves_between_pages_and_draws_plain_tables(server, page):
+    open_page(page, f"{server.url}/compare?present=true", "Compare")
+    expect(page.locator('[data-testid="stTable"]').first).to_be_visible()  # scales with the type; a canvas grid would not
+    expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
+    expect(page.locator(".st-key-present_next")).to_contain_text("Tokenization tax →")
+    run(page, lambda: page.keyboard.press("PageDown"))
+    expect(page.locator("h1").first).to_have_text("Tokenization tax")
+    run(page, lambda: page.keyboard.press("PageUp"))
+    expect(page.locator("h1").first).to_have_text("Compare")
+    assert root_font_px(page) >= 20
     assert_no_exception(page)
 
 

@@ -22,10 +22,10 @@ import threading
 import streamlit as st
 
 from pages.common.names import PAGES, TRAINED, PageInfo
-from pages.common.presenter import presenter_navigation, presenter_toggle, presenting
+from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, presenter_toggle, presenting
 from pages.common.tokenizers import restore_trained_from_link, session_trained
 from pages.common.url_state import copy_link_button, link_value
-from pages.common.widgets import token_view_keys
+from pages.common.widgets import TOKEN_KEYS_HTML
 
 _frame = threading.local()  # each session's script runs in a thread of its own
 
@@ -64,19 +64,22 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
     trained tokenizer, so a copied link rebuilds it."""
     enter_through_app()
     restore_trained_from_link()
-    title_column, tools = st.columns([4, 2], vertical_alignment="bottom")
+    title_column, tools = st.columns([2, 3] if presenting() else [4, 2], vertical_alignment="bottom")
     title_column.title(title)
     with tools:
-        toggle, copy = st.columns(2, vertical_alignment="center")
+        # The page's own scripts sit in this row too: on their own they would add empty rows.
+        if presenting():
+            back, forward, toggle, copy = st.columns([2.6, 2.6, 2.4, 2], vertical_alignment="center")
+            presenter_navigation(_frame.page, back, forward)
+        else:
+            toggle, copy = st.columns(2, vertical_alignment="center")
         with toggle:
             presenter_toggle()
         with copy:
             copy_link_button()
-    if presenting():
-        presenter_navigation(_frame.page)
+            st.html(TOKEN_KEYS_HTML + PAGE_KEYS_HTML, unsafe_allow_javascript=True)  # the page's keys
     with st.container(key="intro"):
         st.caption(intro)
-    token_view_keys()
     if carries_trained:
         trained = session_trained()
         link_value(TRAINED, trained.recipe.as_link() if trained and trained.recipe else None)

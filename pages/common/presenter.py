@@ -29,13 +29,15 @@ html { font-size: clamp(20px, 1.25vw, 30px); }
 [data-testid="stMainBlockContainer"] { padding: 0.8rem 2rem 2rem; max-width: 100%; }
 [data-testid="stApp"], [data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"] { color: #000 !important; }
 h1 { font-size: 2rem !important; padding: 0.2rem 0 !important; }
-input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, button p { font-size: 1rem !important; }
+input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, button p,
+[data-testid="stPageLink"] p { font-size: 1rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
 [data-testid="stTable"] table { font-size: 1rem; }
 </style>
 """
 
-# Page Up and Page Down follow the links to the previous and next page.
+# Page Up and Page Down follow the links to the previous and next page
+# (present in presenter mode only).
 PAGE_KEYS_HTML = """
 <script>
 if (!window.bpePageKeys) {
@@ -58,7 +60,11 @@ FIGURE_FONT_SCALE = 1.6  # chart type, larger by this much
 
 
 def presenting() -> bool:
-    return bool(st.session_state.get(PRESENT, False))
+    """Whether presenter mode is on: the toggle's value, or before the toggle
+    is drawn in this run, the link's."""
+    if PRESENT in st.session_state:
+        return bool(st.session_state[PRESENT])
+    return st.query_params.get(PRESENT, "").lower() == "true"
 
 
 def presenter_toggle() -> None:
@@ -72,16 +78,15 @@ def presenter_toggle() -> None:
         st.html(PRESENTER_CSS)
 
 
-def presenter_navigation(current: PageInfo) -> None:
-    """With the sidebar gone, a link to the previous and the next page."""
+def presenter_navigation(current: PageInfo, back, forward) -> None:
+    """With the sidebar gone, links to the previous and the next page (in
+    the columns `back` and `forward`), also on Page Up and Page Down."""
     index = PAGES.index(current)
     previous, following = PAGES[index - 1], PAGES[(index + 1) % len(PAGES)]
-    back, _, forward = st.columns([1, 2, 1], vertical_alignment="center")
     with back, st.container(key="present_previous"):
         st.page_link(previous.file, label=f"← {previous.title}", help="Page Up")
-    with forward, st.container(key="present_next", horizontal_alignment="right"):
+    with forward, st.container(key="present_next"):
         st.page_link(following.file, label=f"{following.title} →", help="Page Down")
-    st.html(PAGE_KEYS_HTML, unsafe_allow_javascript=True)
 
 
 def show_table(data, **dataframe_options) -> None:
@@ -94,7 +99,8 @@ def show_table(data, **dataframe_options) -> None:
     columns = dataframe_options.get("column_order")
     if columns:
         frame = frame[list(columns)]
-    st.table(frame.head(TABLE_ROWS_PRESENTED).round(2), hide_index=dataframe_options.get("hide_index"))
+    shown = frame.head(TABLE_ROWS_PRESENTED)
+    st.table(shown.style.format(precision=2, thousands=","), hide_index=dataframe_options.get("hide_index"))
     if len(frame) > TABLE_ROWS_PRESENTED:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
 

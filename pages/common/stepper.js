@@ -44,6 +44,7 @@ class Stepper {
   detach() {
     document.removeEventListener("keydown", this.onKey);
     this.pause();
+    if (this.view.detach) this.view.detach();
   }
 
   holds(step) {
@@ -157,6 +158,16 @@ class Stepper {
 
 // ----------------------------------------------------------------- views
 
+// Where an element starts on the page (not on the screen): its scrolling
+// ancestors' scroll added back, across the shadow root it may sit in.
+function pageTop(element) {
+  let top = element.getBoundingClientRect().top;
+  for (let node = element.parentNode; node; node = node.parentNode || node.host) {
+    if (node.scrollTop) top += node.scrollTop;
+  }
+  return top;
+}
+
 const number = (n, digits = 0) => n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 // Training: the merge, the corpus's length, the text as training had it,
@@ -170,6 +181,25 @@ class TrainingView {
     this.text.onpointerover = this.text.onfocusin = (event) => this.card(event.target);
     this.text.onkeydown = (event) => this.walk(event);
     this.drawCurve();
+    // The text and the pairs end at the bottom of the window: on a projector
+    // the whole view fits above the fold, scrolling inside itself.
+    this.fit = () => this.fitToWindow();
+    window.addEventListener("resize", this.fit);
+    this.settling = new ResizeObserver(this.fit); // the page above may still be laid out
+    this.settling.observe(this.view.closest(".stp"));
+    this.settling.observe(document.body);
+  }
+
+  fitToWindow() {
+    const least = 12 * parseFloat(getComputedStyle(document.documentElement).fontSize);
+    for (const panel of [this.text, this.view.querySelector(".trn-side")]) {
+      panel.style.maxHeight = `${Math.max(window.innerHeight - pageTop(panel) - 16, least)}px`;
+    }
+  }
+
+  detach() {
+    window.removeEventListener("resize", this.fit);
+    this.settling.disconnect();
   }
 
   show(step) {

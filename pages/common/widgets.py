@@ -161,10 +161,6 @@ if (!window.bpeTokenKeys) {
 """
 
 
-def token_view_keys() -> None:
-    """Let the keyboard walk the token views on this page (once per page)."""
-    st.html(TOKEN_KEYS_HTML, unsafe_allow_javascript=True)
-
 
 
 def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:

@@ -12,7 +12,9 @@ from bpe_core.drawing.comparison import aligned_rows_html, token_count_figure
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
-from pages.common.tokenizers import OPENAI_ENCODINGS, STARTER, TRAINED_HERE, tokenizer_by_name, tokenizer_choices
+from pages.common.tokenizers import (
+    OPENAI_ENCODINGS, STARTER, TRAINED_HERE, short_label, tokenizer_by_name, tokenizer_choices,
+)
 from pages.common.url_state import LINKED
 from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice
 
@@ -29,7 +31,7 @@ SUMMARY_COLUMNS = {
 
 
 def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
-    tokenizers = {name: tokenizer_by_name(name) for name in names}
+    tokenizers = {short_label(name): tokenizer_by_name(name) for name in names}
     special_token_notice(text, tokenizers.values(), allow_special)
     results = {name: encode_for_view(tokenizer, text, allow_special=allow_special) for name, tokenizer in tokenizers.items()}
     rows = summary_rows(text, results)

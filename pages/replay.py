@@ -13,8 +13,8 @@ from bpe_core.drawing.replay import merge_tree_html, replay_frames
 from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
 from pages.common.navigation import page_header
-from pages.common.stepper import keep_in_link, linked_step, stepper, told_position
-from pages.common.url_state import LINKED
+from pages.common.stepper import linked_step, stepper, told_position
+from pages.common.url_state import LINKED, keep_in_link
 from pages.common.widgets import pick_tokenizer
 
 MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below

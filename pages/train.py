@@ -28,8 +28,10 @@ from pages.common.tokenizers import (
     session_trained,
     train_on,
 )
-from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, link_text, linked_text, whole_number_input
-from pages.common.stepper import keep_in_link, linked_speed, linked_step, stepper, told_position
+from pages.common.url_state import (
+    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
+)
+from pages.common.stepper import linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
@@ -90,11 +92,10 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
             st.error(f"“{markdown_literal(uploaded.name)}” is empty.")
             return None, "", None
         return text, f"“{uploaded.name}”", None
-    samples = {sample_id: sample for sample_id, sample in catalog().items()}
-    sample_id = st.selectbox(
-        "Sample", list(samples), key="train_sample", index=list(samples).index("english_prose"), **LINKED
-    )
-    st.caption(f"**{samples[sample_id].title}.** {samples[sample_id].description}")
+    samples = catalog()
+    titles = {sample_id: sample.title for sample_id, sample in samples.items()}
+    sample_id = labelled_choice(st, "Sample", titles, key="train_sample", default="english_prose")
+    st.caption(samples[sample_id].description)
     return samples[sample_id].load(), samples[sample_id].title, sample_id
 
 

@@ -38,7 +38,7 @@ def test_first_visit_compares_the_home_text_with_the_starter_and_openai_tokenize
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.multiselect(key=KEY).value == ["starter", *OPENAI]
-    assert list(at.dataframe[0].value["tokenizer"]) == ["starter", *OPENAI]
+    assert list(at.dataframe[0].value["tokenizer"]) == ["starter (1,000, cl100k)", *OPENAI]  # what each one is
     assert at.dataframe[0].value["tokens"][1] == len(tiktoken_encoding("gpt2").encode("Typed on the home page"))
 
 

@@ -178,7 +178,9 @@ def test_trained_tokenizer_is_offered_on_other_pages():
     at = open_page("pages/train.py")
     at.switch_page("pages/inspect.py")
     at.run()
-    assert "trained here" in at.selectbox(key="inspect_tokenizer").options
+    trained = at.session_state["trained"]
+    assert f"Trained here — 1,000 tokens, GPT-4 (cl100k) split, on {trained.corpus_label}" in at.selectbox(
+        key="inspect_tokenizer").options
 
 
 # ---------------------------------------------------------------- inspect

@@ -88,14 +88,3 @@ def linked_speed(param: str) -> float:
     except ValueError:
         return 1
     return speed if speed in SPEEDS else 1
-
-
-def keep_in_link(param: str, value: float, default: float) -> None:
-    """The browser moved the address bar's step itself; keep the server's
-    copy of the link the same, so that its next change of the link (another
-    widget's) does not put an old step back."""
-    text = f"{value:g}"
-    if value == default:
-        st.query_params.pop(param, None)
-    elif st.query_params.get(param) != text:
-        st.query_params[param] = text

@@ -19,6 +19,7 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
@@ -26,9 +27,9 @@ from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 OPENAI_ENCODINGS = {
-    "gpt2": "gpt2 — GPT-2 / GPT-3 (50k)",
-    "cl100k_base": "cl100k_base — GPT-3.5 / GPT-4 (100k)",
-    "o200k_base": "o200k_base — GPT-4o (200k)",
+    "gpt2": "gpt2 — OpenAI GPT-2 and GPT-3, 50,257 tokens",
+    "cl100k_base": "cl100k_base — OpenAI GPT-3.5 and GPT-4, 100,277 tokens",
+    "o200k_base": "o200k_base — OpenAI GPT-4o and o-series, 200,019 tokens",
 }
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
@@ -96,10 +97,13 @@ def bundled_encoding(name: str) -> Tokenizer:
     return load_encoding(name)
 
 
+STARTER_RECIPE = dict(vocab_size=1_000, pattern="cl100k")  # on the English sample
+
+
 @st.cache_resource(show_spinner="Training a small tokenizer on the English sample…")
 def starter_tokenizer() -> Tokenizer:
     """A tokenizer trained here at start-up, so every page has one to show."""
-    return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
+    return train(catalog()["english_prose"].load(), **STARTER_RECIPE)
 
 
 # Training happens in a process of its own (see bpe_core.budgeted_training):
@@ -196,16 +200,33 @@ def keep_loaded(file_name: str, tokenizer: Tokenizer) -> str:
 
 
 def tokenizer_choices() -> dict[str, str]:
-    """Picker name -> label, the session's own tokenizers first."""
+    """Picker name -> label that says what the tokenizer is, the session's
+    own tokenizers first."""
     choices = {}
     trained = session_trained()
     if trained is not None:
-        choices[TRAINED_HERE] = f"Trained here — {trained.corpus_label}"
-    for file_name in loaded_tokenizers():
-        choices[LOADED + file_name] = f"Loaded — {file_name}"
-    choices[STARTER] = "Starter — trained on Alice in Wonderland (1,000)"
+        choices[TRAINED_HERE] = f"Trained here — {_made_of(trained.tokenizer)}, on {trained.corpus_label}"
+    for file_name, tokenizer in loaded_tokenizers().items():
+        choices[LOADED + file_name] = f"Loaded from {file_name} — {_made_of(tokenizer)}"
+    sizes = f"{STARTER_RECIPE['vocab_size']:,} tokens, {PRESET_LABELS[STARTER_RECIPE['pattern']]} split"
+    choices[STARTER] = f"Starter — {sizes}, on {catalog()['english_prose'].title}"
     choices.update(OPENAI_ENCODINGS)
     return choices
+
+
+def short_label(name: str) -> str:
+    """A picker name with its size and split, for a table row or a chart's axis."""
+    if name in OPENAI_ENCODINGS:
+        return name
+    tokenizer = tokenizer_by_name(name)
+    pattern = tokenizer.pattern_name if tokenizer.pattern_name != "custom" else "custom split"
+    return f"{name} ({len(tokenizer.vocab):,}, {pattern})"
+
+
+def _made_of(tokenizer: Tokenizer) -> str:
+    units = "" if tokenizer.units == "bytes" else ", characters"
+    split = PRESET_LABELS.get(tokenizer.pattern_name, "a custom regex")
+    return f"{len(tokenizer.vocab):,} tokens{units}, {split} split"
 
 
 def tokenizer_by_name(name: str) -> Tokenizer:

@@ -16,6 +16,7 @@ Three things need help:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -80,6 +81,46 @@ def _whole_number_from_link(key: str, default: int | None, minimum: int | None, 
     too_small = minimum is not None and number < minimum
     too_large = maximum is not None and number > maximum
     return default if too_small or too_large else number
+
+
+def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, default: str, **widget_options) -> str:
+    """`place.selectbox` over `options` (id -> label): it shows the labels
+    and keeps the chosen id in the link, where Streamlit's own binding would
+    write the label. An id the link or the session has that is not offered
+    (an upload of another session) falls back to `default`."""
+    ids = list(options)
+    if st.session_state.get(key) not in ids:
+        linked = st.query_params.get(key)
+        st.session_state[key] = linked if linked in ids else default if default in ids else ids[0]
+    chosen = place.selectbox(label, ids, key=key, format_func=options.get, persist_state="session", **widget_options)
+    keep_in_link(key, chosen, default)
+    return chosen
+
+
+def labelled_choices(place, label: str, options: Mapping[str, str], *, key: str, default: list[str],
+                     **widget_options) -> list[str]:
+    """`labelled_choice` for several ids at once (a multiselect)."""
+    ids = list(options)
+    chosen = st.session_state[key] if key in st.session_state else st.query_params.get_all(key) or default
+    st.session_state[key] = [choice for choice in chosen if choice in ids]
+    chosen = place.multiselect(label, ids, key=key, format_func=options.get, persist_state="session", **widget_options)
+    if chosen == default:
+        st.query_params.pop(key, None)
+    elif st.query_params.get_all(key) != chosen:
+        st.query_params[key] = chosen
+    return chosen
+
+
+def keep_in_link(param: str, value, default) -> None:
+    """Keep a value in the link (the default leaves it out, so links stay
+    short). Also for values the browser put in the address bar itself: the
+    server's copy of the link must follow, or its next change of the link
+    would put the old value back."""
+    text = f"{value:g}" if isinstance(value, float) else str(value)
+    if value == default:
+        st.query_params.pop(param, None)
+    elif st.query_params.get(param) != text:
+        st.query_params[param] = text
 
 
 def initial_value(key: str, default, *, many: bool = False):

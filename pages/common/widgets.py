@@ -19,7 +19,7 @@ from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
 from pages.common.tokenizers import keep_loaded, tokenizer_by_name, tokenizer_choices
-from pages.common.url_state import LINKED, initial_value, link_text, linked_text
+from pages.common.url_state import labelled_choice, labelled_choices, link_text, linked_text
 
 MAX_TEXT_CHARS = 200_000  # typed or pasted text on the inspect/compare pages
 MAX_UPLOAD_BYTES = 10_000_000  # uploaded corpora and tokenizer files
@@ -35,25 +35,16 @@ DEMO_TEXT = (
 
 
 def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
-    """A tokenizer picker bound to the link (the key is the URL parameter)."""
-    choices = tokenizer_choices()
-    options = list(choices)
-    chosen = initial_value(key, default)
-    st.session_state[key] = chosen if chosen in options else default if default in options else options[0]
-    # No format_func: a bound widget writes its shown option into the link,
-    # and "cl100k_base" reads better there than its description.
-    name = st.selectbox(label, options, key=key, **LINKED)
-    st.caption(markdown_literal(choices[name]))
+    """A tokenizer picker that says what each tokenizer is; the link keeps
+    its name (the key is the URL parameter)."""
+    name = labelled_choice(st, label, tokenizer_choices(), key=key, default=default)
     return tokenizer_by_name(name)
 
 
 def pick_tokenizers(label: str, key: str, default: list[str], help: str | None = None) -> list[str]:
-    """A multiselect of tokenizers, bound to the link; names that are not in
-    this session (a link from another session's upload) are dropped."""
-    choices = tokenizer_choices()
-    chosen = initial_value(key, default, many=True)
-    st.session_state[key] = [name for name in chosen if name in choices]
-    return st.multiselect(label, list(choices), key=key, help=help, **LINKED)
+    """Several tokenizers, likewise; names that are not in this session (a
+    link from another session's upload) are dropped."""
+    return labelled_choices(st, label, tokenizer_choices(), key=key, default=default, help=help)
 
 
 def tokenizer_upload(key: str, picker_key: str) -> None:

@@ -73,3 +73,11 @@ def test_right_to_left_text_reads_right_to_left_token_by_token(server, page):
     lefts = view.evaluate("view => [...view.querySelectorAll('.bpe-rtl > .bpe-tok')].map(t => t.getBoundingClientRect().left)")
     assert len(lefts) >= 3 and lefts == sorted(lefts, reverse=True)
     screenshot(page, "inspect-arabic")
+
+
+def test_the_quirks_page_jumps_to_a_quirk(server, page):
+    open_page(page, f"{server.url}/quirks", "Quirks")
+    heading = page.locator("h3", has_text="Python indentation")
+    assert heading.evaluate("h => h.getBoundingClientRect().top") > page.viewport_size["height"]  # far down the page
+    page.locator(".quirk-jump", has_text="Python indentation").click()
+    expect(heading).to_be_in_viewport()

@@ -30,9 +30,30 @@ def card_html(quirk: Quirk, tokenizers: Tokenizers) -> str:
     facts = "".join(f"<li>{html.escape(line)}</li>" for line in quirk.explain(tokenizers))
     source = f'<div class="quirk-source">{html.escape(quirk.source)}</div>' if quirk.source else ""
     return (
-        f'{CARD_CSS}<div class="quirk-card"><h3>{html.escape(quirk.title)}</h3>{rows}'
+        f'{CARD_CSS}<div class="quirk-card"><h3 id="{anchor(quirk)}">{html.escape(quirk.title)}</h3>{rows}'
         f'<ul class="quirk-facts">{facts}</ul>{source}</div>'
     )
+
+
+def anchor(quirk: Quirk) -> str:
+    """The id of a quirk's card on the page, for jumping to it."""
+    return f"quirk-{html.escape(quirk.id)}"
+
+
+def contents_html(quirks) -> str:
+    """A row of links, one to each card: the page is long."""
+    links = "".join(f'<a class="quirk-jump" href="#{anchor(quirk)}">{html.escape(quirk.title)}</a>' for quirk in quirks)
+    return f"{CONTENTS_CSS}<nav class=\"quirk-contents\" aria-label=\"Quirks on this page\">{links}</nav>"
+
+
+CONTENTS_CSS = """
+<style>
+.quirk-contents { display: flex; flex-wrap: wrap; gap: 0.4rem 0.6rem; }
+.quirk-jump { font-size: 1rem; padding: 0.2rem 0.7rem; border: 1px solid #c5cad3; border-radius: 1rem;
+  color: #225588; text-decoration: none; background: #fff; }
+.quirk-jump:hover, .quirk-jump:focus { border-color: #225588; background: #eef3f9; }
+</style>
+"""
 
 
 def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:

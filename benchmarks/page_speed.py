@@ -1,0 +1,187 @@
+"""How fast the pages paint and a step responds, against a bare Streamlit app
+measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
+
+    python benchmarks/page_speed.py [--rounds 7]
+
+- first paint: from a page load's start to its title (h1) in the page, for
+  every page, each in a fresh browser session, against a bare app whose
+  script is one st.title; median and worst of the rounds, as ratios;
+- cold start: from starting the server process to the first page's title,
+  ours (Home) against the bare app's;
+- a step: from a key press on Train to "Merge N of M" changing, against a
+  bare app's button click to its text changing (a Streamlit rerun); both
+  timed by the page's own clock;
+- Play: steps per second reached at 8 steps/s, by the page's clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pages.common.names import PAGES  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+
+BARE_APP = textwrap.dedent(
+    """
+    import streamlit as st
+
+    st.title("Bare")
+    if st.button("Count", key="count"):
+        st.session_state.clicks = st.session_state.get("clicks", 0) + 1
+    st.write(f"Clicked {st.session_state.get('clicks', 0)} times")
+    """
+)
+
+# When the first h1 appears, by the page's clock (ms since the load started).
+RECORD_TITLE = """
+window.__title = null;
+new MutationObserver((_, observer) => {
+  if (document.querySelector("h1")) { window.__title = performance.now(); observer.disconnect(); }
+}).observe(document, {childList: true, subtree: true});
+"""
+
+# The time from an action to a change of `element`'s text, by the page's clock.
+TIME_CHANGE = """([element, action]) => new Promise(done => {
+  const before = element.textContent;
+  const observer = new MutationObserver(() => {
+    if (element.textContent !== before) { observer.disconnect(); done(performance.now() - start); }
+  });
+  observer.observe(element, {childList: true, characterData: true, subtree: true});
+  const start = performance.now();
+  if (action === "key") document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight", bubbles: true}));
+  else element.ownerDocument.querySelector(action).click();
+})"""
+
+
+class Server:
+    def __init__(self, script: Path, cwd: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"],
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    def wait_until_up(self) -> None:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=20)
+
+
+def title_time(browser, url: str) -> float:
+    """Seconds from a fresh session's page load to its title, by the page's clock."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.add_init_script(RECORD_TITLE)
+    page.goto(url)
+    page.wait_for_function("window.__title !== null", timeout=120_000)
+    seconds = page.evaluate("window.__title") / 1000
+    context.close()
+    return seconds
+
+
+def cold_start(browser, script: Path, cwd: Path, path: str) -> float:
+    """Seconds from starting a server to its first page's title."""
+    server = Server(script, cwd)
+    try:
+        server.wait_until_up()
+        loaded = time.perf_counter()
+        return (loaded - server.started) + title_time(browser, f"{server.url}/{path}")
+    finally:
+        server.stop()
+
+
+def change_time(page, selector: str, action: str) -> float:
+    return page.locator(selector).evaluate(
+        "(element, action) => (" + TIME_CHANGE + ")([element, action])", action
+    ) / 1000
+
+
+def summary(ours: list[float], bare: list[float]) -> str:
+    return (f"median {statistics.median(ours):.3f} s vs {statistics.median(bare):.3f} s "
+            f"= {statistics.median(ours) / statistics.median(bare):.2f}x; "
+            f"worst {max(ours):.3f} s vs {max(bare):.3f} s = {max(ours) / max(bare):.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=7)
+    rounds = parser.parse_args().rounds
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        bare_script = Path(folder) / "bare.py"
+        bare_script.write_text(BARE_APP)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+        print("Cold start (server start to the first title), median of 3:")
+        ours = [cold_start(browser, ROOT / "app.py", ROOT, "") for _ in range(3)]
+        bare = [cold_start(browser, bare_script, Path(folder), "") for _ in range(3)]
+        print(f"  home vs bare app: {summary(ours, bare)}")
+
+        app, bare_server = Server(ROOT / "app.py", ROOT), Server(bare_script, Path(folder))
+        try:
+            app.wait_until_up()
+            bare_server.wait_until_up()
+            for page in PAGES:  # warm: every page's imports and shared caches, as on a server in use
+                title_time(browser, f"{app.url}/{page.url_path}")
+            print(f"First paint (load to title), {rounds} fresh sessions each:")
+            bare_times = [title_time(browser, bare_server.url) for _ in range(rounds)]
+            for page in PAGES:
+                times = [title_time(browser, f"{app.url}/{page.url_path}") for _ in range(rounds)]
+                print(f"  {page.title:<17} {summary(times, bare_times)}")
+
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(f"{app.url}/train")
+            page.locator(".trn-heading").wait_for()
+            steps = [change_time(page, ".stp-position", "key") for _ in range(30)]
+            bare_page = browser.new_page()
+            bare_page.goto(bare_server.url)
+            bare_page.get_by_text("Clicked 0 times").wait_for()
+            reruns = [change_time(bare_page, '[data-testid="stMarkdownContainer"] >> nth=-1',
+                                  '.st-key-count button') for _ in range(30)]
+            print("A step (key press to 'Merge N of M' changed) vs a bare button rerun (click to text changed):")
+            print(f"  {summary(steps, reruns)}")
+
+            page.goto(f"{app.url}/train?train_speed=8")
+            page.locator(".trn-heading").wait_for()
+            page.locator(".stp").evaluate(
+                "element => { window.__steps = []; new MutationObserver(() => window.__steps.push("
+                "[performance.now(), Number(element.dataset.step)])).observe(element, {attributes: true}); }"
+            )
+            page.keyboard.press(" ")
+            page.wait_for_function("window.__steps.length && window.__steps[window.__steps.length - 1][1] >= 80",
+                                   timeout=60_000)
+            page.keyboard.press(" ")
+            (first_time, first_step), (last_time, last_step) = (lambda s: (s[0], s[-1]))(page.evaluate("window.__steps"))
+            rate = (last_step - first_step) / ((last_time - first_time) / 1000)
+            print(f"Play at 8 steps/s: {rate:.2f} steps/s ({rate / 8 - 1:+.1%})")
+        finally:
+            app.stop()
+            bare_server.stop()
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

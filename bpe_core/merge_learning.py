@@ -38,7 +38,7 @@ from __future__ import annotations
 import heapq
 import time
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 Pair = tuple[int, int]
@@ -249,15 +249,3 @@ def leading_pairs_by_step(
     if steps.stop > len(merges) and len(merges) in steps:
         rankings.append(state.leading_pairs(top))
     return rankings
-
-
-def rank_pairs(pieces: Iterable[tuple[Sequence[int], int]]) -> list[tuple[Pair, int]]:
-    """Every adjacent pair of (ids, weight) pieces with its weighted count, best
-    first, ranked as the reference ranks them: by count, then by first
-    occurrence (the pieces given in corpus order). Overlaps count: "aaa"
-    holds (a, a) twice."""
-    counts: dict[Pair, int] = {}
-    for ids, weight in pieces:
-        for pair in zip(ids, ids[1:]):
-            counts[pair] = counts.get(pair, 0) + weight
-    return sorted(counts.items(), key=lambda item: -item[1])  # stable: ties keep first occurrence

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from bpe_core import PRESETS, train
 from bpe_core import encodings as encodings_module
-from bpe_core.analysis.training_steps import candidate_pairs
 from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
@@ -147,20 +146,6 @@ def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engi
             assert tok.encode_at_step(text, step, allowed_special="all") == tok.encode_at_step(
                 text, step, allowed_special="all", reference=True
             ), (step, text)
-
-
-def test_candidate_pairs_put_the_next_merge_first(sample_text):
-    tok = train(sample_text, num_merges=40, pattern="gpt2")
-    for step in (0, 5, 39):
-        best_pair, count = candidate_pairs(tok, sample_text, step, top=5)[0]
-        assert (best_pair, count) == (tok.trace[step].pair, tok.trace[step].count)
-
-
-def test_candidate_pairs_on_word_counts():
-    corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-    tok = train(corpus, num_merges=3, pattern="none", units="chars")
-    top = candidate_pairs(tok, corpus, 0, top=3)
-    assert [(tok.vocab[a] + tok.vocab[b], n) for (a, b), n in top] == [("es", 9), ("st", 9), ("we", 8)]
 
 
 def test_offsets_cover_every_byte_in_order():

@@ -1,7 +1,8 @@
 """What the pages compute, beside the engine and never inside it.
 
-Each module answers one page's questions with plain data: which pairs
-competed for a merge (`training_steps`), where tokenizers split a text
+Each module answers one page's questions with plain data: every step of a
+training run, ready to step through (`training_view`), what a token is made
+of (`token_cards`), where tokenizers split a text
 differently (`comparison`), how compression grows with the vocabulary
 (`compression`), what a language pays in tokens (`tax`), how a word is
 encoded merge by merge (`replay`), what a vocabulary holds (`vocabulary`),

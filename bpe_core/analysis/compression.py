@@ -29,7 +29,6 @@ from ..encodings import load_encoding
 from ..samples import SAMPLES_DIR, catalog
 from ..tokenizer import Tokenizer
 from .tax import languages, parallel_text
-from .training_steps import corpus_tokens_at
 
 HELD_OUT_FRACTION = 0.1
 REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
@@ -202,3 +201,12 @@ def corpus_curves(
         return Curves(training, [])
     steps = checkpoints(len(tokenizer.trace), base_vocab=tokenizer.first_merge_id)
     return Curves(training, held_out_curve(tokenizer, held_out_text, steps))
+
+
+def corpus_tokens_at(tokenizer: Tokenizer, step: int, corpus_bytes: int, corpus_chars: int) -> int:
+    """The training corpus's length in tokens after `step` merges: from the
+    trace, and before any merge one token per base unit (byte, or character
+    in the character variant)."""
+    if step:
+        return tokenizer.trace[step - 1].corpus_tokens
+    return corpus_bytes if tokenizer.units == "bytes" else corpus_chars

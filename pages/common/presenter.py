@@ -14,12 +14,15 @@ makes everything larger and plainer, to be read from the back of a room:
 
 from __future__ import annotations
 
-import pandas as pd
-import plotly.graph_objects as go
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
+
+if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not with every page
+    import plotly.graph_objects as go
 
 PRESENTER_CSS = """
 <style>
@@ -95,6 +98,8 @@ def show_table(data, **dataframe_options) -> None:
     if not presenting():
         st.dataframe(data, **dataframe_options)
         return
+    import pandas as pd
+
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     columns = dataframe_options.get("column_order")
     if columns:
@@ -105,15 +110,17 @@ def show_table(data, **dataframe_options) -> None:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
 
 
-def show_figure(figure: go.Figure, **options) -> None:
+def show_figure(figure: "go.Figure", **options) -> None:
     """A plotly chart, its type larger for a projector."""
     if presenting():
         figure = presented(figure)
     st.plotly_chart(figure, **options)
 
 
-def presented(figure: go.Figure) -> go.Figure:
+def presented(figure: "go.Figure") -> "go.Figure":
     """`figure` with every text (titles, ticks, legend, annotations) larger."""
+    import plotly.graph_objects as go
+
     figure = go.Figure(figure)
     base = (figure.layout.font.size or 12) * FIGURE_FONT_SCALE
     figure.update_layout(font_size=base, title_font_size=base * 1.2, legend_font_size=base)

@@ -76,17 +76,19 @@ def show_replay(tokenizer, text: str) -> None:
         st.info(f"Encode maps a piece that is itself a token straight to that token (tiktoken's shortcut); "
                 f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
                 "The steps show how such a token is built.")
-    step_through(story)
+    step_through(story, tokenizer.fingerprint)
     show_merge_tree(tokenizer, story.tokens)
 
 
 @st.fragment
-def step_through(story) -> None:
+def step_through(story, tokenizer_key: str) -> None:
     """The step control over the replay's merges, every step drawn up front,
     with every step listed below it (the current one marked)."""
     told = told_position(STEPPER_KEY)
     step = min(told[0] if told else linked_step(STEP_PARAM, story.steps), story.steps)
-    stepper(replay_frames(story), key=STEPPER_KEY, step=step, param=STEP_PARAM, steps=range(story.steps + 1))
+    view_key = f"{tokenizer_key}:{story.text}"
+    stepper(replay_frames(story), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
+            steps=range(story.steps + 1))
     keep_in_link(STEP_PARAM, step, 0)
 
 

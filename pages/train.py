@@ -259,10 +259,11 @@ def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
         step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
         step = min(step, total)
         steps = held_steps(step, total)
+        view_key = f"{tokenizer.fingerprint}:{corpus_fingerprint(trained.corpus)}:{steps.start}"
         view = training_view(tokenizer.fingerprint, corpus_fingerprint(trained.corpus), steps.start, steps[-1],
                              trained, pieces)
-        stepper(view, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM, speed_param=SPEED_PARAM,
-                steps=steps, playable=True)
+        stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
+                speed_param=SPEED_PARAM, steps=steps, playable=True)
         # The browser moved the address bar's step itself; the server's copy follows.
         keep_in_link(STEP_PARAM, step, 0)
         keep_in_link(SPEED_PARAM, speed, 1)

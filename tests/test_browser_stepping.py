@@ -141,3 +141,13 @@ def test_a_token_in_the_text_opens_its_card_on_focus(server, page):
     expect(page.locator(".trn-text .bpe-tok").nth(1)).to_be_focused()
     expect(heading(page)).to_contain_text("Merge 60 of")
     screenshot(page, "train-card")
+
+
+def test_when_the_server_hears_the_step_the_view_is_not_redrawn(server, page):
+    open_page(page, f"{server.url}/train?train_vocab=1500&train_step=20", "Train")
+    text = page.locator(".trn-text")
+    text.evaluate("element => { element.scrollTop = 120; element.dataset.mark = 'kept'; }")
+    run(page, lambda: page.keyboard.press("ArrowRight"))  # the pause's message reruns the step view ...
+    expect(page.get_by_text("as of step 21")).to_be_visible()
+    assert text.evaluate("element => [element.scrollTop, element.dataset.mark]") == [120, "kept"]  # ... not redrawn
+    expect(heading(page)).to_contain_text("Merge 21 of")

@@ -38,13 +38,10 @@ export default function (component) {
       send();
     }
   };
-  box.addEventListener("input", typed);
-  box.addEventListener("keydown", keys);
-  box.addEventListener("blur", send);
-  return () => {
-    clearTimeout(pause);
-    box.removeEventListener("input", typed);
-    box.removeEventListener("keydown", keys);
-    box.removeEventListener("blur", send);
-  };
+  // Assigned, not added: this function runs again whenever the page sends a
+  // new value, and each run's handlers replace the last run's.
+  box.oninput = typed;
+  box.onkeydown = keys;
+  box.onblur = send;
+  return () => clearTimeout(pause);
 }

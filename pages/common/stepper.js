@@ -31,8 +31,12 @@ class Stepper {
   }
 
   load(data, setStateValue) {
-    this.data = data;
+    // This runs again whenever the page sends new data. Data for the same
+    // view (the page heard a step and drew the same span) changes nothing.
     this.tell = setStateValue;
+    if (this.data && this.data.viewKey === data.viewKey) return;
+    if (this.view && this.view.detach) this.view.detach();
+    this.data = data;
     this.view = data.kind === "training" ? new TrainingView(this.root, data) : new FramesView(this.root, data);
     if (this.step === null || !this.holds(this.step)) this.step = data.step;
     this.speed = data.speeds.includes(data.speed) ? data.speed : 1;

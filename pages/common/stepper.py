@@ -51,13 +51,15 @@ _STEPPER = st.components.v2.component(
 )
 
 
-def stepper(view: dict, *, key: str, step: int, speed: float = 1, param: str, speed_param: str | None = None,
-            steps: range, playable: bool = False) -> None:
+def stepper(view: dict, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
+            speed_param: str | None = None, steps: range, playable: bool = False) -> None:
     """Mount the step control over `view` (the data of a training view, or
-    frames), holding `steps`; `param` (and `speed_param`) are the link's
-    names for the step (and the speed)."""
-    data = {**view, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start, "held": len(steps),
-            "param": param, "speedParam": speed_param, "playable": playable}
+    frames), holding `steps`; `view_key` names that data (the browser keeps
+    what it shows while it gets the same view again, at whatever step);
+    `param` (and `speed_param`) are the link's names for the step (and the
+    speed)."""
+    data = {**view, "viewKey": view_key, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start,
+            "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
     _STEPPER(data=data, key=key, on_position_change=lambda: None)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from .analysis.tax import languages, premiums
 from .corpus import count_chunks
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from .encodings import ENCODINGS, load_encoding
+from .encodings import ENCODING_NAMES, load_encoding
 from .formats import load_tokenizer, save_tokenizer
 from .patterns import PRESETS, compile_pattern
 from .specials import found_in
@@ -54,7 +54,8 @@ def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
 
 def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group(required=True)
-    choice.add_argument("--encoding", choices=sorted(ENCODINGS), help="a bundled OpenAI encoding")
+    choice.add_argument("--encoding", choices=ENCODING_NAMES, metavar="NAME",
+                        help=f"a bundled OpenAI encoding or a model's ({', '.join(ENCODING_NAMES)})")
     choice.add_argument("--tokenizer", metavar="FILE", help="a tokenizer saved by 'train'")
 
 
@@ -226,13 +227,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     comparer = commands.add_parser("compare", help="token counts of one text under several tokenizers")
     comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
-    comparer.add_argument("--with", dest="with_", action="append", default=[], choices=sorted(ENCODINGS), metavar="NAME")
+    comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
+                          help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help="a saved tokenizer")
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 
     tax = commands.add_parser("tax", help="token premium per language on the bundled parallel corpus")
-    tax.add_argument("--encoding", action="append", choices=sorted(ENCODINGS), metavar="NAME",
+    tax.add_argument("--encoding", "--with", action="append", choices=ENCODING_NAMES, metavar="NAME",
                      help="an encoding to measure (repeatable; default gpt2, cl100k_base, o200k_base)")
     tax.add_argument("--base", default="en", metavar="CODE", help="the language premiums are relative to (default en)")
     tax.add_argument("--json", action="store_true", help='print {"encoding": {"language code": premium}}')

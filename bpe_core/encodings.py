@@ -96,11 +96,11 @@ class About:
 
     @property
     def label(self) -> str:
-        """"Meta · Llama 4 · 202,048 tokens"."""
-        return f"{self.maker} · {self.models} · {self.n_vocab:,} tokens"
+        """"Meta · Llama 4 · 202,048 tokens · byte-level BPE"."""
+        return f"{self.maker} · {self.models} · {self.n_vocab:,} tokens · {self.kind}"
 
 
-_BYTE_BPE = "byte-level BPE (tiktoken ranks)"
+_BYTE_BPE = "byte-level BPE"
 
 # The names pickers offer, in order (r50k_base is gpt2 under another name).
 CATALOGUE: dict[str, About] = {

@@ -125,6 +125,13 @@ class SentencePieceTokenizer:
     def is_byte_fallback(self, token_id: int) -> bool:
         return token_id in self._byte_of
 
+    def spelled(self, token_id: int) -> bytes:
+        """A token as SentencePiece spells it, for drawing: "▁Hello" keeps
+        its "▁"; a byte-fallback piece is its one byte."""
+        if token_id in self._byte_of or token_id in self._special_by_id:
+            return self.token_bytes(token_id)
+        return self.pieces[token_id].encode("utf-8")
+
     # --------------------------------------------------------------- encoding
 
     def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:

@@ -8,7 +8,8 @@ when the model is first asked for (never before: mistral-common brings
 pydantic, numpy and pillow along), with the package's own loader, so they
 are exactly what the maker encodes with.
 
-- `llama3`, `llama4`, `tekken`: byte-level BPE over tiktoken-style ranks.
+- `llama3`, `llama4`, `tekken`: byte-level BPE over tiktoken-style ranks
+  (token bytes and their ranks, as OpenAI's vocabularies ship).
   They become ordinary `Tokenizer`s, so every page and the fast engine work
   on them as on the OpenAI encodings. Tekken numbers its ordinary tokens
   after its 1,000 special ones; ranks shifted by a constant merge in the
@@ -119,15 +120,15 @@ LLAMA_LICENCE = "Llama {} Community License Agreement (llama-models' LICENSE poi
 
 ZOO: dict[str, ZooModel] = {
     "llama3": ZooModel(
-        "Meta", "Llama 3 / 3.1 / 3.2 / 3.3", 128_256, "byte-level BPE (tiktoken ranks)", "llama-models",
+        "Meta", "Llama 3 / 3.1 / 3.2 / 3.3", 128_256, "byte-level BPE", "llama-models",
         "llama_models/llama3/tokenizer.model", LLAMA_LICENCE.format("3"), _llama,
     ),
     "llama4": ZooModel(
-        "Meta", "Llama 4", 202_048, "byte-level BPE (tiktoken ranks)", "llama-models",
+        "Meta", "Llama 4", 202_048, "byte-level BPE", "llama-models",
         "llama_models/llama4/tokenizer.model", LLAMA_LICENCE.format("4"), _llama,
     ),
     "tekken": ZooModel(
-        "Mistral", "NeMo and later (Tekken)", 131_072, "byte-level BPE (tiktoken ranks)", "mistral-common",
+        "Mistral", "NeMo and later (Tekken)", 131_072, "byte-level BPE", "mistral-common",
         f"mistral_common/data/{TEKKEN_FILE}", "Apache License 2.0 (mistral-common)", _tekken,
     ),
     "mistral_v3": ZooModel(

@@ -7,7 +7,7 @@ All the work is in `bpe_core.replay`; this page arranges the widgets.
 import streamlit as st
 
 from bpe_core.analysis.labels import label_text
-from bpe_core.analysis.replay import merge_tree, replay
+from bpe_core.analysis.replay import merge_tree, replay, shown_bytes
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.replay import merge_tree_html, replay_html, replay_state_html
 from bpe_core.drawing.tokens import merge_html
@@ -19,6 +19,12 @@ from pages.common.widgets import pick_tokenizer, step_control
 
 MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
+SENTENCEPIECE_NOTE = (
+    "SentencePiece's BPE: no split pattern. A space is ▁ and one ▁ is put in front of the text, which "
+    "starts as single characters; a character the vocabulary lacks is its UTF-8 bytes, one "
+    "byte-fallback piece each (<E1>), which never merge. The pair whose piece has the highest score "
+    "merges first: scores, not ids, set the order."
+)
 
 page_header(
     "Encode replay",
@@ -37,7 +43,8 @@ def show_step(story, step: int) -> None:
     else:
         merge = story.order[step - 1]
         piece = story.pieces[merge.piece]
-        st.caption(f"Step {step} of {story.steps}: the lowest-ranked pair that can merge, rank {merge.rank:,}.")
+        turn = "the pair whose piece has the highest score" if story.by_score else "the lowest-ranked pair that can merge"
+        st.caption(f"Step {step} of {story.steps}: {turn}, {merge.label}.")
         left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
         st.html(merge_html(left, right, made, colour_by="id"))
 
@@ -48,7 +55,7 @@ def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
     longest = max(range(len(options)), key=lambda i: len(tokenizer.token_bytes(options[i])))
     token_id = st.selectbox(
         "Token", options, index=longest, key="replay_token", **LINKED,
-        format_func=lambda i: f"{label_text(tokenizer.token_bytes(i))}  (id {i})",
+        format_func=lambda i: f"{label_text(shown_bytes(tokenizer, i))}  (id {i})",
         help="Each box holds a token and, beneath it, the two tokens it was merged from.",
     )
     tree = merge_tree(tokenizer, token_id)
@@ -79,6 +86,8 @@ def show_replay(tokenizer, text: str) -> None:
     if not story.pieces:
         st.info("The split pattern keeps no piece of this text, so there is nothing to encode.")
         return
+    if story.by_score:
+        st.info(SENTENCEPIECE_NOTE)
     if found_in(text, tokenizer.special_tokens):
         st.info("This text contains special-token text; the replay encodes it as plain text, "
                 "as encode_ordinary does.")

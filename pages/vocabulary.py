@@ -13,6 +13,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from bpe_core.analysis.vocabulary import (
     CATEGORIES,
     SORTS,
@@ -125,11 +126,15 @@ COLUMN_CONFIG = {
     "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
                                                      help="The merge that made it (1 = the first)"),
     "special": st.column_config.CheckboxColumn("special"),
+    "piece": st.column_config.TextColumn("piece", help="As SentencePiece spells it: ▁ for a space, "
+                                         "<0xE3> for a byte-fallback piece"),
+    "score": st.column_config.NumberColumn("score", format="%.0f",
+                                           help="Where two neighbours make pieces, the higher score merges first"),
 }
 
 
 def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
-    columns = [name for name in COLUMN_CONFIG if name != "learned_at_step" or tokenizer.trace]
+    columns = [name for name in COLUMN_CONFIG if name in matches and (name != "learned_at_step" or tokenizer.trace)]
     st.dataframe(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
     st.download_button(
         "Download these tokens (CSV)", functools.partial(frame_csv, matches),
@@ -156,6 +161,15 @@ def trained_note(tokenizer: Tokenizer) -> None:
 # ----------------------------------------------------------------- detail
 
 
+def sentencepiece_caption(tokenizer: SentencePieceTokenizer, token_id: int) -> str:
+    piece = markdown_literal(tokenizer.pieces[token_id])
+    if tokenizer.is_byte_fallback(token_id):
+        return (f"Byte-fallback piece {piece}: one byte of a character the vocabulary has no piece for "
+                "(such a character becomes one of these per UTF-8 byte).")
+    return (f"SentencePiece piece “{piece}” (▁ is a space), score {tokenizer.scores[token_id]:,.0f}: where two "
+            "neighbours make a piece, the pair whose piece has the highest score merges first.")
+
+
 def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
     """One token: as a chip (or the merge that made it), its bytes, its characters."""
     try:
@@ -174,6 +188,8 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("A special token: never learned by merging, only ever added whole.")
         elif tokenizer.trace:
             st.caption("One of the base units training started from.")
+        elif isinstance(tokenizer, SentencePieceTokenizer):
+            st.caption(sentencepiece_caption(tokenizer, detail.id))
         else:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     st.text(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex):")

@@ -74,7 +74,7 @@ def replay_state_html(replay: Replay, step: int, font_size: str = "2rem") -> str
 
 def replay_html(replay: Replay, current: int | None = None) -> str:
     """Every step as a row: the start (single units); then, per merge, its
-    step number and rank, the piece it happens in with the two merging parts
+    step number and rank (or score, for SentencePiece), the piece it happens in with the two merging parts
     boxed, and the token they make; last the result. Only the piece that
     changes is shown, since BPE never merges across pieces and the others
     stay as they were. The row of step `current` is highlighted."""
@@ -85,7 +85,7 @@ def replay_html(replay: Replay, current: int | None = None) -> str:
         before = _piece_html(piece, piece.states[done[merge.piece]], pair_at=merge.position)
         done[merge.piece] += 1
         made = _chip(piece.part_bytes(merge.made), merge.rank)
-        rows.append(_row(f"step {step} · rank {merge.rank:,}", f"{before}→ {made}", current == step))
+        rows.append(_row(f"step {step} · {merge.label}", f"{before}→ {made}", current == step))
     rows.append(_row("result", _pieces_html(replay, done) + _shortcut_note(replay), False))
     return _frame("".join(rows))
 

@@ -18,6 +18,7 @@ from .corpus import count_chunks
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import ENCODING_NAMES, load_encoding
 from .formats import load_tokenizer, save_tokenizer
+from .hf_trainers import train_unigram, train_wordpiece
 from .patterns import PRESETS, compile_pattern
 from .specials import found_in
 from .token_ids import parse_token_ids
@@ -60,6 +61,9 @@ def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
 
 
 def command_train(args: argparse.Namespace) -> None:
+    if args.algorithm != "bpe":
+        train_hugging_face(args)
+        return
     counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
     if args.save_counts:
         try:
@@ -86,6 +90,25 @@ def command_train(args: argparse.Namespace) -> None:
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
     if tokenizer.stop_reason:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def train_hugging_face(args: argparse.Namespace) -> None:
+    """WordPiece or Unigram by Hugging Face's trainers, saved as its tokenizer.json."""
+    if args.vocab_size is None:
+        raise UserError(f"{args.algorithm} learns a vocabulary of a size, not merges: give --vocab-size")
+    paths = [Path("-")] if args.corpus == ["-"] else corpus_paths(args.corpus)
+    counts = [path for path in paths if path.suffix == ".json"]
+    if counts:
+        raise UserError(f"{args.algorithm} trains on text, not counts: {counts[0]} is a counts file")
+    lines = (line for path in paths for line in read_text(str(path)).splitlines(keepends=True))
+    trainer = train_wordpiece if args.algorithm == "wordpiece" else train_unigram
+    tokenizer = trainer(lines, args.vocab_size, show_progress=sys.stderr.isatty())
+    try:
+        Path(args.output).write_text(tokenizer.to_json(), encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    print(f"learned {tokenizer.n_vocab:,} {args.algorithm} tokens; saved Hugging Face's tokenizer.json to "
+          f"{args.output}", file=sys.stderr)
 
 
 def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
@@ -211,6 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
     trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
     trainer.add_argument("--save-counts", metavar="FILE", help="also save the corpus's piece counts (JSON), to merge or train from")
+    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
+                         help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
+                         "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "
+                         "--special and the counts options are BPE's)")
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")

@@ -13,10 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-from .analysis.tax import languages, premiums
+from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
+from .analysis.words import HOW_WORDS_ARE_COUNTED
 from .corpus import count_chunks
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from .encodings import ENCODING_NAMES, load_encoding
+from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
 from .formats import load_tokenizer, save_tokenizer
 from .hf_trainers import train_unigram, train_wordpiece
 from .patterns import PRESETS, compile_pattern
@@ -25,7 +26,8 @@ from .token_ids import parse_token_ids
 from .tokenizer import Tokenizer
 from .training import train
 
-DEFAULT_TAX_ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
+MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
+TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
 
 
 class UserError(Exception):
@@ -197,17 +199,44 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
-    names = args.encoding or DEFAULT_TAX_ENCODINGS
+    names = args.encoding or list(CATALOGUE)
     if args.base not in languages():
         raise UserError(f"unknown base language {args.base!r}; choose one of {', '.join(languages())}")
-    table = premiums({name: load_encoding(name) for name in names}, base=args.base)
+    if args.parity is not None and not 1 <= args.parity <= MAX_PARITY_MERGES:
+        raise UserError(f"--parity takes a number of merges from 1 to {MAX_PARITY_MERGES:,}, not {args.parity}")
+    rows = corpus_table({name: load_encoding(name) for name in names}, base=args.base)
+    figures = {name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in names}
+    experiment = parity_experiment(args.parity, args.base) if args.parity else None
     if args.json:
-        print(json.dumps(table))
+        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures}
+        if experiment is not None:
+            report["parity"] = parity_report(experiment)
+        print(json.dumps(report))
         return
-    print(f"Token premium relative to {languages()[args.base].name} (same passage, tokens_L / tokens_{args.base})")
+    base_name = languages()[args.base].name
+    print(f"{TAX_MEASURES[args.measure]} per language, same passage"
+          + (f" (tokens_L / tokens_{args.base}, {base_name} = 1.00)" if args.measure == "premium" else ""))
     print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
     for code, language in languages().items():
-        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{table[name][code]:>13.2f}" for name in names))
+        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{figures[name][code][args.measure]:>13.2f}" for name in names))
+    if experiment is not None:
+        print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
+        print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
+        for row in experiment.rows:
+            print(f"{languages()[row.code].name + ' (' + row.code + ')':<22}{row.plain.premium:>9.2f}"
+                  f"{row.parity.premium:>9.2f}{row.token_change:>+9.0%}")
+
+
+def parity_report(experiment) -> dict:
+    """The parity experiment's figures per language, for --json."""
+    return {
+        "n_vocab": {"plain": experiment.plain.n_vocab, "parity": experiment.parity.n_vocab},
+        "languages": {
+            row.code: {"plain_premium": row.plain.premium, "parity_premium": row.parity.premium,
+                       "tax_removed": row.tax_removed, "token_change": row.token_change}
+            for row in experiment.rows
+        },
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -260,11 +289,15 @@ def build_parser() -> argparse.ArgumentParser:
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 
-    tax = commands.add_parser("tax", help="token premium per language on the bundled parallel corpus")
+    tax = commands.add_parser("tax", help="token premium, fertility and words split per language (parallel corpus)")
     tax.add_argument("--encoding", "--with", action="append", choices=ENCODING_NAMES, metavar="NAME",
-                     help="an encoding to measure (repeatable; default gpt2, cl100k_base, o200k_base)")
+                     help="an encoding to measure (repeatable; default: OpenAI's and the zoo's)")
     tax.add_argument("--base", default="en", metavar="CODE", help="the language premiums are relative to (default en)")
-    tax.add_argument("--json", action="store_true", help='print {"encoding": {"language code": premium}}')
+    tax.add_argument("--measure", choices=list(TAX_MEASURES), default="premium", help="what the table shows")
+    tax.add_argument("--parity", type=int, metavar="MERGES",
+                     help="also train plain and parity-aware BPE with this many merges and compare them")
+    tax.add_argument("--json", action="store_true",
+                     help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
     tax.set_defaults(run=command_tax)
     return parser
 

@@ -10,12 +10,13 @@ import streamlit as st
 
 from bpe_core.analysis.algorithms import (
     ALGORITHMS,
+    RIVALS,
     algorithm_corpora,
     corpus_parts,
     measure_algorithm,
     only_in_each,
     shared_share,
-    train_rivals,
+    train_rival,
     unknown_stretches,
     word_language,
 )
@@ -44,33 +45,30 @@ page_header(
 )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def rivals_for(corpus_id: str, vocab_size: int) -> dict[str, HFTokenizer]:
-    """WordPiece and Unigram on a corpus, trained once for every session,
-    with a bar over the two (Hugging Face's trainers report no progress of
-    their own, and each takes a second or two)."""
-    bar = st.progress(0.0)
-
-    def started(algorithm: str) -> None:
-        done = list(ALGORITHMS).index(algorithm) - 1
-        bar.progress(done / 2, text=f"Training {ALGORITHMS[algorithm]} ({done + 2} of 3)…")
-
-    rivals = train_rivals(corpus_parts(corpus_id)[0], vocab_size, on_start=started)
-    bar.empty()
-    return rivals
+@st.cache_resource(max_entries=32, show_spinner=False)
+def rival(corpus_id: str, vocab_size: int, algorithm: str) -> HFTokenizer:
+    """WordPiece or Unigram on a corpus, trained once for every session."""
+    return train_rival(algorithm, corpus_parts(corpus_id)[0], vocab_size)
 
 
 def trained_three(corpus_id: str, vocab_size: int) -> dict:
-    """All three tokenizers: BPE by this engine (a bar of its own), then the two others."""
-    training_text, _ = corpus_parts(corpus_id)
-    bpe = train_on(training_text, vocab_size=vocab_size, pattern="cl100k")
-    return {"bpe": bpe, **rivals_for(corpus_id, vocab_size)}
+    """All three tokenizers: BPE by this engine (with a bar and Cancel of its
+    own), then the others, with a bar over them (Hugging Face's trainers
+    report no progress of their own; each takes a second or two)."""
+    bpe = train_on(corpus_parts(corpus_id)[0], vocab_size=vocab_size, pattern="cl100k")
+    bar = st.progress(0.0)
+    rivals = {}
+    for done, algorithm in enumerate(RIVALS):
+        bar.progress(done / len(RIVALS), text=f"Training {ALGORITHMS[algorithm]} ({done + 2} of 3)…")
+        rivals[algorithm] = rival(corpus_id, vocab_size, algorithm)
+    bar.empty()
+    return {"bpe": bpe, **rivals}
 
 
 def show_boundaries(tokenizers: dict) -> None:
     st.subheader("The same text, three ways")
     st.caption(
-        "Type above; each row is one algorithm's tokens. Struck-through text is what WordPiece leaves out "
+        "Type in the box; each row below it is one algorithm's tokens. Struck-through text is what WordPiece leaves out "
         "(whitespace); a framed token is an unknown one ([UNK], <unk>) standing for the text under it."
     )
     text = shared_text("Text to split", height=120)

@@ -98,7 +98,8 @@ def show_replay(tokenizer, text: str) -> None:
         st.info(f"Encode maps a piece that is itself a token straight to that token (tiktoken's shortcut); "
                 f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
                 "The steps show how such a token is built.")
-    with st.expander(f"All {story.steps} steps, lowest rank first", expanded=True):
+    order = "highest score first" if story.by_score else "lowest rank first"
+    with st.expander(f"All {story.steps} steps, {order}", expanded=True):
         st.html(replay_html(story, current=step))
     show_merge_tree(tokenizer, story.tokens)
 

@@ -382,7 +382,7 @@ def show_parity_experiment(base: str) -> None:
 # -------------------------------------------------------------------- page
 
 
-controls = st.columns([4, 2, 2, 2], vertical_alignment="bottom")
+controls = st.columns([5, 2], vertical_alignment="bottom")
 with controls[0]:
     selected = pick_tokenizers(
         "Tokenizers", TOKENIZERS_KEY, list(BUNDLED_ENCODINGS),
@@ -394,11 +394,12 @@ base = controls[1].selectbox(
     key="tax_base", **LINKED,
     help="Premiums are relative to this language, which is 1.0.",
 )
-measure = controls[2].segmented_control(
+chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
+measure = chart_controls[0].segmented_control(
     "Measure", list(MEASURE_LABELS), default="premium", required=True, format_func=MEASURE_LABELS.get,
     key="tax_measure", **LINKED,
 )
-view = controls[3].segmented_control(
+view = chart_controls[1].segmented_control(
     "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
     disabled=measure != "premium", help="Fertility and words split are drawn as a heatmap.",
 )

@@ -13,7 +13,6 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.downloads import frame_csv
-from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from bpe_core.analysis.vocabulary import (
     CATEGORIES,
     SORTS,
@@ -28,6 +27,7 @@ from bpe_core.analysis.vocabulary import (
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import script_figure
+from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
@@ -118,6 +118,10 @@ COLUMN_CONFIG = {
     "id": st.column_config.NumberColumn("id", format="%d"),
     "text": st.column_config.TextColumn("token", width="medium",
                                         help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
+    "piece": st.column_config.TextColumn("piece", help="As SentencePiece spells it: ▁ for a space, "
+                                         "<0xE3> for a byte-fallback piece"),
+    "score": st.column_config.NumberColumn("score", format="%.0f",
+                                           help="Where two neighbours make pieces, the higher score merges first"),
     "bytes": st.column_config.NumberColumn("bytes"),
     "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
     "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
@@ -126,10 +130,6 @@ COLUMN_CONFIG = {
     "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
                                                      help="The merge that made it (1 = the first)"),
     "special": st.column_config.CheckboxColumn("special"),
-    "piece": st.column_config.TextColumn("piece", help="As SentencePiece spells it: ▁ for a space, "
-                                         "<0xE3> for a byte-fallback piece"),
-    "score": st.column_config.NumberColumn("score", format="%.0f",
-                                           help="Where two neighbours make pieces, the higher score merges first"),
 }
 
 

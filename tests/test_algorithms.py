@@ -11,12 +11,13 @@ from tokenizers import Tokenizer as HuggingFaceTokenizer
 from bpe_core import train
 from bpe_core.analysis.algorithms import (
     ALGORITHMS,
+    RIVALS,
     algorithm_corpora,
     corpus_parts,
     measure_algorithm,
     only_in_each,
     surface,
-    train_rivals,
+    train_rival,
     unknown_stretches,
 )
 from bpe_core.analysis.words import count_words
@@ -30,7 +31,8 @@ TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159,
 @functools.cache
 def three(vocab_size: int = 800) -> dict:
     training, _ = corpus_parts("english_prose")
-    return {"bpe": train(training, vocab_size=vocab_size, pattern="cl100k"), **train_rivals(training, vocab_size)}
+    return {"bpe": train(training, vocab_size=vocab_size, pattern="cl100k"),
+            **{algorithm: train_rival(algorithm, training, vocab_size) for algorithm in RIVALS}}
 
 
 def test_spans_are_hugging_faces_tokens_at_their_places_in_the_text():

@@ -10,8 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
-from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text
-from bpe_core.analysis.tax import parity_experiment
+from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text, parity_experiment
 from bpe_core.analysis.words import count_words
 from bpe_core.encodings import CATALOGUE, tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer

@@ -81,17 +81,13 @@ def word_language(corpus_id: str) -> str:
 # ----------------------------------------------------------------- training
 
 
-def train_rivals(training_text: str, vocab_size: int, on_start=None) -> dict[str, HFTokenizer]:
-    """WordPiece and Unigram, trained by Hugging Face on `training_text`
-    (line by line, line breaks included, as BPE sees them) to `vocab_size`.
-    `on_start(algorithm)` hears each start."""
-    lines = training_text.splitlines(keepends=True)
-    rivals = {}
-    for algorithm, trainer in (("wordpiece", train_wordpiece), ("unigram", train_unigram)):
-        if on_start is not None:
-            on_start(algorithm)
-        rivals[algorithm] = trainer(lines, vocab_size)
-    return rivals
+RIVALS = {"wordpiece": train_wordpiece, "unigram": train_unigram}  # trained by Hugging Face
+
+
+def train_rival(algorithm: str, training_text: str, vocab_size: int) -> HFTokenizer:
+    """WordPiece or Unigram, trained by Hugging Face on `training_text`
+    (line by line, line breaks included, as BPE sees them) to `vocab_size`."""
+    return RIVALS[algorithm](training_text.splitlines(keepends=True), vocab_size)
 
 
 # ---------------------------------------------------------------- measuring

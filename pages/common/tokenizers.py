@@ -21,9 +21,9 @@ from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE
-from bpe_core.zoo import ModelPackageMissing
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
+from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value

@@ -229,3 +229,9 @@ def test_parity_aware_training_lowers_the_tax_at_the_same_vocabulary_size(parity
 
 def test_a_language_without_tax_has_none_to_remove(parity):
     assert parity.row("en").tax_removed is None  # premium 1.0 under both, by definition
+
+
+@pytest.mark.slow
+def test_where_one_trainer_runs_out_of_pairs_the_other_stops_at_the_same_size():
+    experiment = parity_experiment(20_000)  # far more merges than pairs seen twice in the passage
+    assert experiment.plain.n_vocab == experiment.parity.n_vocab < 256 + 20_000

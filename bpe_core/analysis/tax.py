@@ -180,6 +180,7 @@ def row_figures(row: TaxRow) -> dict[str, float | int | None]:
 
 
 # The causal experiment: the tax comes from what a tokenizer was trained on.
+BYTES = 256  # the byte-level tokenizers' base vocabulary: every byte (see `hf_trainers`)
 TRAINING_LINES = slice(0, 14)  # sentences 1-14 train the experiment's tokenizers
 HELD_OUT_LINES = slice(14, None)  # sentences 15-20 measure them
 
@@ -250,15 +251,24 @@ class ParityExperiment:
 
 def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARALLEL_DIR) -> ParityExperiment:
     """Train plain and parity-aware byte-level BPE on the training sentences
-    of every language (the same text, split and number of merges; pairs seen
-    once are not merged), and measure both on the held-out sentences. The
+    of every language (the same text, split and number of merges, so the
+    same vocabulary size; pairs seen once are not merged, and where one
+    trainer runs out of pairs first, the other stops there too), and
+    measure both on the held-out sentences. The
     dev text parity-aware training balances on is the training sentences
     themselves, parallel across languages; neither tokenizer sees the
     held-out ones."""
     codes = list(languages(directory))
     lines = {code: parallel_lines(code, directory)[TRAINING_LINES] for code in codes}
+    every_line = [line for code in codes for line in lines[code]]
     parity = train_parity_bpe(lines, lines, num_merges)
-    plain = train_byte_bpe([line for code in codes for line in lines[code]], num_merges)
+    plain = train_byte_bpe(every_line, num_merges)
+    if plain.n_vocab != parity.n_vocab:  # one ran out of pairs seen twice first: the other stops there too
+        merges = min(plain.n_vocab, parity.n_vocab) - BYTES
+        if plain.n_vocab > parity.n_vocab:
+            plain = train_byte_bpe(every_line, merges)
+        else:
+            parity = train_parity_bpe(lines, lines, merges)
     held_out = {code: parallel_text(code, HELD_OUT_LINES, directory) for code in codes}
     rows = {(row.tokenizer, row.code): row for row in tax_table({"plain": plain, "parity": parity}, held_out, base)}
     return ParityExperiment(plain, parity, [ParityRow(code, rows["plain", code], rows["parity", code]) for code in codes])

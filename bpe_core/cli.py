@@ -25,6 +25,7 @@ from .specials import found_in
 from .token_ids import parse_token_ids
 from .tokenizer import Tokenizer
 from .training import train
+from .zoo import ModelPackageMissing
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
 TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
@@ -199,12 +200,13 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
-    names = args.encoding or list(CATALOGUE)
     if args.base not in languages():
         raise UserError(f"unknown base language {args.base!r}; choose one of {', '.join(languages())}")
     if args.parity is not None and not 1 <= args.parity <= MAX_PARITY_MERGES:
         raise UserError(f"--parity takes a number of merges from 1 to {MAX_PARITY_MERGES:,}, not {args.parity}")
-    rows = corpus_table({name: load_encoding(name) for name in names}, base=args.base)
+    tokenizers = {name: load_encoding(name) for name in args.encoding} if args.encoding else every_loadable_encoding()
+    names = list(tokenizers)
+    rows = corpus_table(tokenizers, base=args.base)
     figures = {name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in names}
     experiment = parity_experiment(args.parity, args.base) if args.parity else None
     if args.json:
@@ -225,6 +227,18 @@ def command_tax(args: argparse.Namespace) -> None:
         for row in experiment.rows:
             print(f"{languages()[row.code].name + ' (' + row.code + ')':<22}{row.plain.premium:>9.2f}"
                   f"{row.parity.premium:>9.2f}{row.token_change:>+9.0%}")
+
+
+def every_loadable_encoding() -> dict:
+    """OpenAI's encodings and every zoo model whose package is installed; a
+    note on standard error names each one left out and its pip command."""
+    tokenizers = {}
+    for name in CATALOGUE:
+        try:
+            tokenizers[name] = load_encoding(name)
+        except ModelPackageMissing as error:
+            print(f"note: {error}. It is left out.", file=sys.stderr)
+    return tokenizers
 
 
 def parity_report(experiment) -> dict:

@@ -173,3 +173,13 @@ def test_the_command_line_encodes_and_compares_with_zoo_models(tmp_path):
     code, out, _ = run_cli("compare", tmp_path / "text.txt", "--with", "llama3", "--with", "mistral_v3", "--json")
     assert code == 0
     assert json.loads(out) == {name: len(maker_encode(name)(text)) for name in ("llama3", "mistral_v3")}
+
+
+@pytest.mark.slow
+def test_the_tax_command_leaves_out_a_zoo_model_whose_package_is_missing_and_says_so():
+    code = ("import sys; sys.modules['sentencepiece'] = None\nfrom bpe_core.cli import main\n"
+            "sys.exit(main(['tax', '--json']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert list(json.loads(result.stdout)["tokenizers"]) == [name for name in CATALOGUE if name != "mistral_v3"]
+    assert result.stderr.startswith("note: mistral_v3") and "pip install sentencepiece" in result.stderr

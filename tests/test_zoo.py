@@ -14,6 +14,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bpe_core import load_encoding
 from bpe_core.encodings import CATALOGUE
@@ -183,3 +185,35 @@ def test_the_tax_command_leaves_out_a_zoo_model_whose_package_is_missing_and_say
     assert result.returncode == 0, result.stderr
     assert list(json.loads(result.stdout)["tokenizers"]) == [name for name in CATALOGUE if name != "mistral_v3"]
     assert result.stderr.startswith("note: mistral_v3") and "pip install sentencepiece" in result.stderr
+
+
+# Fuzzing (with the slow tests; HYPOTHESIS_PROFILE=fuzz runs 10,000 examples each).
+
+awkward_text = st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
+    st.lists(st.sampled_from(["\u200d", "\ufe0f", "\u0301", "\u093f", "\u1039", " ", "  ", "\t", "\n", "\r\n", "\u3000",
+                              "▁", "a", "字", "ሰ", "မ", "9", "123456", "\U0001f469", "\U0001f3fd", "<s>", "[INST]"]),
+             max_size=80).map("".join),
+    st.builds(lambda char, count: char * count, st.characters(codec="utf-8"), st.integers(1, 2_000)),
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["llama3", "mistral_v3"])
+@given(text=awkward_text)
+def test_fuzzed_ids_equal_the_makers_and_spans_tile_the_text(name, text):
+    tokenizer = load_encoding(name)
+    spans = tokenizer.encode_with_offsets(text, disallowed_special=())
+    assert [span.id for span in spans] == maker_encode(name)(text)
+    data = text.encode("utf-8", "surrogatepass")
+    assert [span.start for span in spans[1:]] == [span.end for span in spans[:-1]]
+    assert not spans or (spans[0].start, spans[-1].end) == (0, len(data))
+
+
+@pytest.mark.slow
+@given(text=awkward_text)
+def test_fuzzed_sentencepiece_merge_loop_equals_sentencepiece(text):
+    tokenizer = load_encoding("mistral_v3")
+    assert tokenizer.encode_ordinary(text, reference=True) == maker_encode("mistral_v3")(text)
+    if "▁" not in text:  # SentencePiece writes a space as ▁, so a ▁ typed in the text comes back a space
+        assert tokenizer.decode(tokenizer.encode_ordinary(text)) == text

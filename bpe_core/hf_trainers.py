@@ -87,13 +87,6 @@ class HFTokenizer:
             return self.pieces[token_id].encode("utf-8")
         raise ValueError(f"{token_id!r} is not a token id of {self.name!r}: ids run from 0 to {self.n_vocab - 1}.")
 
-    def is_word_start(self, token_id: int) -> bool:
-        """Whether the token starts a word, by its algorithm's own mark."""
-        piece = self.pieces[token_id]
-        if self.kind == "wordpiece":
-            return not piece.startswith(CONTINUATION)
-        return piece.startswith(SPACE if self.kind == "unigram" else byte_to_unicode()[ord(" ")])
-
     # --------------------------------------------------------------- encoding
 
     def encode(self, text: str, *, allowed_special: SpecialChoice = frozenset(),

@@ -9,8 +9,11 @@ The engine, at the top of the package: `patterns` (pre-tokenization),
 `specials` (special tokens), `utf8`, `corpus` (text to weighted pieces),
 `merge_learning` (the training algorithm), `merge_loop` (encoding one
 piece), `tokenizer` (the Tokenizer), `training` (`train`), `encodings` (the
-bundled OpenAI vocabularies), `samples` (the bundled texts), `token_ids`
-and `cli`. Importing it loads neither Streamlit nor plotly, pandas or PIL.
+bundled OpenAI vocabularies, and every name `load_encoding` takes), `zoo`
+(Llama, Tekken and Mistral, read from their makers' packages),
+`sentencepiece_model` (SentencePiece BPE with the Tokenizer's interface),
+`hf_trainers` (Hugging Face's WordPiece, Unigram and parity-aware BPE),
+`samples` (the bundled texts), `token_ids` and `cli`. Importing it loads neither Streamlit nor plotly, pandas or PIL.
 
 Beside it: `formats` (each file format a tokenizer travels in, read and
 written), `analysis` (what the pages compute) and `drawing` (HTML, charts

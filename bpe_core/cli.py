@@ -13,18 +13,22 @@ import os
 import sys
 from pathlib import Path
 
-from .analysis.tax import languages, premiums
+from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
+from .analysis.words import HOW_WORDS_ARE_COUNTED
 from .corpus import count_chunks
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from .encodings import ENCODINGS, load_encoding
+from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
 from .formats import load_tokenizer, save_tokenizer
+from .hf_trainers import train_unigram, train_wordpiece
 from .patterns import PRESETS, compile_pattern
 from .specials import found_in
 from .token_ids import parse_token_ids
 from .tokenizer import Tokenizer
 from .training import train
+from .zoo import ModelPackageMissing
 
-DEFAULT_TAX_ENCODINGS = ["gpt2", "cl100k_base", "o200k_base"]
+MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
+TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
 
 
 class UserError(Exception):
@@ -54,11 +58,15 @@ def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
 
 def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group(required=True)
-    choice.add_argument("--encoding", choices=sorted(ENCODINGS), help="a bundled OpenAI encoding")
+    choice.add_argument("--encoding", choices=ENCODING_NAMES, metavar="NAME",
+                        help=f"a bundled OpenAI encoding or a model's ({', '.join(ENCODING_NAMES)})")
     choice.add_argument("--tokenizer", metavar="FILE", help="a tokenizer saved by 'train'")
 
 
 def command_train(args: argparse.Namespace) -> None:
+    if args.algorithm != "bpe":
+        train_hugging_face(args)
+        return
     counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
     if args.save_counts:
         try:
@@ -85,6 +93,25 @@ def command_train(args: argparse.Namespace) -> None:
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
     if tokenizer.stop_reason:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def train_hugging_face(args: argparse.Namespace) -> None:
+    """WordPiece or Unigram by Hugging Face's trainers, saved as its tokenizer.json."""
+    if args.vocab_size is None:
+        raise UserError(f"{args.algorithm} learns a vocabulary of a size, not merges: give --vocab-size")
+    paths = [Path("-")] if args.corpus == ["-"] else corpus_paths(args.corpus)
+    counts = [path for path in paths if path.suffix == ".json"]
+    if counts:
+        raise UserError(f"{args.algorithm} trains on text, not counts: {counts[0]} is a counts file")
+    lines = (line for path in paths for line in read_text(str(path)).splitlines(keepends=True))
+    trainer = train_wordpiece if args.algorithm == "wordpiece" else train_unigram
+    tokenizer = trainer(lines, args.vocab_size, show_progress=sys.stderr.isatty())
+    try:
+        Path(args.output).write_text(tokenizer.to_json(), encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    print(f"learned {tokenizer.n_vocab:,} {args.algorithm} tokens; saved Hugging Face's tokenizer.json to "
+          f"{args.output}", file=sys.stderr)
 
 
 def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
@@ -173,17 +200,57 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
-    names = args.encoding or DEFAULT_TAX_ENCODINGS
     if args.base not in languages():
         raise UserError(f"unknown base language {args.base!r}; choose one of {', '.join(languages())}")
-    table = premiums({name: load_encoding(name) for name in names}, base=args.base)
+    if args.parity is not None and not 1 <= args.parity <= MAX_PARITY_MERGES:
+        raise UserError(f"--parity takes a number of merges from 1 to {MAX_PARITY_MERGES:,}, not {args.parity}")
+    tokenizers = {name: load_encoding(name) for name in args.encoding} if args.encoding else every_loadable_encoding()
+    names = list(tokenizers)
+    rows = corpus_table(tokenizers, base=args.base)
+    figures = {name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in names}
+    experiment = parity_experiment(args.parity, args.base) if args.parity else None
     if args.json:
-        print(json.dumps(table))
+        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures}
+        if experiment is not None:
+            report["parity"] = parity_report(experiment)
+        print(json.dumps(report))
         return
-    print(f"Token premium relative to {languages()[args.base].name} (same passage, tokens_L / tokens_{args.base})")
+    base_name = languages()[args.base].name
+    print(f"{TAX_MEASURES[args.measure]} per language, same passage"
+          + (f" (tokens_L / tokens_{args.base}, {base_name} = 1.00)" if args.measure == "premium" else ""))
     print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
     for code, language in languages().items():
-        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{table[name][code]:>13.2f}" for name in names))
+        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{figures[name][code][args.measure]:>13.2f}" for name in names))
+    if experiment is not None:
+        print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
+        print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
+        for row in experiment.rows:
+            print(f"{languages()[row.code].name + ' (' + row.code + ')':<22}{row.plain.premium:>9.2f}"
+                  f"{row.parity.premium:>9.2f}{row.token_change:>+9.0%}")
+
+
+def every_loadable_encoding() -> dict:
+    """OpenAI's encodings and every zoo model whose package is installed; a
+    note on standard error names each one left out and its pip command."""
+    tokenizers = {}
+    for name in CATALOGUE:
+        try:
+            tokenizers[name] = load_encoding(name)
+        except ModelPackageMissing as error:
+            print(f"note: {error}. It is left out.", file=sys.stderr)
+    return tokenizers
+
+
+def parity_report(experiment) -> dict:
+    """The parity experiment's figures per language, for --json."""
+    return {
+        "n_vocab": {"plain": experiment.plain.n_vocab, "parity": experiment.parity.n_vocab},
+        "languages": {
+            row.code: {"plain_premium": row.plain.premium, "parity_premium": row.parity.premium,
+                       "tax_removed": row.tax_removed, "token_change": row.token_change}
+            for row in experiment.rows
+        },
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -210,6 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
     trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
     trainer.add_argument("--save-counts", metavar="FILE", help="also save the corpus's piece counts (JSON), to merge or train from")
+    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
+                         help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
+                         "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "
+                         "--special and the counts options are BPE's)")
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")
@@ -226,16 +297,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     comparer = commands.add_parser("compare", help="token counts of one text under several tokenizers")
     comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
-    comparer.add_argument("--with", dest="with_", action="append", default=[], choices=sorted(ENCODINGS), metavar="NAME")
+    comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
+                          help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help="a saved tokenizer")
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 
-    tax = commands.add_parser("tax", help="token premium per language on the bundled parallel corpus")
-    tax.add_argument("--encoding", action="append", choices=sorted(ENCODINGS), metavar="NAME",
-                     help="an encoding to measure (repeatable; default gpt2, cl100k_base, o200k_base)")
+    tax = commands.add_parser("tax", help="token premium, fertility and words split per language (parallel corpus)")
+    tax.add_argument("--encoding", "--with", action="append", choices=ENCODING_NAMES, metavar="NAME",
+                     help="an encoding to measure (repeatable; default: OpenAI's and the zoo's)")
     tax.add_argument("--base", default="en", metavar="CODE", help="the language premiums are relative to (default en)")
-    tax.add_argument("--json", action="store_true", help='print {"encoding": {"language code": premium}}')
+    tax.add_argument("--measure", choices=list(TAX_MEASURES), default="premium", help="what the table shows")
+    tax.add_argument("--parity", type=int, metavar="MERGES",
+                     help="also train plain and parity-aware BPE with this many merges and compare them")
+    tax.add_argument("--json", action="store_true",
+                     help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
     tax.set_defaults(run=command_tax)
     return parser
 

@@ -1,4 +1,6 @@
-"""The OpenAI vocabularies, shipped with the project and verified, never downloaded.
+"""Every encoding `load_encoding` knows by name: the OpenAI vocabularies,
+shipped with the project and verified, and the model zoo (`zoo`), read from
+its makers' packages. Nothing is ever downloaded.
 
 tiktoken fetches its rank files from the internet on first use, which fails
 offline (a conference hall, a CI runner). The official files are bundled in
@@ -8,7 +10,10 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 
 - `tiktoken_encoding(name)`: a real `tiktoken.Encoding`, the reference.
 - `load_encoding(name)`: the same ranks in this project's engine, giving
-  identical ids, plus what the playground needs (offsets, merges, steps).
+  identical ids, plus what the playground needs (offsets, merges, steps);
+  for a zoo name, that model's tokenizer.
+- `CATALOGUE`: what each name is (maker, models, vocabulary size), said
+  without loading anything, for pickers and help texts.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from pathlib import Path
 
 from .formats.tiktoken_file import parse_tiktoken_ranks
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from .sentencepiece_model import SentencePieceTokenizer
 from .tokenizer import Tokenizer
+from .zoo import ZOO, load_zoo_encoding
 
 RANK_FILES = Path(__file__).parent / "rank_files"
 
@@ -78,11 +85,38 @@ ENCODINGS: dict[str, EncodingSpec] = {
 }
 
 
+@dataclass(frozen=True)
+class About:
+    """What an encoding is, in the words of a picker."""
+
+    maker: str
+    models: str
+    n_vocab: int  # ids, special tokens included
+    kind: str
+
+    @property
+    def label(self) -> str:
+        """"Meta · Llama 4 · 202,048 tokens · byte-level BPE"."""
+        return f"{self.maker} · {self.models} · {self.n_vocab:,} tokens · {self.kind}"
+
+
+_BYTE_BPE = "byte-level BPE"
+
+# The names pickers offer, in order (r50k_base is gpt2 under another name).
+CATALOGUE: dict[str, About] = {
+    "gpt2": About("OpenAI", "GPT-2 / GPT-3", 50_257, _BYTE_BPE),
+    "cl100k_base": About("OpenAI", "GPT-3.5 / GPT-4", 100_277, _BYTE_BPE),
+    "o200k_base": About("OpenAI", "GPT-4o", 200_019, _BYTE_BPE),
+    **{name: About(model.maker, model.models, model.n_vocab, model.kind) for name, model in ZOO.items()},
+}
+ENCODING_NAMES = [*ENCODINGS, *ZOO]  # every name `load_encoding` takes
+
+
 def _spec(name: str) -> EncodingSpec:
     try:
         return ENCODINGS[name]
     except KeyError:
-        raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}.") from None
+        raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(ENCODING_NAMES)}.") from None
 
 
 @functools.cache
@@ -119,8 +153,11 @@ def tiktoken_encoding(name: str):
 
 
 @functools.cache
-def load_encoding(name: str) -> Tokenizer:
-    """The bundled encoding in this project's engine: the same ids as tiktoken."""
+def load_encoding(name: str) -> Tokenizer | SentencePieceTokenizer:
+    """The bundled encoding in this project's engine: the same ids as
+    tiktoken; or a zoo model's tokenizer: the same ids as its maker's."""
+    if name in ZOO:
+        return load_zoo_encoding(name)
     spec = _spec(name)
     ranks = load_ranks(name)
     return Tokenizer(

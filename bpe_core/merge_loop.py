@@ -16,6 +16,11 @@ is a parameter, `rank_of(left_id, right_id, start, end)`:
 - replaying training looks up the *pair of ids* in the learned merges, which
   reproduces the training state exactly, also after only the first k merges.
 
+Which mergeable pair goes first is the other choice, `priority`: by default
+the lowest id, because ids are ranks (tiktoken, and training here);
+SentencePiece's BPE instead merges the pair whose piece has the highest
+score (see `sentencepiece_model`). Ties go to the leftmost pair either way.
+
 The naive loop rescans all pairs after every merge (quadratic in the piece
 length, see tiktoken's `_educational.py`). Keeping candidate merges in a heap
 makes it O(n log n), which matters for long pieces: whitespace runs, or the
@@ -31,10 +36,11 @@ from collections.abc import Callable, Sequence
 
 RankOf = Callable[[int, int, int, int], "int | None"]
 OnMerge = Callable[[int, int, int, int], None]
+Priority = Callable[[int], float]
 
 
 def merge_lowest_rank_first(
-    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None
+    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None
 ) -> list[tuple[int, int, int]]:
     """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
 
@@ -43,22 +49,23 @@ def merge_lowest_rank_first(
     adjacent parts that cover units start..end, or None if they do not merge.
     `on_merge(new_id, start, middle, end)`, if given, hears every merge as it
     happens (the parts start..middle and middle..end became new_id), so that
-    a replay shows exactly what encoding did.
+    a replay shows exactly what encoding did. `priority(new_id)`, if
+    given, orders the merges instead of the new id itself (lowest first).
     """
     size = len(unit_ids)
     ids = list(unit_ids)  # ids[s]: id of the part starting at unit s
     end = list(range(1, size + 1))  # end[s]: where that part ends; -1 once absorbed
     previous = list(range(-1, size - 1))  # previous[s]: start of the part before it
 
-    candidates = []  # (rank, start of left part)
+    candidates = []  # (priority, start of left part, id of the token made)
     for start in range(size - 1):
         rank = rank_of(ids[start], ids[start + 1], start, start + 2)
         if rank is not None:
-            candidates.append((rank, start))
+            candidates.append((rank if priority is None else priority(rank), start, rank))
     heapq.heapify(candidates)
 
     while candidates:
-        rank, left = heapq.heappop(candidates)
+        _, left, rank = heapq.heappop(candidates)
         right = end[left]
         if right == -1 or right == size:  # absorbed, or has no right neighbour
             continue
@@ -72,12 +79,12 @@ def merge_lowest_rank_first(
             previous[after] = left
             rank = rank_of(ids[left], ids[after], left, end[after])
             if rank is not None:
-                heapq.heappush(candidates, (rank, left))
+                heapq.heappush(candidates, (rank if priority is None else priority(rank), left, rank))
         before = previous[left]
         if before >= 0:
             rank = rank_of(ids[before], ids[left], before, end[left])
             if rank is not None:
-                heapq.heappush(candidates, (rank, before))
+                heapq.heappush(candidates, (rank if priority is None else priority(rank), before, rank))
 
     tokens, start = [], 0
     while start < size:

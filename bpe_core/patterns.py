@@ -55,6 +55,15 @@ PRESETS = {
 # How the presets are named where people choose one.
 PRESET_LABELS = {"none": "none (whole text)", "gpt2": "GPT-2", "cl100k": "GPT-4 (cl100k)", "o200k": "GPT-4o (o200k)"}
 
+# The split patterns of other makers' models (Llama 3, Tekken), by model
+# name. A pattern joins when its model loads (see `zoo`), read from the
+# maker's own package, never copied here. Like the presets, such a pattern
+# is trusted: its maker encodes with it through tiktoken's engine, so this
+# engine's tokenizers may do the same (`Tokenizer`'s fast engine) and need
+# no deadline. A model whose pattern is a preset's (Llama 4 uses o200k's)
+# keeps the preset's name.
+MODEL_PATTERNS: dict[str, str] = {}
+
 # A custom pattern may backtrack catastrophically ("(a|aa)+$"); the `regex`
 # module can abandon a match after a deadline, so such a pattern is refused
 # with a message instead of freezing the app.
@@ -72,13 +81,21 @@ def pattern_source(pattern: str) -> str:
 
 
 def pattern_name(pattern: str) -> str:
-    """The preset name for `pattern` (a name or a preset's regex), else "custom"."""
+    """The preset name for `pattern` (a name or a preset's regex), the
+    model's name for a loaded model's pattern, else "custom"."""
     if pattern in PRESETS:
         return pattern
-    for name, source in PRESETS.items():
+    for name, source in [*PRESETS.items(), *MODEL_PATTERNS.items()]:
         if pattern == source:
             return name
     return "custom"
+
+
+def register_model_pattern(name: str, source: str) -> None:
+    """Trust a model's split pattern, as read from its maker's package (see
+    MODEL_PATTERNS). A pattern that a preset already names stays a preset."""
+    if pattern_name(source) == "custom":
+        MODEL_PATTERNS[name] = source
 
 
 @functools.lru_cache(maxsize=64)

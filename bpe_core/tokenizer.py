@@ -162,7 +162,8 @@ class Tokenizer:
 
     @property
     def pattern_name(self) -> str:
-        """"none", "gpt2", "cl100k", "o200k" or "custom"."""
+        """"none", "gpt2", "cl100k", "o200k", a loaded model's name ("llama3",
+        "tekken") or "custom"."""
         return pattern_name(self.pattern)
 
     @property
@@ -233,9 +234,9 @@ class Tokenizer:
     # split the text with the pattern, then run the merge loop on each new
     # piece (`merge_piece`). The fast one is tiktoken's Rust BPE built over
     # this tokenizer's own ranks (`_rust_bpe`), for a byte-level tokenizer
-    # with a preset split pattern: tiktoken ships those patterns, while a
-    # custom regex is Python `regex` syntax, which its engine may read
-    # differently. The tests hold the two equal on awkward text (pass
+    # with a preset split pattern or a model's own (which its maker encodes
+    # with through tiktoken, see `patterns.MODEL_PATTERNS`); a custom regex
+    # is Python `regex` syntax, which tiktoken's engine may read differently. The tests hold the two equal on awkward text (pass
     # `reference=True` for the readable one); Encode replay shows its steps.
 
     def encode(

@@ -26,7 +26,15 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
-from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer, session_trained, train_on
+from pages.common.tokenizers import (
+    BUNDLED_ENCODINGS,
+    OPENAI_ENCODINGS,
+    TRAINED_HERE,
+    TrainedTokenizer,
+    loadable_encodings,
+    session_trained,
+    train_on,
+)
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
@@ -85,9 +93,14 @@ def choose_settings() -> dict:
         log_x = st.toggle("Log-scale vocabulary axis", value=True, key="compression_log_x", **LINKED,
                           help="The OpenAI vocabularies are 50k–200k tokens; on a linear axis the curves "
                           "squeeze into the left edge.")
-        show_reference = st.toggle("Show OpenAI encodings", value=True, key="compression_reference",
-                                   **LINKED, help="gpt2, cl100k_base and o200k_base on the same text")
-    return dict(vocab_size=int(vocab_size), pattern=pattern, metric=metric, log_x=log_x, show_reference=show_reference)
+    references = st.multiselect(
+        "Reference points", list(BUNDLED_ENCODINGS), default=list(OPENAI_ENCODINGS), key="compression_references",
+        **LINKED, placeholder="none",
+        help="Real models' tokenizers, measured on the same text: a marker each, at its vocabulary size. "
+        + " ".join(f"{label}." for label in BUNDLED_ENCODINGS.values()),
+    )
+    return dict(vocab_size=int(vocab_size), pattern=pattern, metric=metric, log_x=log_x,
+                references=tuple(loadable_encodings(references)))
 
 
 # --------------------------------------------------------------- measuring
@@ -111,29 +124,35 @@ def curves_for(corpus_id: str, vocab_size: int, pattern: str, _tokenizer: Tokeni
     return corpus_curves(_tokenizer, training_text, held_out_text)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def reference_for(corpus_id: str) -> list[ReferencePoint]:
-    return reference_points(parts_of(corpus_id)[1])
+@st.cache_data(max_entries=256, show_spinner=False)
+def reference_for(corpus_id: str, encoding: str) -> list[ReferencePoint]:
+    return reference_points(parts_of(corpus_id)[1], [encoding])
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def trained_here_measures(
-    tokenizer_fingerprint: str, corpus_fingerprint: str, _trained: TrainedTokenizer
-) -> tuple[Curves, list[ReferencePoint]]:
+def trained_here_curves(tokenizer_fingerprint: str, corpus_fingerprint: str, _trained: TrainedTokenizer) -> Curves:
     """The Train page's tokenizer on its own training text: its trace gives
     the training curve. Nothing of that text was held out, so there is no
-    held-out curve; the OpenAI encodings are measured on the training text."""
-    curves = corpus_curves(_trained.tokenizer, _trained.corpus, None)
-    reference = reference_points(_trained.corpus) if isinstance(_trained.corpus, str) else []
-    return curves, reference
+    held-out curve."""
+    return corpus_curves(_trained.tokenizer, _trained.corpus, None)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def trained_here_reference(corpus_fingerprint: str, encoding: str, _corpus) -> list[ReferencePoint]:
+    """A reference encoding on the Train page's training text (there is no held-out text)."""
+    return reference_points(_corpus, [encoding]) if isinstance(_corpus, str) else []
 
 
 def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint]]:
     if corpus_id == TRAINED_HERE:
         trained = session_trained()
-        return trained_here_measures(trained.tokenizer.fingerprint, corpus_fingerprint(trained.corpus), trained)
+        fingerprint = corpus_fingerprint(trained.corpus)
+        curves = trained_here_curves(trained.tokenizer.fingerprint, fingerprint, trained)
+        return curves, [point for name in settings["references"]
+                        for point in trained_here_reference(fingerprint, name, trained.corpus)]
     tokenizer = tokenizer_for(corpus_id, settings["vocab_size"], settings["pattern"])
-    return curves_for(corpus_id, settings["vocab_size"], settings["pattern"], tokenizer), reference_for(corpus_id)
+    curves = curves_for(corpus_id, settings["vocab_size"], settings["pattern"], tokenizer)
+    return curves, [point for name in settings["references"] for point in reference_for(corpus_id, name)]
 
 
 def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
@@ -164,8 +183,8 @@ def reading_guide(show_reference: bool, with_trained_here: bool) -> None:
     )
     if show_reference:
         guide += (
-            " **Markers**: the OpenAI encodings on the same held-out text. Their vocabularies are far larger "
-            "(50k–200k tokens) but shared among many languages and kinds of text, so a small tokenizer trained "
+            " **Markers**: real models' tokenizers on the same held-out text. Their vocabularies are far larger "
+            "(32k–200k tokens) but shared among many languages and kinds of text, so a small tokenizer trained "
             "on one kind of text can come close to them on it, or even beat them; cl100k and o200k, trained on "
             "more code and more languages, compress code and Japanese clearly better than GPT-2."
         )
@@ -195,9 +214,7 @@ if not corpus_ids:
 else:
     curves, reference = measure_all(corpus_ids, options, settings)
     if curves:
-        if not settings["show_reference"]:
-            reference = {}
         figure = compression_figure(curves, reference, metric=settings["metric"], log_x=settings["log_x"])
         show_figure(figure, key="compression_chart")
-        reading_guide(settings["show_reference"], TRAINED_HERE in corpus_ids)
+        reading_guide(bool(settings["references"]), TRAINED_HERE in corpus_ids)
         show_numbers(curves, reference)

@@ -7,7 +7,7 @@ All the work is in `bpe_core.replay`; this page arranges the widgets.
 import streamlit as st
 
 from bpe_core.analysis.labels import label_text
-from bpe_core.analysis.replay import merge_tree, replay
+from bpe_core.analysis.replay import merge_tree, replay, shown_bytes
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.replay import merge_tree_html, replay_frames
 from bpe_core.patterns import PatternError
@@ -20,6 +20,12 @@ from pages.common.widgets import pick_tokenizer
 MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
 STEPPER_KEY, STEP_PARAM = "replay_stepper", "replay_step"
+SENTENCEPIECE_NOTE = (
+    "SentencePiece's BPE: no split pattern. A space is ▁ and one ▁ is put in front of the text, which "
+    "starts as single characters; a character the vocabulary lacks is its UTF-8 bytes, one "
+    "byte-fallback piece each (<E1>), which never merge. The pair whose piece has the highest score "
+    "merges first: scores, not ids, set the order."
+)
 
 page_header(
     "Encode replay",
@@ -35,7 +41,7 @@ def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
     longest = max(range(len(options)), key=lambda i: len(tokenizer.token_bytes(options[i])))
     token_id = st.selectbox(
         "Token", options, index=longest, key="replay_token", **LINKED,
-        format_func=lambda i: f"{label_text(tokenizer.token_bytes(i))}  (id {i})",
+        format_func=lambda i: f"{label_text(shown_bytes(tokenizer, i))}  (id {i})",
         help="Each box holds a token and, beneath it, the two tokens it was merged from.",
     )
     tree = merge_tree(tokenizer, token_id)
@@ -66,6 +72,8 @@ def show_replay(tokenizer, text: str) -> None:
     if not story.pieces:
         st.info("The split pattern keeps no piece of this text, so there is nothing to encode.")
         return
+    if story.by_score:
+        st.info(SENTENCEPIECE_NOTE)
     if found_in(text, tokenizer.special_tokens):
         st.info("This text contains special-token text; the replay encodes it as plain text, "
                 "as encode_ordinary does.")

@@ -1,8 +1,11 @@
 """Tokenization tax: what the same content costs in tokens in 30 languages, and why.
 
-Widgets only; the measures are `bpe_core.tax`, the tables and figures
-`bpe_core.tax_charts`. Every number is computed from the bundled parallel
-corpus, so the page works offline and in a second or two.
+A fairness lab: every OpenAI and zoo tokenizer's premium, fertility and
+share of words split, per language; and two experiments on where the tax
+comes from (the training mix; plain against parity-aware BPE). Widgets
+only; the measures are `bpe_core.analysis.tax`, the tables and figures
+`bpe_core.drawing.tax`. Every number is computed from the bundled parallel
+corpus, so the page works offline.
 """
 
 import html
@@ -14,36 +17,54 @@ from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
+    ParityExperiment,
     TaxRow,
     languages,
     parallel_lines,
     parallel_text,
+    parity_experiment,
     tax_table,
     training_mix,
 )
+from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tax import (
+    MEASURES,
     cost_frame,
     cost_summary,
     experiment_figure,
+    measure_frame,
+    measure_heatmap_figure,
     metrics_frame,
+    parity_figure,
+    parity_frame,
+    parity_summary,
     premium_bar_figure,
     premium_frame,
-    premium_heatmap_figure,
 )
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
-from pages.common.tokenizers import OPENAI_ENCODINGS, tokenizer_by_name, tokenizer_choices, train_on
+from pages.common.presenter import show_figure, show_table
+from pages.common.tokenizers import (
+    BUNDLED_ENCODINGS,
+    OPENAI_ENCODINGS,
+    loadable_encodings,
+    tokenizer_by_name,
+    tokenizer_choices,
+    train_on,
+)
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
-SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}
 SENTENCES = len(parallel_lines("en"))
 PAPER = "https://arxiv.org/abs/2305.15425"
+FERTILITY_PAPER = "https://aclanthology.org/2021.acl-long.243/"
+PARITY_PAPER = "https://arxiv.org/abs/2508.04796"
 
 TOKENIZERS_KEY = "tax_tokenizers"
 VIEWS = {"bars": "Bar chart", "heatmap": "Heatmap"}
+MEASURE_LABELS = {"premium": "Premium", "fertility": "Tokens per word", "split_share": "Words split"}
 MIXES = {
     "english": "English only",
     "equal": "All languages equally",
@@ -78,14 +99,30 @@ def premium_columns(names: list[str]) -> dict:
     return columns
 
 
-def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[TaxRow]:
-    """`tax_table` rows, one tokenizer at a time, so that one that cannot be
-    measured (a custom split pattern that drops a script) is explained and
-    left out without hiding the others."""
+def corpus_texts() -> dict[str, str]:
+    return {code: parallel_text(code) for code in LANGUAGES}
+
+
+@st.cache_data(max_entries=64, show_spinner="Measuring every language…")
+def bundled_rows(name: str, base: str) -> list[TaxRow]:
+    """A bundled or zoo encoding over the whole corpus: the same for every session."""
+    return tax_table({name: tokenizer_by_name(name)}, corpus_texts(), base)
+
+
+def measured_rows(names: list[str], base: str) -> list[TaxRow]:
+    """`tax_table` rows over the whole corpus, one tokenizer at a time, so
+    that one that cannot be measured (a custom split pattern that drops a
+    script, a zoo model whose package is missing) is explained and left out
+    without hiding the others."""
     rows = []
     for name in names:
+        if name in BUNDLED_ENCODINGS and not loadable_encodings([name]):
+            continue
         try:
-            rows.extend(tax_table({name: tokenizer_by_name(name)}, texts, base, SPACES))
+            if name in BUNDLED_ENCODINGS:
+                rows.extend(bundled_rows(name, base))
+            else:
+                rows.extend(tax_table({name: tokenizer_by_name(name)}, corpus_texts(), base))
         except ValueError as error:
             st.warning(f"{markdown_literal(str(error))} It is left out.")
     return rows
@@ -94,26 +131,42 @@ def measured_rows(names: list[str], texts: dict[str, str], base: str) -> list[Ta
 # ---------------------------------------------------------------- the tax
 
 
-def show_tax(rows: list[TaxRow], base: str, view: str) -> None:
+def measure_columns(names: list[str], measure: str) -> dict:
+    """Number formats for a measure's table."""
+    if measure == "premium":
+        return premium_columns(names)
+    form = "%.2f" if measure == "fertility" else "percent"
+    return {name: st.column_config.NumberColumn(name, format=form, help=MEASURES[measure][0]) for name in names}
+
+
+def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
     names = list(dict.fromkeys(row.tokenizer for row in rows))
-    figure = premium_bar_figure(rows, LANGUAGES, base) if view == "bars" else premium_heatmap_figure(rows, LANGUAGES)
-    st.plotly_chart(figure, key="tax_chart")
-    table = premium_frame(rows, LANGUAGES)
-    st.caption(f"{LANGUAGES[base].name} = 1.00×. Click a column header to sort.")
-    st.dataframe(
-        table, hide_index=True, column_config=premium_columns(names), height=TABLE_ROW_PX * (len(table) + 1) + 3
+    if measure == "premium" and view == "bars":
+        figure = premium_bar_figure(rows, LANGUAGES, base)
+    else:
+        figure = measure_heatmap_figure(rows, LANGUAGES, measure)
+    show_figure(figure, key="tax_chart")
+    table = premium_frame(rows, LANGUAGES) if measure == "premium" else measure_frame(rows, LANGUAGES, measure)
+    st.caption(
+        (f"{LANGUAGES[base].name} = 1.00×. " if measure == "premium" else f"{MEASURES[measure][0].capitalize()}. ")
+        + "Click a column header to sort."
     )
-    st.download_button("Premiums (CSV)", lambda: frame_csv(table), "premiums.csv", "text/csv",
+    show_table(
+        table, hide_index=True, column_config=measure_columns(names, measure),
+        height=TABLE_ROW_PX * (len(table) + 1) + 3,
+    )
+    st.download_button(f"{MEASURE_LABELS[measure]} (CSV)", lambda: frame_csv(table), f"{measure}.csv", "text/csv",
                        key="tax_premiums_csv", on_click="ignore")
-    with st.expander("Tokens, bytes per token, characters per token and fertility"):
-        st.dataframe(
+    with st.expander("Tokens, bytes per token, characters per token, words, fertility and words split"):
+        show_table(
             metrics_frame(rows, LANGUAGES), hide_index=True,
             column_config={
                 "premium": st.column_config.NumberColumn(format="%.2f×"),
                 "bytes per token": st.column_config.NumberColumn(format="%.2f"),
                 "chars per token": st.column_config.NumberColumn(format="%.2f"),
-                "fertility": st.column_config.NumberColumn(format="%.2f", help="Tokens per word; empty where "
-                                                           "spaces do not separate words."),
+                "fertility": st.column_config.NumberColumn(format="%.2f", help="Tokens per word"),
+                "words split": st.column_config.NumberColumn(format="percent",
+                                                             help="Share of words split into several tokens"),
             },
         )
 
@@ -133,8 +186,10 @@ def explain_metrics(base: str) -> None:
 - **Bytes per token** and **characters per token**: how much of the language one token covers on average,
   that is, how well the vocabulary covers it. A tokenizer that saw little of a language falls back to one or
   two bytes per token.
-- **Fertility**: tokens per whitespace-separated word, the older measure. It only means something for
-  languages that separate words with spaces; Chinese, Japanese, Thai, Burmese and Khmer do not.
+- **Fertility**: tokens per word (Rust, Pfeiffer, Vulić, Ruder & Gurevych, “How Good is Your Tokenizer?”,
+  ACL 2021, {FERTILITY_PAPER}); 1.0 would be a token for every word. **Words split**: the share of words
+  that take more than one token, which a model must put back together.
+- **How words are counted**: {HOW_WORDS_ARE_COUNTED}
 - **The corpus**: one {SENTENCES}-sentence passage written for this project and translated into
   {len(LANGUAGES) - 1} languages for it (see `sample_corpora/parallel/README.md`). The translations have not
   been reviewed by native speakers yet.
@@ -164,12 +219,12 @@ def show_cost(base: str) -> None:
         columns[3], f"Content size ({LANGUAGES[base].name} tokens)", key="tax_content", value=1_000_000,
         min_value=1, step=100_000,
     )
-    rows = measured_rows([name], {code: parallel_text(code) for code in LANGUAGES}, base)
+    rows = measured_rows([name], base)
     if not rows:
         return
     summary = cost_summary(rows, LANGUAGES, base, base_tokens, price, window)
     st.html(f"<p style='font-size:1.1rem'>{html.escape(summary)}</p>")
-    st.dataframe(
+    show_table(
         cost_frame(rows, LANGUAGES, base_tokens, price, int(window)), hide_index=True,
         column_config={
             "tokens": st.column_config.NumberColumn(format="localized"),
@@ -265,8 +320,8 @@ def show_experiment(base: str) -> None:
     tokenizer = mix_tokenizer(tuple(sorted(weights.items())), int(vocab_size), pattern)
     held_out = {code: parallel_text(code, HELD_OUT_LINES) for code in LANGUAGES}
     tokenizers = {TRAINED_ON_MIX: tokenizer, **{name: tokenizer_by_name(name) for name in OPENAI_ENCODINGS}}
-    rows = tax_table(tokenizers, held_out, base, SPACES)
-    st.plotly_chart(experiment_figure(rows, LANGUAGES, base, TRAINED_ON_MIX, weights), key="tax_experiment")
+    rows = tax_table(tokenizers, held_out, base)
+    show_figure(experiment_figure(rows, LANGUAGES, base, TRAINED_ON_MIX, weights), key="tax_experiment")
     st.markdown(
         "Languages in the mix (in bold, with their weight) get the lowest premiums: BPE merges the pairs it sees "
         "most often, so the languages it saw most get the longest tokens, and the rest fall back to short "
@@ -278,35 +333,86 @@ def show_experiment(base: str) -> None:
     if tokenizer.stop_reason:
         st.caption(f"Training stopped early at {tokenizer.n_vocab:,} tokens: {tokenizer.stop_reason}.")
     with st.expander("The numbers"):
-        st.dataframe(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(list(tokenizers)))
+        show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(list(tokenizers)))
+
+
+@st.cache_resource(max_entries=8, show_spinner="Training plain and parity-aware BPE on 30 languages…")
+def cached_parity_experiment(num_merges: int, base: str) -> ParityExperiment:
+    """Both tokenizers, trained once per vocabulary size for every session (a second or so)."""
+    return parity_experiment(num_merges, base)
+
+
+def show_parity_experiment(base: str) -> None:
+    st.subheader("Can training remove the tax? Parity-aware BPE")
+    st.caption(
+        f"Plain BPE merges the pair that is most frequent over all the text, so the languages with the most text "
+        f"win. Parity-aware BPE (Foroutan et al., 2025, {PARITY_PAPER}) merges, at every step, for the language "
+        "compressed worst so far. Both are trained here by Hugging Face `tokenizers` on the same sentences "
+        f"{TRAINING_LINES.start + 1}–{TRAINING_LINES.stop} of all {len(LANGUAGES)} languages, with the same "
+        "byte-level split and the same number of merges (pairs seen once are not merged); parity-aware training "
+        "balances on those same parallel sentences, and both are measured on sentences "
+        f"{HELD_OUT_LINES.start + 1}–{SENTENCES}, which neither saw."
+    )
+    merges = whole_number_input(st, "Merges (both tokenizers)", key="tax_parity_merges", value=1_500, min_value=100,
+                                max_value=5_000, step=250)
+    experiment = cached_parity_experiment(int(merges), base)
+    st.html(f"<p style='font-size:1.1rem'>{html.escape(parity_summary(experiment, LANGUAGES, base))}</p>")
+    st.caption(f"Both vocabularies: {experiment.plain.n_vocab:,} tokens (plain) and {experiment.parity.n_vocab:,} "
+               "(parity-aware), every byte included.")
+    show_figure(parity_figure(experiment, LANGUAGES, base), key="tax_parity_chart")
+    st.markdown(
+        f"Each line is the tax one language loses. Premiums are relative to {LANGUAGES[base].name} under the same "
+        f"tokenizer, so two things move them: the language's own tokens, and {LANGUAGES[base].name}'s, which "
+        "grow when merges go to other languages; the table shows both."
+    )
+    with st.expander("The numbers"):
+        show_table(
+            parity_frame(experiment, LANGUAGES), hide_index=True,
+            column_config={
+                "plain BPE premium": st.column_config.NumberColumn(format="%.2f×"),
+                "parity-aware premium": st.column_config.NumberColumn(format="%.2f×"),
+                "tax removed": st.column_config.NumberColumn(
+                    format="percent", help="The share of the premium above 1.0 that parity-aware training removes; "
+                    "empty below 1.1×, where there is too little tax for a share to mean anything."),
+                "tokens": st.column_config.NumberColumn(
+                    format="%+.0f%%", help="Tokens under parity-aware BPE against plain BPE"),
+            },
+        )
 
 
 # -------------------------------------------------------------------- page
 
 
-controls = st.columns([4, 2, 2], vertical_alignment="bottom")
+controls = st.columns([5, 2], vertical_alignment="bottom")
 with controls[0]:
     selected = pick_tokenizers(
-        "Tokenizers", TOKENIZERS_KEY, list(OPENAI_ENCODINGS),
-        help="“Trained here” is the tokenizer from the Train page, once you have trained one.",
+        "Tokenizers", TOKENIZERS_KEY, list(BUNDLED_ENCODINGS),
+        help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
+        "trained one.",
     )
 base = controls[1].selectbox(
     "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
     key="tax_base", **LINKED,
     help="Premiums are relative to this language, which is 1.0.",
 )
-view = controls[2].segmented_control(
+chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
+measure = chart_controls[0].segmented_control(
+    "Measure", list(MEASURE_LABELS), default="premium", required=True, format_func=MEASURE_LABELS.get,
+    key="tax_measure", **LINKED,
+)
+view = chart_controls[1].segmented_control(
     "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
+    disabled=measure != "premium", help="Fertility and words split are drawn as a heatmap.",
 )
 
 if not selected:
     st.info("Choose at least one tokenizer.")
 else:
-    passages = {code: parallel_text(code) for code in LANGUAGES}
-    tax_rows = measured_rows(selected, passages, base)
+    tax_rows = measured_rows(selected, base)
     if tax_rows:
-        show_tax(tax_rows, base, view)
+        show_tax(tax_rows, base, view, measure)
 explain_metrics(base)
 show_cost(base)
 show_side_by_side()
 show_experiment(base)
+show_parity_experiment(base)

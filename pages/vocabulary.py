@@ -27,6 +27,7 @@ from bpe_core.analysis.vocabulary import (
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import script_figure
+from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
 from pages.common.url_state import LINKED, whole_number_input
@@ -118,6 +119,10 @@ COLUMN_CONFIG = {
     "id": st.column_config.NumberColumn("id", format="%d"),
     "text": st.column_config.TextColumn("token", width="medium",
                                         help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
+    "piece": st.column_config.TextColumn("piece", help="As SentencePiece spells it: ▁ for a space, "
+                                         "<0xE3> for a byte-fallback piece"),
+    "score": st.column_config.NumberColumn("score", format="%.0f",
+                                           help="Where two neighbours make pieces, the higher score merges first"),
     "bytes": st.column_config.NumberColumn("bytes"),
     "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
     "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
@@ -130,7 +135,7 @@ COLUMN_CONFIG = {
 
 
 def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
-    columns = [name for name in COLUMN_CONFIG if name != "learned_at_step" or tokenizer.trace]
+    columns = [name for name in COLUMN_CONFIG if name in matches and (name != "learned_at_step" or tokenizer.trace)]
     show_table(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
     st.download_button(
         "Download these tokens (CSV)", functools.partial(frame_csv, matches),
@@ -157,6 +162,15 @@ def trained_note(tokenizer: Tokenizer) -> None:
 # ----------------------------------------------------------------- detail
 
 
+def sentencepiece_caption(tokenizer: SentencePieceTokenizer, token_id: int) -> str:
+    piece = markdown_literal(tokenizer.pieces[token_id])
+    if tokenizer.is_byte_fallback(token_id):
+        return (f"Byte-fallback piece {piece}: one byte of a character the vocabulary has no piece for "
+                "(such a character becomes one of these per UTF-8 byte).")
+    return (f"SentencePiece piece “{piece}” (▁ is a space), score {tokenizer.scores[token_id]:,.0f}: where two "
+            "neighbours make a piece, the pair whose piece has the highest score merges first.")
+
+
 def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
     """One token: as a chip (or the merge that made it), its bytes, its characters."""
     try:
@@ -175,6 +189,8 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("A special token: never learned by merging, only ever added whole.")
         elif tokenizer.trace:
             st.caption("One of the base units training started from.")
+        elif isinstance(tokenizer, SentencePieceTokenizer):
+            st.caption(sentencepiece_caption(tokenizer, detail.id))
         else:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     st.text(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex):")

@@ -63,11 +63,14 @@ def test_metric_and_log_axis_switch_without_error(page):
     assert chart(page)["layout"]["xaxis"]["type"] == "linear"
 
 
-def test_hiding_the_openai_encodings_removes_their_markers_and_rows(page):
-    page.toggle(key="compression_reference").set_value(False).run()
+def test_reference_points_are_the_chosen_encodings_and_none_removes_their_rows(page):
+    page.multiselect(key="compression_references").set_value([]).run()
     assert not page.exception
     assert set(numbers(page).series) == {"training", "held-out"}
-    page.toggle(key="compression_reference").set_value(True).run()
+    page.multiselect(key="compression_references").set_value(["o200k_base", "mistral_v3"]).run()
+    assert not page.exception
+    assert {"o200k_base", "mistral_v3"} <= set(numbers(page).series)
+    page.multiselect(key="compression_references").set_value(["gpt2", "cl100k_base", "o200k_base"]).run()
 
 
 def test_a_single_parallel_language_works():

@@ -10,13 +10,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
-from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text, parity_experiment
+from bpe_core.analysis.words import count_words
+from bpe_core.encodings import CATALOGUE, tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import open_page as open_app
+from tests.test_zoo import maker_encode
 
 PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+EVERY = list(CATALOGUE)  # OpenAI's and the zoo's
 TRAINED_ON_MIX = "trained on this mix"
 
 
@@ -61,19 +64,40 @@ def change(at: AppTest, widget, value) -> AppTest:
 # ---------------------------------------------------------------- the tax
 
 
-def test_the_table_shows_tiktoken_premiums_for_the_three_openai_encodings():
+def test_the_table_shows_every_openai_and_zoo_tokenizers_premiums_by_their_own_libraries():
     at = open_page()
-    assert at.multiselect(key="tax_tokenizers").value == OPENAI
+    assert at.multiselect(key="tax_tokenizers").value == EVERY
     table = premiums(at)
-    assert list(table.columns) == ["native name", "script", "byte premium", *OPENAI]
+    assert list(table.columns) == ["native name", "script", "byte premium", *EVERY]
     assert len(table) == 30
     assert table.loc["Burmese", "o200k_base"] == tiktoken_premium("o200k_base", "my")
     assert table.loc["Hindi", "gpt2"] == tiktoken_premium("gpt2", "hi")
-    assert (table.loc["English", OPENAI] == 1.0).all()
+    for name in ("llama3", "mistral_v3"):  # counted by the makers' own libraries
+        counts = {code: len(maker_encode(name)(parallel_text(code))) for code in ("my", "en")}
+        assert table.loc["Burmese", name] == counts["my"] / counts["en"]
+    assert (table.loc["English", EVERY] == 1.0).all()
     assert table.loc["Burmese", "byte premium"] == len(parallel_text("my").encode()) / len(parallel_text("en").encode())
     bars = charts(at)[0]
-    assert [trace["name"] for trace in bars["data"]] == OPENAI
+    assert [trace["name"] for trace in bars["data"]] == EVERY
     assert any(annotation["text"] == "1.0 = English" for annotation in bars["layout"]["annotations"])
+
+
+def test_fertility_and_words_split_per_language_count_words_honestly():
+    at = open_page()
+    change(at, at.multiselect(key="tax_tokenizers"), ["o200k_base", "mistral_v3"])
+    change(at, at.segmented_control(key="tax_measure"), "fertility")
+    table = table_with(at, "o200k_base")
+    thai = parallel_text("th")
+    tokens = len(tiktoken_encoding("o200k_base").encode(thai))
+    assert table.loc["Thai", "o200k_base"] == tokens / count_words(thai, "th")
+    assert count_words(thai, "th") > 5 * len(thai.split())  # Thai writes no spaces between words
+    heatmap = charts(at)[0]["data"][0]
+    assert heatmap["type"] == "heatmap" and heatmap["x"] == ["o200k_base", "mistral_v3"]
+    change(at, at.segmented_control(key="tax_measure"), "split_share")
+    table = table_with(at, "mistral_v3")
+    assert table["mistral_v3"].between(0, 1).all()
+    assert table.loc["Burmese", "mistral_v3"] > table.loc["English", "mistral_v3"]
+    assert any("ICU" in element.value and "dictionaries" in element.value for element in at.markdown)
 
 
 def test_switching_the_base_language_to_hindi_makes_hindi_one():
@@ -88,6 +112,7 @@ def test_switching_the_base_language_to_hindi_makes_hindi_one():
 
 def test_the_heatmap_view_writes_the_premiums_in_its_cells():
     at = open_page()
+    change(at, at.multiselect(key="tax_tokenizers"), OPENAI)
     change(at, at.segmented_control(key="tax_view"), "heatmap")
     heatmap = charts(at)[0]["data"][0]
     assert heatmap["type"] == "heatmap" and heatmap["x"] == OPENAI
@@ -100,7 +125,7 @@ def test_no_tokenizer_asks_for_one():
     change(at, at.multiselect(key="tax_tokenizers"), [])
     assert "Choose at least one tokenizer." in [info.value for info in at.info]
     assert not premium_tables(at)
-    assert len(charts(at)) == 1  # the experiment's
+    assert len(charts(at)) == 2  # the experiments'
 
 
 def test_the_train_pages_tokenizer_can_be_measured():
@@ -192,7 +217,7 @@ def test_more_hindi_in_training_lowers_the_hindi_tax():
     assert hindi_heavy < english_only
     numbers = table_with(at, TRAINED_ON_MIX)
     assert numbers.loc["Burmese", "o200k_base"] == tiktoken_premium("o200k_base", "my", lines=HELD_OUT_LINES)
-    experiment = charts(at)[-1]
+    experiment = charts(at)[-2]  # the parity experiment's comes last
     assert "<b>Hindi ×8</b>" in experiment["data"][0]["y"]
 
 
@@ -206,7 +231,25 @@ def test_a_custom_mix_needs_a_language_and_emphasises_one():
     change(at, at.multiselect(key="tax_custom_languages"), ["en", "my"])
     change(at, at.selectbox(key="tax_custom_emphasis"), "my")
     change(at, at.slider(key="tax_custom_weight"), 12)
-    assert "<b>Burmese ×12</b>" in charts(at)[-1]["data"][0]["y"]
+    assert "<b>Burmese ×12</b>" in charts(at)[-2]["data"][0]["y"]
     assert trained_hindi_premium(at) > table_with(at, TRAINED_ON_MIX).loc["Burmese", TRAINED_ON_MIX]
     change(at, at.multiselect(key="tax_custom_languages"), ["en", "hi"])  # the emphasised language removed
     assert at.selectbox(key="tax_custom_emphasis").value in ("en", "hi")
+
+
+# --------------------------------------------------- the parity experiment
+
+
+def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
+    at = open_page()
+    change(at, at.multiselect(key="tax_tokenizers"), ["gpt2"])
+    change(at, at.number_input(key="tax_parity_merges"), 1_000)
+    experiment = parity_experiment(1_000)
+    numbers = table_with(at, "parity-aware premium")
+    assert numbers.loc["Hindi", "plain BPE premium"] == experiment.row("hi").plain.premium
+    assert numbers.loc["Hindi", "parity-aware premium"] == experiment.row("hi").parity.premium
+    assert numbers.loc["English", "tokens"] == 100 * experiment.row("en").token_change
+    summary = next(element.value for element in at.html if "English pays" in element.value)
+    assert f"English pays {experiment.row('en').token_change:+.0%} tokens" in summary
+    figure = charts(at)[-1]
+    assert [trace.get("name") for trace in figure["data"][1:]] == ["plain BPE", "parity-aware BPE"]

@@ -12,15 +12,19 @@ from bpe_core.analysis.tax import (
     PARALLEL_DIR,
     TRAINING_LINES,
     Cost,
+    corpus_table,
     languages,
     measure,
     parallel_lines,
     parallel_text,
+    parity_experiment,
     premiums,
+    row_figures,
     tax_table,
     training_mix,
 )
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.analysis.words import split_words, word_spans
+from bpe_core.encodings import CATALOGUE, load_encoding, tiktoken_encoding
 from tests.cli import run_cli
 
 REQUIRED = "en es fr de pt ru vi zh ja ko ar hi el th hy am my".split()
@@ -75,10 +79,32 @@ def test_folder_readme_states_origin_and_no_flores():
 
 def test_cost_ratios_on_a_hand_counted_case():
     tok = load_encoding("cl100k_base")
-    cost = measure(tok, "Hello world, hello tokens")  # Hello| world|,| hello| tokens
-    assert cost == Cost(tokens=5, bytes=25, chars=25, words=4)
-    assert cost.bytes_per_token == 5.0 and cost.chars_per_token == 5.0 and cost.fertility == 1.25
-    assert measure(tok, "日本語", spaces_between_words=False).fertility is None
+    cost = measure(tok, "Hello world, hello tokenizers")  # Hello| world|,| hello| token|izers
+    assert cost == Cost(tokens=6, bytes=29, chars=29, words=4, split_words=1)
+    assert cost.bytes_per_token == 29 / 6 and cost.chars_per_token == 29 / 6
+    assert cost.fertility == 6 / 4 and cost.split_share == 1 / 4
+
+
+def test_words_are_found_in_scripts_written_without_spaces():
+    """Thai and Japanese have no spaces between words: ICU's dictionaries find them."""
+    thai = "ภาษาไทยไม่มีช่องว่างระหว่างคำ"  # "Thai has no spaces between words"
+    assert len(thai.split()) == 1
+    assert [thai[start:end] for start, end in word_spans(thai, "th")] == [
+        "ภาษา", "ไทย", "ไม่มี", "ช่อง", "ว่าง", "ระหว่าง", "คำ"]  # language, Thai, has no, space, between, word
+    japanese = "私は東京に住んでいます"  # "I live in Tokyo"
+    words = [japanese[start:end] for start, end in word_spans(japanese, "ja")]
+    assert "".join(words) == japanese and "東京" in words and len(words) >= 6
+    assert word_spans("👍 don't, 𝐀𝐁 x", "en") == ((2, 7), (9, 11), (12, 13))  # punctuation is no word; astral letters are
+    assert measure(load_encoding("o200k_base"), thai, "th").words == 7
+
+
+def test_split_words_counts_token_boundaries_inside_words():
+    from bpe_core.tokenizer import TokenSpan
+
+    text = "ab cd"  # words (0, 2) and (3, 5)
+    assert split_words(text, [TokenSpan(1, 0, 2), TokenSpan(2, 2, 5)]) == 0  # " cd" is one token
+    assert split_words(text, [TokenSpan(1, 0, 1), TokenSpan(2, 1, 2), TokenSpan(3, 2, 5)]) == 1
+    assert split_words(text, [TokenSpan(1, 0, 3), TokenSpan(2, 3, 4), TokenSpan(3, 4, 5)]) == 1
 
 
 def test_premium_is_a_ratio_of_totals():
@@ -142,11 +168,28 @@ def test_the_tax_follows_the_training_data():
 
 
 def test_cli_json_equals_the_library():
-    code, out, err = run_cli("tax", "--json")
+    code, out, err = run_cli("tax", "--json", "--with", "gpt2", "--with", "o200k_base", "--with", "mistral_v3")
     assert code == 0, err
     printed = json.loads(out)
-    assert set(printed) == {"gpt2", "cl100k_base", "o200k_base"}
-    assert printed == premiums({name: load_encoding(name) for name in printed})
+    assert set(printed["tokenizers"]) == {"gpt2", "o200k_base", "mistral_v3"}
+    rows = corpus_table({name: load_encoding(name) for name in printed["tokenizers"]})
+    assert printed["tokenizers"] == {
+        name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in printed["tokenizers"]}
+    assert printed["tokenizers"]["gpt2"]["my"]["premium"] == premiums({"gpt2": load_encoding("gpt2")})["gpt2"]["my"]
+    assert printed["base"] == "en" and "ICU" in printed["words"]
+
+
+@pytest.mark.slow
+def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default_and_the_parity_experiment():
+    code, out, err = run_cli("tax", "--json", "--parity", "800")
+    assert code == 0, err
+    printed = json.loads(out)
+    assert list(printed["tokenizers"]) == list(CATALOGUE)
+    experiment = parity_experiment(800)
+    assert printed["parity"]["languages"]["hi"] == {
+        "plain_premium": experiment.row("hi").plain.premium, "parity_premium": experiment.row("hi").parity.premium,
+        "tax_removed": experiment.row("hi").tax_removed, "token_change": experiment.row("hi").token_change}
+    assert printed["parity"]["n_vocab"] == {"plain": experiment.plain.n_vocab, "parity": experiment.parity.n_vocab}
 
 
 def test_cli_table_and_bad_base():
@@ -164,3 +207,31 @@ def test_content_cost_scales_with_the_premium():
     assert (english.tokens, english.price, english.fits) == (100_000, 0.2, 1.0)
     assert (burmese.tokens, burmese.price) == (300_000, 0.6)
     assert burmese.fits == 128_000 / 300_000
+
+
+@pytest.fixture(scope="module")
+def parity():
+    return parity_experiment(1_500)
+
+
+def test_parity_aware_training_lowers_the_tax_at_the_same_vocabulary_size(parity):
+    assert parity.plain.n_vocab == parity.parity.n_vocab
+    plain_worst = max(row.plain.premium for row in parity.rows)
+    assert max(row.parity.premium for row in parity.rows) < plain_worst
+    hindi = parity.row("hi")
+    assert hindi.parity.premium < hindi.plain.premium
+    assert hindi.tax_removed == (hindi.plain.premium - hindi.parity.premium) / (hindi.plain.premium - 1)
+    assert parity.row("en").token_change > 0  # English pays: its merges went to other languages
+    held_out = parallel_text("hi", HELD_OUT_LINES)
+    assert hindi.parity.cost.tokens == len(parity.parity.hf.encode(held_out, add_special_tokens=False).ids)
+    assert hindi.plain.cost.tokens == len(parity.plain.hf.encode(held_out, add_special_tokens=False).ids)
+
+
+def test_a_language_without_tax_has_none_to_remove(parity):
+    assert parity.row("en").tax_removed is None  # premium 1.0 under both, by definition
+
+
+@pytest.mark.slow
+def test_where_one_trainer_runs_out_of_pairs_the_other_stops_at_the_same_size():
+    experiment = parity_experiment(20_000)  # far more merges than pairs seen twice in the passage
+    assert experiment.plain.n_vocab == experiment.parity.n_vocab < 256 + 20_000

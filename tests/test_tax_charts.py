@@ -11,12 +11,15 @@ import pytest
 
 from bpe_core import train
 from bpe_core.analysis.tax import HELD_OUT_LINES, content_cost, languages, parallel_text, tax_table, training_mix
+from bpe_core.analysis.words import count_words
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.drawing.tax import (
     cost_frame,
     cost_summary,
     experiment_figure,
     language_order,
+    measure_frame,
+    measure_heatmap_figure,
     metrics_frame,
     premium_bar_figure,
     premium_frame,
@@ -25,7 +28,6 @@ from bpe_core.drawing.tax import (
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
 LANGUAGES = languages()
-SPACES = {code: language.spaces_between_words for code, language in LANGUAGES.items()}
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 
 
@@ -37,7 +39,7 @@ def tokenizers():
 @pytest.fixture(scope="module")
 def rows(tokenizers):
     texts = {code: parallel_text(code) for code in LANGUAGES}
-    return tax_table(tokenizers, texts, "en", SPACES)
+    return tax_table(tokenizers, texts, "en")
 
 
 def rows_of(rows, tokenizer):
@@ -92,9 +94,22 @@ def test_metrics_frame_explains_each_premium(rows):
     assert hindi["tokens"] == tokens
     assert hindi["bytes per token"] == len(text.encode()) / tokens
     assert hindi["chars per token"] == len(text) / tokens
-    assert hindi["fertility"] == tokens / len(text.split())
+    assert hindi["words"] == count_words(text, "hi") and hindi["fertility"] == tokens / hindi["words"]
     chinese = frame[frame["language"] == LANGUAGES["zh"].name]
-    assert chinese["fertility"].isna().all()  # no spaces between words: no fertility
+    assert (chinese["words"] > 10 * len(parallel_text("zh").split())).all()  # words found without spaces
+    assert chinese["fertility"].notna().all() and chinese["words split"].between(0, 1).all()
+
+
+def test_measure_frames_and_heatmaps_show_fertility_and_words_split(rows):
+    for measure in ("fertility", "split_share"):
+        frame = measure_frame(rows, LANGUAGES, measure)
+        hindi = frame[frame["language"] == "Hindi"].iloc[0]
+        row = next(row for row in rows if row.tokenizer == "gpt2" and row.code == "hi")
+        assert hindi["gpt2"] == getattr(row.cost, measure)
+        heatmap = measure_heatmap_figure(rows, LANGUAGES, measure).data[0]
+        assert list(heatmap.x) == OPENAI and list(heatmap.y) == list(frame["language"])
+        assert heatmap.z[list(heatmap.y).index("Hindi")][0] == getattr(row.cost, measure)
+    assert measure_frame(rows, LANGUAGES, "split_share")[OPENAI].max().max() <= 1.0
 
 
 def test_cost_frame_applies_content_cost_to_each_premium(rows):
@@ -149,7 +164,7 @@ def test_bar_figure_has_one_trace_per_tokenizer_sorted_by_the_first(rows):
 
 
 def test_bar_figure_marks_the_base_language_at_one():
-    hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi", SPACES)
+    hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi")
     figure = premium_bar_figure(hindi_base, LANGUAGES, "hi")
     (line,) = figure.layout.shapes
     assert (line.x0, line.x1) == (1.0, 1.0)
@@ -197,7 +212,7 @@ def experiment_rows(tokenizers):
     weights = {"en": 1, "hi": 8}
     trained = train(training_mix(weights), vocab_size=1_000, pattern="o200k", min_count=2)
     held_out = {code: parallel_text(code, HELD_OUT_LINES) for code in LANGUAGES}
-    return weights, tax_table({"mine": trained, **tokenizers}, held_out, "en", SPACES)
+    return weights, tax_table({"mine": trained, **tokenizers}, held_out, "en")
 
 
 def test_experiment_figure_sets_the_trained_tokenizer_apart(experiment_rows):
@@ -223,3 +238,22 @@ def test_experiment_figure_labels_the_mix_and_measures_held_out_lines(experiment
     assert o200k.x[labels.index("Burmese")] == held_out["my"] / held_out["en"]
     mine = next(trace for trace in figure.data if trace.name == "mine")
     assert mine.x[labels.index("<b>Hindi ×8</b>")] < mine.x[labels.index("Burmese")]
+
+
+def test_parity_frame_figure_and_summary_show_each_languages_tax_under_both():
+    from bpe_core.analysis.tax import parity_experiment
+    from bpe_core.drawing.tax import MEANINGFUL_TAX, parity_figure, parity_frame, parity_summary
+
+    experiment = parity_experiment(1_000)
+    frame = parity_frame(experiment, LANGUAGES).set_index("language")
+    hindi = experiment.row("hi")
+    assert frame.loc["Hindi", "plain BPE premium"] == hindi.plain.premium
+    assert frame.loc["Hindi", "parity-aware premium"] == hindi.parity.premium
+    assert frame.loc["Hindi", "tokens"] == 100 * hindi.token_change
+    little_tax = [LANGUAGES[row.code].name for row in experiment.rows if row.plain.premium < MEANINGFUL_TAX]
+    assert frame.loc[little_tax, "tax removed"].isna().all()
+    figure = parity_figure(experiment, LANGUAGES, "en")
+    plain, parity = figure.data[1], figure.data[2]
+    assert plain.x[list(plain.y).index("Hindi")] == hindi.plain.premium
+    assert parity.x[list(parity.y).index("Hindi")] == hindi.parity.premium
+    assert f"English pays {experiment.row('en').token_change:+.0%} tokens" in parity_summary(experiment, LANGUAGES, "en")

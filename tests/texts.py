@@ -37,6 +37,14 @@ TRICKY_TEXTS = [
     "ab" * 500 + " " + "1234567890" * 50,
     "https://example.com/path?query=value&other=1#fragment user@example.com",
     "camelCaseWordsAndHTTPServer snake_case_words kebab-case-words",
+    # Scripts and sequences that real models' vocabularies cover unevenly.
+    "हिन्दी में संयुक्ताक्षर: क्ष त्र ज्ञ श्र, और अनुस्वार-चन्द्रबिन्दु: हँसना, संस्कृत।",
+    "မြန်မာစာ၏ ကျောက်စာများ၊ ဗမာ့ ယဉ်ကျေးမှု။ ၁၂၃၄၅",
+    "የኢትዮጵያ ፌዴራላዊ ዲሞክራሲያዊ ሪፐብሊክ፤ ፩፪፫ ፲",
+    "العَرَبِيَّة مع التشكيل، وأرقام ٠١٢٣٤٥٦٧٨٩ وكشيدة: مـــرحـــبـــا",
+    "ZWJ: 🧑🏿‍🤝‍🧑🏻 👁️‍🗨️ 🏴‍☠️ 👩🏽‍🚀 🧔‍♀️ 🐈‍⬛ 🏳️‍⚧️ 1️⃣ 🇺🇳🇪🇺",
+    "3" * 1000 + " 0.000000000000000001 " + "9876543210" * 40,
+    "mixed whitespace:\t \u3000\u00a0 \n\n\t\t  \r\n" + " \t" * 200 + "\n" * 30 + "\u2003" * 50,
 ]
 
 

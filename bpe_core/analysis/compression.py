@@ -175,7 +175,7 @@ def held_out_curve(tokenizer: Tokenizer, text: str, steps: Sequence[int]) -> lis
 
 
 def reference_points(text: str, encodings: Sequence[str] = REFERENCE_ENCODINGS) -> list[ReferencePoint]:
-    """How the OpenAI vocabularies compress `text` (special-token strings as
+    """How real models' vocabularies (OpenAI's by default) compress `text` (special-token strings as
     plain text, like tiktoken's `encode_ordinary`)."""
     points = []
     for name in encodings:

@@ -7,15 +7,24 @@ lookup `Tokenizer.encode` uses (the bytes of the would-be token, looked up in
 the vocabulary; ids are ranks), so the replay ends in exactly the tokens
 `encode_ordinary` gives, and every step is a merge encoding really makes.
 
+SentencePiece's BPE (Mistral v3) tells the same story differently: it has
+no split pattern, starts from the characters of its normalized text (a
+space is "▁", and a "▁" goes in front), merges the pair whose piece has the
+highest *score* first, and a character it lacks is its byte-fallback pieces
+from the start (they never merge). Its replay shows pieces as SentencePiece
+spells them, "▁" included, and orders merges by score.
+
 `drawing.replay` draws the story with the same chips as every other page.
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 from dataclasses import dataclass
 
 from ..patterns import split_pieces
+from ..sentencepiece_model import SentencePieceTokenizer
 from ..tokenizer import Token, Tokenizer
 from ..utf8 import encodable
 
@@ -41,11 +50,17 @@ class Merge:
     left: Part
     right: Part
     made: Part
+    score: float | None = None  # SentencePiece: the made piece's score, which orders merges instead
 
     @property
     def rank(self) -> int:
         """Ids are ranks: the lower, the earlier BPE applies the merge."""
         return self.made.id
+
+    @property
+    def label(self) -> str:
+        """What decided this merge's turn: "rank 1,234" or "score -3,973"."""
+        return f"rank {self.rank:,}" if self.score is None else f"score {self.score:,.0f}"
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,7 @@ class Replay:
     text: str
     pieces: tuple[PieceReplay, ...]
     order: tuple[Merge, ...]
+    by_score: bool = False  # SentencePiece: merges go highest score first
 
     @property
     def steps(self) -> int:
@@ -102,12 +118,14 @@ class Replay:
         return [token_id for piece in self.pieces for token_id in piece.tokens]
 
 
-def replay(tokenizer: Tokenizer, text: str) -> Replay:
+def replay(tokenizer: Tokenizer | SentencePieceTokenizer, text: str) -> Replay:
     """Encode `text` (special-token text as plain text, like `encode_ordinary`)
     and record every merge. Text the split pattern drops has no piece.
 
     Meant for a word or a phrase: every state of a piece is kept, which
     costs memory quadratic in the piece's length."""
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        return _replay_by_score(tokenizer, text)
     pieces = tuple(
         _replay_piece(tokenizer, piece, index)
         for index, piece in enumerate(split_pieces(encodable(text), tokenizer.pattern))
@@ -136,7 +154,50 @@ def _replay_piece(tokenizer: Tokenizer, piece: str, index: int) -> PieceReplay:
     return PieceReplay(piece, units, tuple(states), tuple(merges), shortcut)
 
 
+def _replay_by_score(tokenizer: SentencePieceTokenizer, text: str) -> Replay:
+    """SentencePiece's merge loop over the whole normalized text, recorded.
+    Parts span UTF-8 bytes of the normalized text, so a byte-fallback piece
+    covers its one byte of a character and a "▁" shows as itself."""
+    normalized, symbols = tokenizer.symbols(text)
+    if not symbols:
+        return Replay(text, (), (), by_score=True)
+    byte_at = list(itertools.accumulate((len(char.encode("utf-8")) for char in normalized), initial=0))
+    starts, ends = [], []  # each symbol's byte span
+    for index, (token_id, start, end) in enumerate(symbols):
+        if index and symbols[index - 1][1:] == (start, end):  # the next byte-fallback piece of a character
+            starts.append(ends[-1])
+            ends.append(ends[-1] + 1)
+        elif tokenizer.is_byte_fallback(token_id):  # the first
+            starts.append(byte_at[start])
+            ends.append(byte_at[start] + 1)
+        else:
+            starts.append(byte_at[start])
+            ends.append(byte_at[end])
+    state = [Part(token_id, start, end) for (token_id, _, _), start, end in zip(symbols, starts, ends)]
+    states, merges = [tuple(state)], []
+
+    def record(new_id: int, start: int, middle: int, end: int) -> None:
+        position = next(i for i, part in enumerate(state) if part.start == starts[start])
+        made = Part(new_id, starts[start], ends[end - 1])
+        merges.append(Merge(0, position, state[position], state[position + 1], made, tokenizer.scores[new_id]))
+        state[position : position + 2] = [made]
+        states.append(tuple(state))
+
+    tokenizer.merge_symbols([token_id for token_id, _, _ in symbols], on_merge=record)
+    piece = PieceReplay(normalized, normalized.encode("utf-8"), tuple(states), tuple(merges), shortcut=False)
+    return Replay(text, (piece,), tuple(merges), by_score=True)
+
+
 # -------------------------------------------------------------- merge tree
+
+
+def shown_bytes(tokenizer: Tokenizer | SentencePieceTokenizer, token_id: int) -> bytes:
+    """A token as the replay draws it: its bytes, or for SentencePiece the
+    piece as it spells it ("▁Hello"), as the replay's states show it."""
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        tokenizer.token_bytes(token_id)  # refuses an id that is not a token
+        return tokenizer.spelled(token_id)
+    return tokenizer.token_bytes(token_id)
 
 UNIT = "unit"  # a single byte (or character): where every token starts
 SPECIAL = "special"  # a special token: added whole, never merged
@@ -144,7 +205,7 @@ UNSPLITTABLE = "unsplittable"  # no merge of two lower-ranked tokens makes it
 
 LEAF_NOTES = {
     SPECIAL: "special token: added whole, never made by a merge",
-    UNSPLITTABLE: "no merge made this token: its bytes cannot be built from two lower-ranked tokens",
+    UNSPLITTABLE: "no merge made this token: it cannot be built from two tokens that merge before it",
 }
 
 
@@ -169,15 +230,19 @@ class MergeTree:
         return 0 if not self.parts else 1 + max(part.depth for part in self.parts)
 
 
-def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeTree:
+def merge_tree(tokenizer: Tokenizer | SentencePieceTokenizer, token_id: int) -> MergeTree:
     """The merge tree of `token_id`: the learned merges of a trained
     tokenizer, or for gpt2/cl100k/o200k the merges their ranks imply, found
-    one token at a time (`Tokenizer.merge_parts`). An id that is not a token
-    raises ValueError with the valid range."""
-    token = tokenizer.token_bytes(token_id)  # also refuses an id that is not a token
+    one token at a time (`Tokenizer.merge_parts`); for SentencePiece, the
+    merges its scores imply, with pieces spelled as it spells them ("▁").
+    An id that is not a token raises ValueError with the valid range."""
+    token = shown_bytes(tokenizer, token_id)  # also refuses an id that is not a token
     if token_id in tokenizer.special_tokens.values():
         return MergeTree(token_id, token, leaf=SPECIAL)
-    if len(tokenizer.vocab[token_id]) == 1:
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        if tokenizer.is_byte_fallback(token_id) or len(tokenizer.pieces[token_id]) == 1:
+            return MergeTree(token_id, token, leaf=UNIT)
+    elif len(tokenizer.vocab[token_id]) == 1:
         return MergeTree(token_id, token, leaf=UNIT)
     pair = tokenizer.merge_parts(token_id)
     if pair is None:

@@ -22,8 +22,18 @@ Two effects add up in it, and the other metrics separate them:
   data held much of L has long tokens for it; one that saw little of L falls
   back to one or two bytes per token.
 
-Fertility (tokens per whitespace-separated word) is the older measure; it
-is only meaningful where spaces separate words, so it is None elsewhere.
+Fertility (tokens per word, Rust et al., "How Good is Your Tokenizer?",
+ACL 2021) and the share of words split into several tokens say the same
+per word, which is how a reader meets text. Words are found by ICU's word
+boundaries in every language, with dictionaries for the scripts written
+without spaces (see `words`).
+
+The causal experiment: train the same algorithm on different mixes of
+languages and the premiums follow the mix. `parity_experiment` goes one
+step further: plain and parity-aware byte-level BPE (Foroutan et al.,
+"Parity-Aware Byte-Pair Encoding", 2025) trained on the same 30-language
+text at the same vocabulary size, and how much of each language's tax the
+parity-aware objective removes, and what English pays for it.
 """
 
 from __future__ import annotations
@@ -34,8 +44,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..hf_trainers import HFTokenizer, train_byte_bpe, train_parity_bpe
 from ..samples import SAMPLES_DIR
 from ..tokenizer import Tokenizer
+from .words import count_words, split_words
 
 PARALLEL_DIR = SAMPLES_DIR / "parallel"
 
@@ -78,7 +90,8 @@ class Cost:
     tokens: int
     bytes: int
     chars: int
-    words: int | None  # whitespace-separated words, None where spaces do not separate words
+    words: int  # found by ICU's word boundaries (see `words`)
+    split_words: int  # words that take more than one token
 
     @property
     def bytes_per_token(self) -> float:
@@ -93,16 +106,23 @@ class Cost:
         """Tokens per word."""
         return self.tokens / self.words if self.words else None
 
+    @property
+    def split_share(self) -> float | None:
+        """The share of words split into several tokens."""
+        return self.split_words / self.words if self.words else None
 
-def measure(tokenizer: Tokenizer, text: str, spaces_between_words: bool = True) -> Cost:
-    """Token, byte, character and word counts of `text` under `tokenizer`.
 
-    Special-token strings in the text are counted as plain text."""
+def measure(tokenizer: Tokenizer, text: str, language: str = "en") -> Cost:
+    """Token, byte, character and word counts of `text` under `tokenizer`,
+    and how many words take more than one token. `language` is the text's
+    (an ICU locale). Special-token strings in the text are plain text."""
+    spans = tokenizer.encode_with_offsets(text, disallowed_special=())
     return Cost(
-        tokens=len(tokenizer.encode(text, disallowed_special=())),
+        tokens=len(spans),
         bytes=len(text.encode("utf-8")),
         chars=len(text),
-        words=len(text.split()) if spaces_between_words else None,
+        words=count_words(text, language),
+        split_words=split_words(text, spans, language),
     )
 
 
@@ -117,17 +137,14 @@ class TaxRow:
     byte_premium: float  # UTF-8 bytes relative to the base language's
 
 
-def tax_table(
-    tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str], base: str = "en",
-    spaces: Mapping[str, bool] | None = None,
-) -> list[TaxRow]:
-    """Every (tokenizer, language) pair with its premium against `base`."""
+def tax_table(tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str], base: str = "en") -> list[TaxRow]:
+    """Every (tokenizer, language) pair with its premium against `base`;
+    `texts` are keyed by language code."""
     if base not in texts:
         raise ValueError(f"The base language {base!r} is not among the texts.")
-    spaces = spaces or {}
     rows = []
     for name, tokenizer in tokenizers.items():
-        costs = {code: measure(tokenizer, text, spaces.get(code, True)) for code, text in texts.items()}
+        costs = {code: measure(tokenizer, text, code) for code, text in texts.items()}
         empty = [code for code, cost in costs.items() if cost.tokens == 0]
         if empty:  # its split pattern drops that text: there is no premium to speak of
             raise ValueError(
@@ -140,16 +157,30 @@ def tax_table(
     return rows
 
 
+def corpus_table(tokenizers: Mapping[str, Tokenizer], base: str = "en", directory: Path = PARALLEL_DIR) -> list[TaxRow]:
+    """`tax_table` over the whole parallel corpus."""
+    texts = {code: parallel_text(code, directory=directory) for code in languages(directory)}
+    return tax_table(tokenizers, texts, base)
+
+
 def premiums(tokenizers: Mapping[str, Tokenizer], base: str = "en", directory: Path = PARALLEL_DIR) -> dict[str, dict[str, float]]:
     """{tokenizer: {language code: premium}} over the whole parallel corpus."""
-    texts = {code: parallel_text(code, directory=directory) for code in languages(directory)}
     table = {name: {} for name in tokenizers}
-    for row in tax_table(tokenizers, texts, base):
+    for row in corpus_table(tokenizers, base, directory):
         table[row.tokenizer][row.code] = row.premium
     return table
 
 
+def row_figures(row: TaxRow) -> dict[str, float | int | None]:
+    """One (tokenizer, language) pair's figures, as the command line prints them."""
+    cost = row.cost
+    return {"premium": row.premium, "fertility": cost.fertility, "split_share": cost.split_share,
+            "tokens": cost.tokens, "words": cost.words, "split_words": cost.split_words,
+            "bytes_per_token": cost.bytes_per_token}
+
+
 # The causal experiment: the tax comes from what a tokenizer was trained on.
+BYTES = 256  # the byte-level tokenizers' base vocabulary: every byte (see `hf_trainers`)
 TRAINING_LINES = slice(0, 14)  # sentences 1-14 train the experiment's tokenizers
 HELD_OUT_LINES = slice(14, None)  # sentences 15-20 measure them
 
@@ -180,3 +211,64 @@ def content_cost(premium: float, base_tokens: float, price_per_million: float, c
     tokens = base_tokens * premium
     fits = min(1.0, context_window / tokens) if tokens else 1.0
     return ContentCost(tokens, tokens * price_per_million / 1_000_000, fits)
+
+
+# The parity experiment: same text, same vocabulary size, two objectives.
+
+
+@dataclass(frozen=True)
+class ParityRow:
+    """One language under plain and under parity-aware BPE."""
+
+    code: str
+    plain: TaxRow
+    parity: TaxRow
+
+    @property
+    def tax_removed(self) -> float | None:
+        """The share of the plain tokenizer's tax (premium above 1) that
+        parity-aware training removes: 1.0 is parity with the base language;
+        negative, the tax grew. None where there was no tax to remove."""
+        excess = self.plain.premium - 1
+        return (self.plain.premium - self.parity.premium) / excess if excess > 0 else None
+
+    @property
+    def token_change(self) -> float:
+        """Tokens under parity-aware BPE relative to plain BPE, minus one:
+        -0.2 is a fifth fewer tokens; for English, what it pays."""
+        return self.parity.cost.tokens / self.plain.cost.tokens - 1
+
+
+@dataclass(frozen=True)
+class ParityExperiment:
+    plain: HFTokenizer
+    parity: HFTokenizer
+    rows: list[ParityRow]  # in the corpus manifest's order
+
+    def row(self, code: str) -> ParityRow:
+        return next(row for row in self.rows if row.code == code)
+
+
+def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARALLEL_DIR) -> ParityExperiment:
+    """Train plain and parity-aware byte-level BPE on the training sentences
+    of every language (the same text, split and number of merges, so the
+    same vocabulary size; pairs seen once are not merged, and where one
+    trainer runs out of pairs first, the other stops there too), and
+    measure both on the held-out sentences. The
+    dev text parity-aware training balances on is the training sentences
+    themselves, parallel across languages; neither tokenizer sees the
+    held-out ones."""
+    codes = list(languages(directory))
+    lines = {code: parallel_lines(code, directory)[TRAINING_LINES] for code in codes}
+    every_line = [line for code in codes for line in lines[code]]
+    parity = train_parity_bpe(lines, lines, num_merges)
+    plain = train_byte_bpe(every_line, num_merges)
+    if plain.n_vocab != parity.n_vocab:  # one ran out of pairs seen twice first: the other stops there too
+        merges = min(plain.n_vocab, parity.n_vocab) - BYTES
+        if plain.n_vocab > parity.n_vocab:
+            plain = train_byte_bpe(every_line, merges)
+        else:
+            parity = train_parity_bpe(lines, lines, merges)
+    held_out = {code: parallel_text(code, HELD_OUT_LINES, directory) for code in codes}
+    rows = {(row.tokenizer, row.code): row for row in tax_table({"plain": plain, "parity": parity}, held_out, base)}
+    return ParityExperiment(plain, parity, [ParityRow(code, rows["plain", code], rows["parity", code]) for code in codes])

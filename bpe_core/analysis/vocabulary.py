@@ -5,7 +5,8 @@ a vocabulary: how long each token is, whether it is whole text or only part
 of a character (byte-level BPE learns many of those), which writing system
 it belongs to, whether it starts with a space (" the" and "the" are
 different tokens), and, for a tokenizer trained here, at which merge it was
-learned. Pure functions, no Streamlit: the Vocabulary page filters and
+learned. A SentencePiece model's table also holds each piece as it spells
+it ("▁Hello", "<0xE3>") and its score. Pure functions, no Streamlit: the Vocabulary page filters and
 shows these tables, and the tests check them without a browser.
 """
 
@@ -20,6 +21,7 @@ from typing import NamedTuple
 import pandas as pd
 import regex
 
+from ..sentencepiece_model import SentencePieceTokenizer
 from ..tokenizer import Tokenizer
 from ..untrusted_regex import compile_untrusted
 from ..utf8 import text_of
@@ -146,14 +148,15 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     SPECIAL, broken bytes NOT_UTF8); leading_space; learned_at_step (None
     unless learned by a merge of a tokenizer trained here); special; string
     (the token's own text, for regex search and the CSV; U+FFFD for bytes
-    that are not a whole character)."""
+    that are not a whole character). For SentencePiece, also piece and
+    score."""
     special_ids = set(tokenizer.special_tokens.values())
     ids = sorted([*tokenizer.vocab, *special_ids])
     raw = [tokenizer.token_bytes(token_id) for token_id in ids]
     texts = [text_of(token) for token in raw]
     special = [token_id in special_ids for token_id in ids]
     steps = learned_steps(tokenizer)
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "id": ids,
             "text": [label_text(token) for token in raw],
@@ -171,6 +174,10 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
         },
         columns=COLUMNS,
     )
+    if isinstance(tokenizer, SentencePieceTokenizer):  # its own spelling, and the scores that order merges
+        table["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
+        table["score"] = [tokenizer.scores[token_id] for token_id in ids]
+    return table
 
 
 def _category(text: str | None, is_special: bool) -> str:

@@ -1,5 +1,5 @@
 """The Compression page's chart and table: bytes (or characters) per token
-against vocabulary size, for several corpora and the OpenAI encodings.
+against vocabulary size, for several corpora and real models' encodings.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ METRICS = {
 
 SERIES_DASH = {"training": "solid", "held-out": "dash"}
 SERIES_LABEL = {"training": "training text", "held-out": "held-out text"}
-ENCODING_SYMBOL = {"gpt2": "circle", "cl100k_base": "square", "o200k_base": "diamond"}
+ENCODING_SYMBOL = {
+    "gpt2": "circle", "cl100k_base": "square", "o200k_base": "diamond",
+    "llama3": "triangle-up", "llama4": "triangle-down", "tekken": "pentagon", "mistral_v3": "hexagon",
+}
 LABELS_BELOW = {"cl100k_base"}
 LOG_TICKS = [300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000]
 FONT_SIZE = 15
@@ -46,7 +49,7 @@ def compression_figure(
     """Bytes (or characters) per token against vocabulary size.
 
     One colour per corpus; a solid line for the training text, a dashed one
-    for the held-out text; each OpenAI encoding a marker of its own shape,
+    for the held-out text; each reference encoding a marker of its own shape,
     in the colour of the corpus it was measured on. The legend is grouped
     by corpus. Corpus names are escaped: Plotly renders labels as HTML.
     """

@@ -74,8 +74,8 @@ def replay_state_html(replay: Replay, step: int, font_size: str = "2rem") -> str
 
 def replay_html(replay: Replay) -> str:
     """Every step as a row: the start (single units); then, per merge, its
-    step number and rank, the piece it happens in with the two merging parts
-    boxed, and the token they make; last the result. Only the piece that
+    step number and rank (or score, for SentencePiece), the piece it happens
+    in with the two merging parts boxed, and the token they make; last the result. Only the piece that
     changes is shown, since BPE never merges across pieces and the others
     stay as they were. Each row carries its step number: the step control
     marks the current one (`.bpe-current`)."""
@@ -86,7 +86,7 @@ def replay_html(replay: Replay) -> str:
         before = _piece_html(piece, piece.states[done[merge.piece]], pair_at=merge.position)
         done[merge.piece] += 1
         made = _chip(piece.part_bytes(merge.made), merge.rank)
-        rows.append(_row(f"step {step} · rank {merge.rank:,}", f"{before}→ {made}", step))
+        rows.append(_row(f"step {step} · {merge.label}", f"{before}→ {made}", step))
     rows.append(_row("result", _pieces_html(replay, done) + _shortcut_note(replay)))
     return _frame("".join(rows))
 
@@ -124,10 +124,13 @@ def replay_frames(replay: Replay) -> dict:
             continue
         merge = replay.order[step - 1]
         piece = replay.pieces[merge.piece]
-        headings.append(f"<b>Step {step} of {replay.steps}</b>: the lowest-ranked pair that can merge, rank {merge.rank:,}.")
+        turn = "the pair whose piece has the highest score" if replay.by_score else "the lowest-ranked pair that can merge"
+        headings.append(f"<b>Step {step} of {replay.steps}</b>: {turn}, {html.escape(merge.label)}.")
         left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
         frames.append(state + merge_html(left, right, made, colour_by="id"))
-    return {"kind": "frames", "total": replay.steps, "headings": headings, "frames": frames, "table": replay_html(replay)}
+    order = "highest score first" if replay.by_score else "lowest rank first"
+    table = f"<h4>All {replay.steps} steps, {order}</h4>{replay_html(replay)}"
+    return {"kind": "frames", "total": replay.steps, "headings": headings, "frames": frames, "table": table}
 
 
 def merge_tree_html(tree: MergeTree, font_size: str = "1.3rem") -> str:

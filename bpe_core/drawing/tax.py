@@ -9,8 +9,13 @@ turns them into what a reader compares at a glance:
 - `premium_bar_figure` / `premium_heatmap_figure`: the same premiums drawn,
   with the base language's 1.0 marked;
 - `cost_frame` / `cost_summary`: the premium as money and context window;
+- `measure_frame` / `measure_heatmap_figure`: any of the fairness
+  measures (premium, fertility, words split into several tokens) per
+  language and tokenizer;
 - `experiment_figure`: the causal experiment, a tokenizer trained on a
-  chosen mix of languages next to the OpenAI encodings.
+  chosen mix of languages next to the OpenAI encodings;
+- `parity_frame` / `parity_figure`: plain against parity-aware BPE, per
+  language: the tax each leaves, and what English pays.
 
 Languages are always listed most taxed first (by the first tokenizer's
 premium), in tables and figures alike, so the two read the same way.
@@ -27,7 +32,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..analysis.tax import Language, TaxRow, content_cost
+from ..analysis.tax import Language, ParityExperiment, TaxRow, content_cost
 from .palette import PALETTE
 
 FONT_SIZE = 15
@@ -41,6 +46,13 @@ TRAINED_COLOUR = "#222"  # the experiment's own tokenizer stands out from the pa
 # twice as expensive is as far from white as half as expensive.
 HEATMAP_COLOURS = "RdBu_r"
 PREMIUM_TICKS = [0.25, 0.5, 1, 2, 4, 8, 16, 32]
+# Fertility and the share of words split have no middle: light is good, dark
+# is costly (ColorBrewer's sequential YlOrRd, readable by colour-blind readers).
+SEQUENTIAL_COLOURS = "YlOrRd"
+PLAIN_COLOUR, PARITY_COLOUR = PALETTE[0], PALETTE[1]
+# Below this premium a language pays too little tax for "the share removed"
+# to mean anything: on a 6-sentence passage, ±10 % is one phrasing.
+MEANINGFUL_TAX = 1.1
 
 # Above the top axis (which tall charts need in view), in the top margin.
 LEGEND_ON_TOP = dict(orientation="h", yref="container", y=1.0, yanchor="top", x=0, font=dict(size=TICK_FONT_SIZE))
@@ -84,10 +96,34 @@ def premium_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> 
     return pd.DataFrame(records)
 
 
+# The measures a reader can compare languages by: column title, and how a value reads.
+MEASURES = {
+    "premium": ("premium", "{:.2f}×"),
+    "fertility": ("tokens per word", "{:.2f}"),
+    "split_share": ("words split into several tokens", "{:.0%}"),
+}
+
+
+def measure_of(row: TaxRow, measure: str) -> float:
+    return row.premium if measure == "premium" else getattr(row.cost, measure)
+
+
+def measure_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language], measure: str) -> pd.DataFrame:
+    """One row per language (most taxed first), its names and script, then
+    one column per tokenizer with `measure` (a key of MEASURES)."""
+    table = rows_by_tokenizer(rows)
+    records = []
+    for code in language_order(rows, languages):
+        record = {"language": languages[code].name, "native name": languages[code].native_name,
+                  "script": languages[code].script}
+        record.update({name: float(measure_of(by_code[code], measure)) for name, by_code in table.items()})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
 def metrics_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> pd.DataFrame:
     """Every (language, tokenizer) pair with the counts behind its premium
-    and the per-token ratios that explain it. Fertility is empty (NaN) for
-    languages that do not separate words with spaces."""
+    and the ratios that explain it: per token, and per word."""
     table = rows_by_tokenizer(rows)
     records = []
     for code in language_order(rows, languages):
@@ -101,7 +137,9 @@ def metrics_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> 
                     "premium": by_code[code].premium,
                     "bytes per token": cost.bytes_per_token,
                     "chars per token": cost.chars_per_token,
-                    "fertility": cost.fertility,  # None becomes NaN in a float column
+                    "words": cost.words,
+                    "fertility": cost.fertility,
+                    "words split": cost.split_share,
                 }
             )
     return pd.DataFrame(records)
@@ -245,6 +283,44 @@ def premium_heatmap_figure(rows: Sequence[TaxRow], languages: Mapping[str, Langu
     return figure
 
 
+def measure_heatmap_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language], measure: str) -> go.Figure:
+    """Language × tokenizer, each cell coloured by `measure` (fertility or
+    the share of words split) and labelled with it; darker is worse."""
+    if measure == "premium":
+        return premium_heatmap_figure(rows, languages)
+    title, form = MEASURES[measure]
+    table = rows_by_tokenizer(rows)
+    order = language_order(rows, languages)
+    values = [[measure_of(table[tokenizer][code], measure) for tokenizer in table] for code in order]
+    figure = go.Figure(
+        go.Heatmap(
+            x=[html.escape(tokenizer) for tokenizer in table],
+            y=[languages[code].name for code in order],
+            z=values,
+            text=[[form.format(value) for value in line] for line in values],
+            texttemplate="%{text}",
+            textfont=dict(size=TICK_FONT_SIZE),
+            customdata=[[table[tokenizer][code].cost.words for tokenizer in table] for code in order],
+            hovertemplate=f"<b>%{{y}}</b>, %{{x}}<br>{title} %{{text}}<br>%{{customdata:,}} words<extra></extra>",
+            colorscale=SEQUENTIAL_COLOURS,
+            zmin=0 if measure == "split_share" else None,
+            zmax=1 if measure == "split_share" else None,
+            xgap=2,
+            ygap=2,
+            colorbar=dict(title=dict(text=title), tickformat=".0%" if measure == "split_share" else None),
+        )
+    )
+    figure.update_layout(
+        height=140 + 30 * len(order),
+        font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE),
+        margin=dict(l=10, r=10, t=40, b=10),
+        xaxis=dict(side="top", tickfont=dict(size=TICK_FONT_SIZE)),
+        yaxis=dict(autorange="reversed", tickfont=dict(size=TICK_FONT_SIZE)),
+    )
+    return figure
+
+
 def experiment_figure(
     rows: Sequence[TaxRow],
     languages: Mapping[str, Language],
@@ -311,4 +387,81 @@ def _mark_base(figure: go.Figure, base_name: str, log_axis: bool) -> None:
     figure.add_annotation(
         x=0.0 if log_axis else 1.0, xanchor="left", y=0, yref="paper", yanchor="bottom", showarrow=False,
         text=f"1.0 = {base_name}", font=dict(size=TICK_FONT_SIZE), bgcolor="rgba(255,255,255,0.85)",
+    )
+
+
+# -------------------------------------------------------- parity experiment
+
+
+def tax_removed(row) -> float | None:
+    """The share of its tax a language loses, where it had one worth the name (see MEANINGFUL_TAX)."""
+    return row.tax_removed if row.plain.premium >= MEANINGFUL_TAX else None
+
+
+def parity_frame(experiment: ParityExperiment, languages: Mapping[str, Language]) -> pd.DataFrame:
+    """One row per language, most taxed under plain BPE first: its premium
+    under each, the share of its tax parity-aware training removed, and how
+    its token count changed."""
+    rows = sorted(experiment.rows, key=lambda row: (-row.plain.premium, languages[row.code].name))
+    return pd.DataFrame([
+        {
+            "language": languages[row.code].name,
+            "plain BPE premium": row.plain.premium,
+            "parity-aware premium": row.parity.premium,
+            "tax removed": tax_removed(row),
+            "tokens": 100 * row.token_change,
+        }
+        for row in rows
+    ])
+
+
+def parity_figure(experiment: ParityExperiment, languages: Mapping[str, Language], base_code: str) -> go.Figure:
+    """Each language's held-out premium under plain BPE (circle) and under
+    parity-aware BPE (diamond), joined by a line: the line's length is the
+    tax removed. Most taxed under plain BPE at the top; a log axis, since
+    premiums are ratios."""
+    rows = sorted(experiment.rows, key=lambda row: (-row.plain.premium, languages[row.code].name))
+    names = [languages[row.code].name for row in rows]
+    links_x, links_y = [], []
+    for row, name in zip(rows, names):
+        links_x += [row.plain.premium, row.parity.premium, None]
+        links_y += [name, name, None]
+    figure = go.Figure(go.Scatter(x=links_x, y=links_y, mode="lines", line=dict(color="#888", width=2),
+                                  hoverinfo="skip", showlegend=False))
+    for label, side, symbol, colour in (("plain BPE", "plain", "circle", PLAIN_COLOUR),
+                                        ("parity-aware BPE", "parity", "diamond", PARITY_COLOUR)):
+        figure.add_trace(go.Scatter(
+            x=[getattr(row, side).premium for row in rows], y=names, mode="markers", name=label,
+            marker=dict(symbol=symbol, size=13, color=colour, line=dict(color="#333", width=1)),
+            customdata=[getattr(row, side).cost.tokens for row in rows], meta=label,
+            hovertemplate="<b>%{y}</b>, %{meta}<br>premium %{x:.2f}×<br>%{customdata:,} tokens<extra></extra>",
+        ))
+    _mark_base(figure, languages[base_code].name, log_axis=True)
+    figure.update_layout(
+        height=140 + 26 * len(rows),
+        font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE),
+        margin=dict(l=10, r=10, t=110, b=10),
+        legend=LEGEND_ON_TOP,
+        xaxis=dict(
+            title=dict(text=f"Tokens relative to {languages[base_code].name} on held-out sentences (log scale)"),
+            type="log", tickvals=PREMIUM_TICKS, ticktext=[f"{tick:g}×" for tick in PREMIUM_TICKS], side="top",
+        ),
+        yaxis=dict(categoryorder="array", categoryarray=names, autorange="reversed",
+                   tickfont=dict(size=TICK_FONT_SIZE), showgrid=True),
+    )
+    return figure
+
+
+def parity_summary(experiment: ParityExperiment, languages: Mapping[str, Language], base_code: str) -> str:
+    """One sentence: what the base language pays, and how much tax the others lose."""
+    base = experiment.row(base_code)
+    taxed = [row for row in experiment.rows if row.code != base_code and tax_removed(row) is not None]
+    halved = sum(tax_removed(row) >= 0.5 for row in taxed)
+    mean_before = sum(row.plain.premium for row in taxed) / len(taxed) if taxed else 1.0
+    mean_after = sum(row.parity.premium for row in taxed) / len(taxed) if taxed else 1.0
+    return (
+        f"{languages[base_code].name} pays {base.token_change:+.0%} tokens. Of the {len(taxed)} languages taxed at "
+        f"least {MEANINGFUL_TAX:.1f}× under plain BPE, {halved} lose half their tax or more; their mean premium "
+        f"falls from {mean_before:.2f}× to {mean_after:.2f}×."
     )

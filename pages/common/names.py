@@ -30,6 +30,10 @@ TRAIN = PageInfo("pages/train.py", "Train", "🏋️", "step through BPE trainin
 INSPECT = PageInfo("pages/inspect.py", "Inspect", "🔍", "colour token boundaries of any text, with ids, bytes and counts")
 COMPRESSION = PageInfo("pages/compression.py", "Compression", "📉", "how bytes per token grow with the vocabulary, per corpus")
 COMPARE = PageInfo("pages/compare.py", "Compare", "⚖️", "one text through several tokenizers, side by side")
+ALGORITHMS = PageInfo(
+    "pages/algorithms.py", "Three algorithms", "🧪",
+    "BPE, WordPiece and Unigram trained on the same text: boundaries, compression, what each keeps",
+)
 TAX = PageInfo("pages/tax.py", "Tokenization tax", "🌍", "what the same content costs in tokens in 30 languages, and why")
 REPLAY = PageInfo(
     "pages/replay.py", "Encode replay", "🎬", "watch the merges build a word's tokens one by one, and any token's merge tree"
@@ -39,7 +43,7 @@ VOCABULARY = PageInfo(
     "pages/vocabulary.py", "Vocabulary", "📖", "browse and search every token: by text, regex, id, script and the step it was learned"
 )
 
-PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, TAX, REPLAY, QUIRKS, VOCABULARY]
+PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, ALGORITHMS, TAX, REPLAY, QUIRKS, VOCABULARY]
 
 # Session keys (and link parameters) that more than one page reads or sets.
 SHARED_TEXT = "shared_text"  # the text of the box Home, Inspect and Compare share ...

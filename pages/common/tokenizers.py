@@ -3,8 +3,9 @@ cached across sessions.
 
 A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
-small one trained on a sample at start ("starter"), and the bundled OpenAI
-encodings. Training is deterministic, so a trained tokenizer is described by
+small one trained on a sample at start ("starter"), the bundled OpenAI
+encodings and the model zoo (`bpe_core.encodings.CATALOGUE`: Llama, Tekken,
+Mistral), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
 """
@@ -19,18 +20,19 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.encodings import CATALOGUE
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
+from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
-OPENAI_ENCODINGS = {
-    "gpt2": "gpt2 — OpenAI GPT-2 and GPT-3, 50,257 tokens",
-    "cl100k_base": "cl100k_base — OpenAI GPT-3.5 and GPT-4, 100,277 tokens",
-    "o200k_base": "o200k_base — OpenAI GPT-4o and o-series, 200,019 tokens",
-}
+# Every encoding that ships with the app or its packages, by picker name.
+BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
+# The OpenAI ones, which pages compare against by default.
+OPENAI_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].maker == "OpenAI"}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
 LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
@@ -93,8 +95,32 @@ class TrainedTokenizer:
 
 
 @st.cache_resource(show_spinner="Loading the vocabulary…")
-def bundled_encoding(name: str) -> Tokenizer:
+def _loaded_encoding(name: str) -> Tokenizer:
     return load_encoding(name)
+
+
+def bundled_encoding(name: str) -> Tokenizer:
+    """A bundled or zoo encoding, loaded once for every session. A zoo
+    model whose package is not installed stops the page with the pip
+    command that adds it."""
+    try:
+        return _loaded_encoding(name)
+    except ModelPackageMissing as error:
+        st.error(markdown_literal(str(error)))
+        st.stop()
+
+
+def loadable_encodings(names) -> list[str]:
+    """The names whose encodings load here; each that does not is named,
+    with the pip command that adds it, and left out."""
+    loadable = []
+    for name in names:
+        try:
+            _loaded_encoding(name)
+            loadable.append(name)
+        except ModelPackageMissing as error:
+            st.warning(f"{markdown_literal(str(error))} It is left out.")
+    return loadable
 
 
 STARTER_RECIPE = dict(vocab_size=1_000, pattern="cl100k")  # on the English sample
@@ -210,13 +236,13 @@ def tokenizer_choices() -> dict[str, str]:
         choices[LOADED + file_name] = f"Loaded from {file_name} — {_made_of(tokenizer)}"
     sizes = f"{STARTER_RECIPE['vocab_size']:,} tokens, {PRESET_LABELS[STARTER_RECIPE['pattern']]} split"
     choices[STARTER] = f"Starter — {sizes}, on {catalog()['english_prose'].title}"
-    choices.update(OPENAI_ENCODINGS)
+    choices.update(BUNDLED_ENCODINGS)
     return choices
 
 
 def short_label(name: str) -> str:
     """A picker name with its size and split, for a table row or a chart's axis."""
-    if name in OPENAI_ENCODINGS:
+    if name in BUNDLED_ENCODINGS:
         return name
     tokenizer = tokenizer_by_name(name)
     pattern = tokenizer.pattern_name if tokenizer.pattern_name != "custom" else "custom split"
@@ -236,6 +262,6 @@ def tokenizer_by_name(name: str) -> Tokenizer:
         return loaded_tokenizers()[name[len(LOADED):]]
     if name == STARTER:
         return starter_tokenizer()
-    if name in OPENAI_ENCODINGS:
+    if name in BUNDLED_ENCODINGS:
         return bundled_encoding(name)
     raise KeyError(f"No tokenizer {name!r} in this session.")

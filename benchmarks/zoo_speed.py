@@ -1,0 +1,67 @@
+"""The model zoo against its makers' own libraries: load time and encode time.
+
+    python benchmarks/zoo_speed.py
+
+For each model: how long `load_encoding(name)` takes in a fresh process
+against the maker's own loader (llama-models' `Tokenizer`, mistral-common's
+`Tekkenizer.from_file`, `sentencepiece`), imports done before the clock
+starts, and how long a first encode of the parallel corpus (30 languages,
+100 KB) takes against the maker's encode. Our load of the tiktoken-style
+models includes the maker's own loader (it reads the ranks, pattern and
+special tokens) plus building this engine's tokenizer over them. Medians of
+three fresh processes each; the ratio is ours over the maker's (below
+1.00x, ours is faster).
+"""
+
+from __future__ import annotations
+
+from measure import ROOT, ratio, run_isolated
+
+PARALLEL = ROOT / "sample_corpora" / "parallel"
+TEXT = f"""
+import glob
+text = '\\n'.join(open(path, encoding='utf-8').read() for path in sorted(glob.glob({str(PARALLEL)!r} + '/*.txt')))
+"""
+
+# (untimed imports, timed load, encode call) for ours and for each maker's library
+OURS = ("from bpe_core import load_encoding", "tok = load_encoding({name!r})", "tok.encode_ordinary(text)")
+MAKERS = {
+    "llama3": ("import llama_models.llama3.tokenizer as m", "maker = m.Tokenizer.get_instance()",
+               "maker.encode(text, bos=False, eos=False)"),
+    "llama4": ("import llama_models.llama4.tokenizer as m", "maker = m.Tokenizer.get_instance()",
+               "maker.encode(text, bos=False, eos=False)"),
+    "tekken": ("import importlib.resources\nfrom mistral_common.tokens.tokenizers.tekken import Tekkenizer",
+               "maker = Tekkenizer.from_file(str(importlib.resources.files('mistral_common') / 'data' / "
+               "'tekken_240911.json'))", "maker.encode(text, bos=False, eos=False)"),
+    "mistral_v3": ("import importlib.resources, sentencepiece",
+                   "maker = sentencepiece.SentencePieceProcessor(model_file=str(importlib.resources.files("
+                   "'mistral_common') / 'data' / 'mistral_instruct_tokenizer_240323.model.v3'))", "maker.encode(text)"),
+}
+
+
+def timed(imports: str, load: str, encode: str | None = None) -> dict:
+    """A fresh process: `imports` untimed; then `load` timed, or, with
+    `encode`, `load` untimed and a first encode of the corpus timed."""
+    if encode is None:
+        return run_isolated(setup=imports, job=load + "\nresult = 0")
+    return run_isolated(setup=f"{imports}\n{load}\n{TEXT}", job=f"result = len({encode})")
+
+
+def main() -> None:
+    print("Fresh processes, medians of three; imports untimed. Wall clock (CPU) seconds; "
+          "ratio = ours / maker's, by CPU time (a shared machine's clock is noisy).")
+    print(f"{'model':<11} {'load: ours':>15} {'maker':>15} {'ratio':>7}   {'encode: ours':>15} {'maker':>15} {'ratio':>7}")
+    for name, maker in MAKERS.items():
+        ours = [part.format(name=name) for part in OURS]
+        ours_load, maker_load = timed(*ours[:2]), timed(*maker[:2])
+        ours_encode, maker_encode = timed(*ours), timed(*maker)
+        assert ours_encode["result"] == maker_encode["result"], name  # the same tokens, or the timing means nothing
+        cell = lambda run: f"{run['seconds']:.3f} ({run['cpu_seconds']:.3f})"  # noqa: E731
+        print(f"{name:<11} {cell(ours_load):>15} {cell(maker_load):>15} "
+              f"{ratio(ours_load['cpu_seconds'], maker_load['cpu_seconds']):>7}   "
+              f"{cell(ours_encode):>15} {cell(maker_encode):>15} "
+              f"{ratio(ours_encode['cpu_seconds'], maker_encode['cpu_seconds']):>7}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Three algorithms: BPE, WordPiece and Unigram trained on the same text to the
+same vocabulary size, then the same text through each.
+
+Widgets only: training and measuring are `bpe_core.analysis.algorithms`
+(Hugging Face's trainers behind `bpe_core.hf_trainers`), the table, chart
+and chips `bpe_core.drawing.algorithms`. Training is cached for every session.
+"""
+
+import streamlit as st
+
+from bpe_core.analysis.algorithms import (
+    ALGORITHMS,
+    RIVALS,
+    algorithm_corpora,
+    corpus_parts,
+    measure_algorithm,
+    only_in_each,
+    shared_share,
+    train_rival,
+    unknown_stretches,
+    word_language,
+)
+from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.drawing.algorithms import algorithm_figure, algorithm_frame, only_here_html
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.hf_trainers import HFTokenizer
+from pages.common.navigation import page_header
+from pages.common.presenter import show_figure, show_table
+from pages.common.tokenizers import train_on
+from pages.common.url_state import LINKED, whole_number_input
+from pages.common.widgets import encode_for_view, shared_text, show_tokens
+
+HOW_EACH_LEARNS = """
+| | learns by | a word's pieces | a character it never saw | whitespace |
+|---|---|---|---|---|
+| **BPE** (GPT, Llama) | merging the most frequent pair of tokens, again and again | a leading space marks a word start: “ the” | its UTF-8 bytes: never unknown | kept, as bytes |
+| **WordPiece** (BERT) | merging the pair that most raises the text's likelihood: count(ab) / (count(a)·count(b)) | “##” marks a piece inside a word: “##ing” | the whole word becomes [UNK] | dropped |
+| **Unigram** (T5, SentencePiece) | pruning a large set of candidates, keeping what a unigram model needs most | “▁” marks a space: “▁the” | <unk> | kept, as ▁ |
+"""
+
+page_header(
+    "Three algorithms",
+    "BPE, WordPiece and Unigram, trained on the same text to the same vocabulary size: where each cuts the "
+    "same text, how well each compresses it, and what each keeps that the others drop.",
+)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def rival(corpus_id: str, vocab_size: int, algorithm: str) -> HFTokenizer:
+    """WordPiece or Unigram on a corpus, trained once for every session."""
+    return train_rival(algorithm, corpus_parts(corpus_id)[0], vocab_size)
+
+
+def trained_three(corpus_id: str, vocab_size: int) -> dict:
+    """All three tokenizers: BPE by this engine (with a bar and Cancel of its
+    own), then the others, with a bar over them (Hugging Face's trainers
+    report no progress of their own; each takes a second or two)."""
+    bpe = train_on(corpus_parts(corpus_id)[0], vocab_size=vocab_size, pattern="cl100k")
+    bar = st.progress(0.0)
+    rivals = {}
+    for done, algorithm in enumerate(RIVALS):
+        bar.progress(done / len(RIVALS), text=f"Training {ALGORITHMS[algorithm]} ({done + 2} of 3)…")
+        rivals[algorithm] = rival(corpus_id, vocab_size, algorithm)
+    bar.empty()
+    return {"bpe": bpe, **rivals}
+
+
+def show_boundaries(tokenizers: dict) -> None:
+    st.subheader("The same text, three ways")
+    st.caption(
+        "Type in the box; each row below it is one algorithm's tokens. Struck-through text is what WordPiece leaves out "
+        "(whitespace); a framed token is an unknown one ([UNK], <unk>) standing for the text under it."
+    )
+    text = shared_text("Text to split", height=120)
+    for algorithm, tokenizer in tokenizers.items():
+        spans = encode_for_view(tokenizer, text, allow_special=False)
+        st.markdown(f"**{ALGORITHMS[algorithm]}** · {len(spans):,} tokens")
+        show_tokens(text, spans, tokenizer)
+
+
+def show_measures(tokenizers: dict, corpus_id: str, held_out: str) -> None:
+    st.subheader("Compression and fertility, on text none of them saw")
+    costs = [measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
+             for algorithm, tokenizer in tokenizers.items()]
+    frame = algorithm_frame(costs)
+    show_table(frame, hide_index=True, column_config={
+        "bytes per token": st.column_config.NumberColumn(format="%.2f"),
+        "chars per token": st.column_config.NumberColumn(format="%.2f"),
+        "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Fertility (Rust et al. 2021)"),
+        "words split": st.column_config.NumberColumn(format="percent", help="Words that take more than one token"),
+        "characters lost": st.column_config.NumberColumn(help="Characters of the text behind unknown tokens"),
+    })
+    st.download_button("These numbers (CSV)", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
+                       key="algorithms_csv", on_click="ignore")
+    show_figure(algorithm_figure(costs), key="algorithms_chart")
+    st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
+
+
+def show_keeps_and_drops(tokenizers: dict, held_out: str) -> None:
+    st.subheader("What each keeps that the others drop")
+    st.caption(
+        "Pieces are compared without their word marks (“ the”, “##the” and “▁the” all read “the”). Below: the "
+        "pieces only one algorithm learned, the ones it used most on the held-out text first."
+    )
+    only = only_in_each(tokenizers, held_out)
+    shares = shared_share(tokenizers)
+    for algorithm, column in zip(tokenizers, st.columns(len(tokenizers))):
+        with column:
+            st.markdown(f"**{ALGORITHMS[algorithm]}**: {shares[algorithm]:.0%} of its pieces are in both other "
+                        f"vocabularies; {len(only[algorithm]):,} are its own.")
+            st.html(only_here_html(only[algorithm][:24]))
+            lost = unknown_stretches(tokenizers[algorithm], held_out)
+            if lost:
+                st.caption(f"Lost as unknown in the held-out text: {', '.join(f'“{markdown_literal(item)}”' for item in lost[:12])}"
+                           + (" …" if len(lost) > 12 else ""))
+            elif algorithm == "bpe":
+                st.caption("Nothing is unknown: every byte has a token.")
+
+
+corpora = algorithm_corpora()
+settings = st.columns([3, 2], vertical_alignment="bottom")
+corpus_id = settings[0].selectbox("Training text", list(corpora), format_func=corpora.get, key="algorithms_corpus",
+                                  **LINKED)
+vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=2_000,
+                                min_value=300, max_value=8_000, step=500)
+st.markdown(HOW_EACH_LEARNS)
+three = trained_three(corpus_id, int(vocab_size))
+held_out_text = corpus_parts(corpus_id)[1]
+short = [f"{ALGORITHMS[algorithm]} at {tokenizer.n_vocab:,}" for algorithm, tokenizer in three.items()
+         if tokenizer.n_vocab < vocab_size]
+if short:
+    st.caption(f"Stopped below {vocab_size:,} tokens: {', '.join(short)}. This text holds too few pairs seen twice "
+               "(BPE), too few characters and pairs (WordPiece) or too few frequent substrings to seed from "
+               "(Unigram) for more.")
+if three["wordpiece"].n_vocab > vocab_size:
+    st.caption(f"WordPiece has {three['wordpiece'].n_vocab:,} tokens: it keeps every character of its training text "
+               "in its vocabulary, more than the size asked for in a text of many scripts.")
+show_boundaries(three)
+show_measures(three, corpus_id, held_out_text)
+show_keeps_and_drops(three, held_out_text)

@@ -1,0 +1,144 @@
+"""BPE, WordPiece and Unigram side by side: Hugging Face's trainers behind
+`hf_trainers`, the measures of `analysis.algorithms`, the Algorithms page
+and `train --algorithm`. Hugging Face's own encodings are the reference."""
+
+import functools
+import json
+
+import pytest
+from tokenizers import Tokenizer as HuggingFaceTokenizer
+
+from bpe_core import train
+from bpe_core.analysis.algorithms import (
+    ALGORITHMS,
+    RIVALS,
+    algorithm_corpora,
+    corpus_parts,
+    measure_algorithm,
+    only_in_each,
+    surface,
+    train_rival,
+    unknown_stretches,
+)
+from bpe_core.analysis.words import count_words
+from bpe_core.hf_trainers import train_unigram, train_wordpiece
+from tests.apptest import open_page
+from tests.cli import run_cli
+
+TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159, 👩‍💻 and ሰላም.\nNext line."
+
+
+@functools.cache
+def three(vocab_size: int = 800) -> dict:
+    training, _ = corpus_parts("english_prose")
+    return {"bpe": train(training, vocab_size=vocab_size, pattern="cl100k"),
+            **{algorithm: train_rival(algorithm, training, vocab_size) for algorithm in RIVALS}}
+
+
+def test_spans_are_hugging_faces_tokens_at_their_places_in_the_text():
+    data = TEXT.encode()
+    for algorithm in ("wordpiece", "unigram"):
+        tokenizer = three()[algorithm]
+        encoding = tokenizer.hf.encode(TEXT, add_special_tokens=False)
+        spans = tokenizer.encode_with_offsets(TEXT)
+        assert [span.id for span in spans] == encoding.ids == tokenizer.encode(TEXT)
+        assert all(left.end <= right.start for left, right in zip(spans, spans[1:]))  # in order, never overlapping
+        for span in spans:
+            if span.id == tokenizer.unknown_id:
+                continue
+            covered = data[span.start:span.end]
+            assert covered == tokenizer.token_bytes(span.id) or b" " + covered == tokenizer.token_bytes(span.id)
+    unigram = three()["unigram"].encode_with_offsets("Tokenizers")
+    assert three()["unigram"].pieces[unigram[0].id] == "▁" and unigram[0].start == unigram[0].end == 0
+    wordpiece = three()["wordpiece"]
+    pieces = {data[span.start:span.end].decode(): wordpiece.pieces[span.id] for span in wordpiece.encode_with_offsets(TEXT)}
+    assert pieces["naïve"] == "[UNK]"  # one unseen character: the whole word is unknown
+    assert all(not text.isspace() for text in pieces)  # whitespace is in no WordPiece token
+
+
+def test_measures_count_tokens_words_and_what_is_lost():
+    for algorithm, tokenizer in three().items():
+        cost = measure_algorithm(algorithm, tokenizer, TEXT)
+        assert cost.tokens == len(tokenizer.encode(TEXT, disallowed_special=()))
+        assert cost.words == count_words(TEXT) and cost.fertility == cost.tokens / cost.words
+        assert cost.n_vocab == tokenizer.n_vocab
+    bpe, wordpiece, unigram = (measure_algorithm(name, three()[name], TEXT) for name in ALGORITHMS)
+    assert (bpe.unknown_tokens, bpe.unknown_chars, bpe.round_trip) == (0, 0, True)  # every byte has a token
+    assert "naïve" in unknown_stretches(three()["wordpiece"], TEXT) and not wordpiece.round_trip
+    assert "ሰላም" in "".join(unknown_stretches(three()["unigram"], TEXT)) and unigram.unknown_chars >= 3
+
+
+def test_what_each_keeps_is_in_neither_other_vocabulary_most_used_first():
+    _, held_out = corpus_parts("english_prose")
+    only = only_in_each(three(), held_out)
+    for name, items in only.items():
+        others = {surface(tok, token_id) for other, tok in three().items() if other != name for token_id in tok.vocab}
+        assert items and not {item.text for item in items} & others
+        uses = [item.uses for item in items]
+        assert uses == sorted(uses, reverse=True)
+        top = items[0]
+        assert top.uses == three()[name].encode(held_out, disallowed_special=()).count(top.token_id) > 0
+
+
+def test_every_corpus_splits_into_training_and_held_out_text():
+    assert "parallel" in algorithm_corpora() and "english_prose" in algorithm_corpora()
+    training, held_out = corpus_parts("parallel")
+    assert "नरेवा" in training and held_out and held_out not in training
+    with pytest.raises(ValueError, match="No bundled corpus"):
+        corpus_parts("aaabdaaabac")
+
+
+def test_hugging_face_refusals_are_value_errors():
+    with pytest.raises(ValueError, match="vocabulary size"):
+        train_wordpiece(["a b"], 0)
+    with pytest.raises(ValueError, match="Unigram trainer refused"):
+        train_unigram(["hello world"], 2)
+
+
+@pytest.mark.parametrize("algorithm", ["wordpiece", "unigram"])
+def test_the_command_line_trains_wordpiece_and_unigram_into_a_hugging_face_file(tmp_path, algorithm):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(corpus_parts("english_prose")[0][:20_000] + "\nzorblax quintessa " * 3_000, encoding="utf-8")
+    output = tmp_path / "tokenizer.json"
+    code, _, err = run_cli("train", corpus, "--algorithm", algorithm, "--vocab-size", 500, "-o", output)
+    assert code == 0, err
+    saved = HuggingFaceTokenizer.from_file(str(output))
+    assert json.loads(output.read_text())["model"]["type"] == {"wordpiece": "WordPiece", "unigram": "Unigram"}[algorithm]
+    assert saved.get_vocab_size() == 500
+    if algorithm == "wordpiece":  # frequent in this file: one piece
+        assert saved.encode("zorblax quintessa").tokens[0] == "zorblax"
+    else:  # the file's most frequent word, with the mark of a space before it
+        assert saved.encode("the end").tokens[0] == "▁the"
+
+
+def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world", encoding="utf-8")
+    code, _, err = run_cli("train", corpus, "--algorithm", "unigram", "--merges", 10, "-o", tmp_path / "t.json")
+    assert code == 1 and err.startswith("error: unigram learns a vocabulary of a size")
+    counts = tmp_path / "counts.json"
+    counts.write_text('{"hello": 2}', encoding="utf-8")
+    code, _, err = run_cli("train", counts, "--algorithm", "wordpiece", "--vocab-size", 50, "-o", tmp_path / "t.json")
+    assert code == 1 and "trains on text, not counts" in err
+
+
+def test_the_page_shows_three_splits_and_their_numbers():
+    at = open_page("pages/algorithms.py")
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("algorithm")
+    assert list(table.index) == list(ALGORITHMS.values())
+    views = [element.value for element in at.html if 'class="bpe-text"' in element.value]
+    assert len(views) == 3
+    framed, dropped = 'class="bpe-tok bpe-special"', 'class="bpe-dropped"'
+    assert framed in views[1] and dropped in views[1]  # WordPiece's unknown words framed, its spaces dropped
+    assert framed not in views[0] and dropped not in views[0]  # byte-level BPE keeps every byte
+
+
+@pytest.mark.slow
+def test_the_page_trains_on_all_thirty_languages():
+    at = open_page("pages/algorithms.py")
+    at.selectbox(key="algorithms_corpus").set_value("parallel").run()
+    assert not at.exception
+    bpe, wordpiece, unigram = at.dataframe[0].value["vocabulary"].tolist()
+    assert bpe == unigram == 2_000 and wordpiece > 2_000  # WordPiece keeps every character of 30 scripts
+    assert any("WordPiece" in caption.value and "every character" in caption.value for caption in at.caption)

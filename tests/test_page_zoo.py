@@ -1,0 +1,114 @@
+"""Every picker offers the model zoo, and every page works with each model:
+the counts, tokens and tables it shows are the maker's, run headless with
+Streamlit's AppTest. Mistral v3 (SentencePiece, the odd one out) runs in
+the quick loop; the byte-level models, which are Tokenizers like the OpenAI
+encodings the other page tests use, with the slow tests."""
+
+import re
+import sys
+
+import pytest
+import streamlit as st
+
+from bpe_core import load_encoding
+from bpe_core.encodings import CATALOGUE
+from bpe_core.zoo import ZOO, load_zoo_encoding
+from pages.common.widgets import DEMO_TEXT
+from tests.apptest import all_html, messages, metric, open_page
+from tests.test_zoo import maker_encode
+
+EVERY = ["mistral_v3", *(pytest.param(name, marks=pytest.mark.slow) for name in ("llama3", "llama4", "tekken"))]
+PICKERS = {
+    None: "home_tokenizer",
+    "pages/inspect.py": "inspect_tokenizer",
+    "pages/vocabulary.py": "vocab_tokenizer",
+    "pages/replay.py": "replay_tokenizer",
+}
+
+
+def on_page(path: str | None, key: str, name: str):
+    at = open_page(path)
+    at.selectbox(key=key).set_value(name).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_pickers_offer_the_zoo_labelled_with_maker_models_and_size():
+    at = open_page("pages/inspect.py")
+    assert set(ZOO) <= set(at.selectbox(key="inspect_tokenizer").options)
+    at.selectbox(key="inspect_tokenizer").set_value("mistral_v3").run()
+    assert any("Mistral" in caption and "32,768 tokens" in caption and "SentencePiece" in caption
+               for caption in messages(at.caption))
+    assert set(ZOO) <= set(open_page("pages/compare.py").multiselect(key="compare_tokenizers").options)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("path", "key"), [("pages/tax.py", "tax_tokenizers"),
+                                           ("pages/compression.py", "compression_references")])
+def test_the_tax_and_compression_pickers_offer_the_zoo(path, key):
+    assert set(ZOO) <= set(open_page(path).multiselect(key=key).options)
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_home_and_inspect_count_the_makers_tokens(name):
+    expected = len(maker_encode(name)(DEMO_TEXT))
+    for path in (None, "pages/inspect.py"):
+        at = on_page(path, PICKERS[path], name)
+        assert metric(at, "Tokens") == f"{expected:,}"
+        assert len(re.findall(r'class="bpe-tok', all_html(at))) == expected
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_the_vocabulary_lists_every_token(name):
+    at = on_page("pages/vocabulary.py", "vocab_tokenizer", name)
+    assert metric(at, "Tokens") == f"{CATALOGUE[name].n_vocab:,}"
+    table = at.dataframe[0].value
+    if name == "mistral_v3":  # SentencePiece's own spelling, and the scores that order merges
+        row = table[table.piece == "▁Hello"].iloc[0]
+        assert row.text == "·Hello" and row.score < 0
+        assert table[table.piece == "<0xE3>"].iloc[0].text == "<E3>"
+        at.number_input(key="vocab_detail").set_value(int(row.id)).run()
+        assert any("score" in caption for caption in messages(at.caption))
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_encode_replay_ends_in_the_makers_tokens(name):
+    text = " strawberry ሰላም"
+    at = on_page("pages/replay.py", "replay_tokenizer", name)
+    at.text_input(key="replay_text").input(text).run()
+    last = at.slider(key="replay_step").max
+    at.slider(key="replay_step").set_value(last).run()
+    assert not at.exception
+    state = next(element.value for element in at.html if 'bpe-replay bpe-state"' in element.value)
+    assert [int(i) for i in re.findall(r"<small>(\d+)</small>", state)] == maker_encode(name)(text)
+    steps = next(element.value for element in at.html if '<span class="bpe-step-label">step 1 ·' in element.value)
+    if name == "mistral_v3":  # merges go by score, and pieces show SentencePiece's ▁
+        assert "· score -" in steps and "rank" not in steps and "▁" in state
+        assert any("highest score" in info for info in messages(at.info))
+    else:
+        assert "· rank " in steps
+
+
+@pytest.mark.parametrize("name", EVERY)
+def test_compare_counts_the_makers_tokens(name):  # the Tax page measures every zoo model too: see test_page_tax
+    at = open_page("pages/compare.py")
+    at.multiselect(key="compare_tokenizers").set_value(["cl100k_base", name]).run()
+    assert not at.exception
+    summary = at.dataframe[0].value.set_index("tokenizer")
+    assert summary.loc[name, "tokens"] == len(maker_encode(name)(DEMO_TEXT))
+
+
+def test_a_missing_package_stops_the_page_with_its_pip_command(monkeypatch):
+    for module in [key for key in sys.modules if key == "sentencepiece" or key.startswith("sentencepiece.")]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)
+    for cache in (load_encoding, load_zoo_encoding):
+        cache.cache_clear()  # loaded already in this process: forget it, as a fresh server would not have it
+    st.cache_resource.clear()
+    try:
+        at = open_page("pages/inspect.py")
+        at.selectbox(key="inspect_tokenizer").set_value("mistral_v3").run()
+        assert not at.exception
+        assert "pip install sentencepiece" in at.error[0].value
+    finally:
+        load_encoding.cache_clear(), load_zoo_encoding.cache_clear()

@@ -4,27 +4,34 @@ A token view's card shows, for each token, how the tokenizer made it: a
 single byte (or character) it started with, or the merge that made it, with
 the two tokens merged. For a tokenizer trained here that is its merge step;
 for a vocabulary given as ranks (tiktoken's files) it is the rank, and the
-two parts are recovered from the ranks (see `Tokenizer.merge_parts`).
+two parts are recovered from the ranks (see `Tokenizer.merge_parts`). A
+SentencePiece model merges by score instead, and a WordPiece or Unigram
+vocabulary is no merge history at all: their cards say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..hf_trainers import KINDS, HFTokenizer
+from ..sentencepiece_model import SentencePieceTokenizer
 from ..tokenizer import Tokenizer
 from .labels import label_text
 
-
-def token_origins(tokenizer: Tokenizer, ids: Iterable[int]) -> dict[int, str]:
+def token_origins(tokenizer, ids: Iterable[int]) -> dict[int, str]:
     """One line per distinct id: what it is and what it was merged from."""
     return {token_id: token_origin(tokenizer, token_id) for token_id in set(ids)}
 
 
-def token_origin(tokenizer: Tokenizer, token_id: int) -> str:
+def token_origin(tokenizer: Tokenizer | SentencePieceTokenizer | HFTokenizer, token_id: int) -> str:
     if token_id in tokenizer.special_tokens.values():
         return "special token: never merged, never split"
     if token_id == tokenizer.unknown_id:
-        return "unknown character: stands for any character training never saw"
+        return "unknown: stands for any character (or word) the vocabulary lacks"
+    if isinstance(tokenizer, SentencePieceTokenizer):
+        return _sentencepiece_origin(tokenizer, token_id)
+    if isinstance(tokenizer, HFTokenizer):
+        return f"{KINDS[tokenizer.kind]} piece '{tokenizer.pieces[token_id]}'"
     if token_id < tokenizer.first_merge_id:
         return "a single byte: where byte-level BPE starts" if tokenizer.units == "bytes" else "a single character of the alphabet"
     parts = tokenizer.merge_parts(token_id)
@@ -39,5 +46,13 @@ def token_origin(tokenizer: Tokenizer, token_id: int) -> str:
     return f"{made}: {_named(tokenizer, left)} + {_named(tokenizer, right)}"
 
 
-def _named(tokenizer: Tokenizer, token_id: int) -> str:
+def _sentencepiece_origin(tokenizer: SentencePieceTokenizer, token_id: int) -> str:
+    if tokenizer.is_byte_fallback(token_id):
+        return "byte fallback: one UTF-8 byte of a character the vocabulary lacks; never merged"
+    piece = f"piece '{tokenizer.pieces[token_id]}', score {tokenizer.scores[token_id]:,.1f}"
+    parts = tokenizer.merge_parts(token_id)
+    return piece if parts is None else f"{piece}: {_named(tokenizer, parts[0])} + {_named(tokenizer, parts[1])}"
+
+
+def _named(tokenizer, token_id: int) -> str:
     return f"'{label_text(tokenizer.token_bytes(token_id))}' ({token_id})"

@@ -233,3 +233,68 @@ def test_recovered_merges_rebuild_every_token():
     assert len(merges) == 50256 - 256
     for (left, right), new_id in merges[:2000]:
         assert tok.vocab[left] + tok.vocab[right] == tok.vocab[new_id]
+
+
+# --------------------------------------------- the fast engine, every kind of tokenizer
+
+CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
+DROPPING = r"\p{L}+|\p{N}"  # keeps letters and single digits, drops everything else
+
+
+@pytest.fixture(scope="module", params=[(pattern, units) for pattern in [*PRESETS, CUSTOM, DROPPING] for units in ("bytes", "chars")],
+                ids=lambda param: f"{param[0][:6]}-{param[1]}")
+def every_kind(request, sample_text):
+    pattern, units = request.param
+    corpus = sample_text if pattern != "none" else sample_text[:3_000]
+    return train(corpus, num_merges=300, pattern=pattern, units=units, special_tokens=["<|endoftext|>"])
+
+
+def test_every_kind_of_tokenizer_encodes_in_rust_as_the_merge_loop_does(every_kind):
+    tok = every_kind
+    assert (tok._rust_bpe is None) != (tok._rust_pieces is None)
+    texts = TRICKY_TEXTS + ["Ωmega ж 漢字 <|endoftext|> 🤖 ∑ 12345", "\u0e01\u0e31" * 3 + " x" * 5]
+    for text in texts:
+        assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True), text
+        assert tok.encode_with_offsets(text, allowed_special="all") == tok.encode_with_offsets(
+            text, allowed_special="all", reference=True
+        ), text
+        for step in (0, 1, 150, 300):
+            assert tok.encode_at_step(text, step, allowed_special="all") == tok.encode_at_step(
+                text, step, allowed_special="all", reference=True
+            ), (step, text)
+
+
+@pytest.mark.parametrize("units", ["bytes", "chars"])
+@given(text=unicode_text)
+def test_custom_patterns_and_characters_encode_in_rust_as_the_merge_loop_does(units, text):
+    tok = _trained_on_tricky_texts(units)
+    assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True)
+    assert tok.encode_with_offsets(text, allowed_special="all") == tok.encode_with_offsets(
+        text, allowed_special="all", reference=True
+    )
+
+
+def _trained_on_tricky_texts(units, cache={}):
+    if units not in cache:
+        cache[units] = train("\n".join(TRICKY_TEXTS), num_merges=300, pattern=CUSTOM, units=units, special_tokens=["<|endoftext|>"])
+    return cache[units]
+
+
+def test_a_character_vocabulary_in_any_id_order_encodes_in_rust_as_the_merge_loop_does():
+    from bpe_core import Tokenizer
+
+    # "ab" (id 0) and "bc" (id 1) rank below the characters, "abc" (id 5) above them.
+    tok = Tokenizer(name="hand-made", pattern="none", units="chars",
+                    vocab={0: "ab", 1: "bc", 2: "a", 3: "b", 4: "c", 5: "abc", 6: "あ", 7: "あa"}, unknown_id=None)
+    for text in ["abc", "abcbc", "cabc", "aあab", "あaあa", "bbcab"]:
+        assert tok.encode(text) == tok.encode(text, reference=True), text
+
+
+def test_offsets_leave_out_what_the_pattern_drops_in_both_engines():
+    tok = train("hello 123 world, again!", num_merges=5, pattern=DROPPING)
+    text = "hello, 42 worlds!"
+    spans = tok.encode_with_offsets(text)
+    assert spans == tok.encode_with_offsets(text, reference=True)
+    data = text.encode()
+    assert b"".join(data[span.start : span.end] for span in spans) == b"hello42worlds"
+    assert all(tok.token_bytes(span.id) == data[span.start : span.end] for span in spans)

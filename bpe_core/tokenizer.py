@@ -63,30 +63,59 @@ class TokenSpans(Sequence[TokenSpan]):
     """Token spans kept as lists, ids and offsets, each `TokenSpan` made only
     when asked for: a page counts every token of a long text but colours only
     the first few thousand. Where the tokens tile the text, as they do under
-    every preset pattern, a token starts where the one before ends; under a
-    pattern that drops text, the starts are kept too."""
+    every preset pattern, a token starts where the one before ends, and the
+    offsets are added up from the tokens' sizes only as far as they are asked
+    for (`tiling`); under a pattern that drops text, starts and ends are
+    given."""
 
-    __slots__ = ("_ids", "_ends", "_starts")
+    __slots__ = ("_ids", "_ends", "_starts", "_sizes")
 
     def __init__(self, ids: list[int], ends: list[int], starts: list[int] | None = None):
         self._ids, self._ends, self._starts = ids, ends, starts
+        self._sizes: Sequence[int] | None = None  # bytes per token id, where ends are still to be added up
+
+    @classmethod
+    def tiling(cls, ids: list[int], sizes: Sequence[int]) -> TokenSpans:
+        """Spans of tokens laid end to end from offset 0; `sizes[id]` is a
+        token's length in bytes."""
+        spans = cls(ids, [])
+        spans._sizes = sizes
+        return spans
 
     def __len__(self) -> int:
         return len(self._ids)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return [self[position] for position in range(*index.indices(len(self)))]
+            positions = range(*index.indices(len(self)))
+            if positions:
+                self._ends_through(max(positions[0], positions[-1]))
+            return [self[position] for position in positions]
         position = range(len(self._ids))[index]  # negative indices count from the end; IndexError past it
+        ends = self._ends_through(position)
         if self._starts is not None:
             start = self._starts[position]
         else:
-            start = self._ends[position - 1] if position else 0  # where the token before ends
-        return TokenSpan(self._ids[position], start, self._ends[position])
+            start = ends[position - 1] if position else 0  # where the token before ends
+        return TokenSpan(self._ids[position], start, ends[position])
 
     def __iter__(self) -> Iterator[TokenSpan]:
-        starts = self._starts if self._starts is not None else itertools.chain((0,), self._ends)
-        return map(TokenSpan, self._ids, starts, self._ends)
+        ends = self._ends_through(len(self._ids) - 1)
+        starts = self._starts if self._starts is not None else itertools.chain((0,), ends)
+        return map(TokenSpan, self._ids, starts, ends)
+
+    def _ends_through(self, position: int) -> list[int]:
+        """The end offsets, added up at least through `position` (at least
+        doubling those known, so that reading every span costs linear time).
+        A longer list replaces the old one whole: spans that two threads
+        read stay consistent."""
+        ends = self._ends
+        if position >= len(ends) and self._sizes is not None:
+            stop = min(len(self._ids), max(position + 1, 2 * len(ends)))
+            more = itertools.accumulate(map(self._sizes.__getitem__, self._ids[len(ends) : stop]), initial=ends[-1] if ends else 0)
+            next(more)  # the offset it started from
+            ends = self._ends = ends + list(more)
+        return ends
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
@@ -265,7 +294,7 @@ class Tokenizer:
         text = encodable(text)
         rust_bpe = self._whole_text_engine(None, reference)
         if rust_bpe is not None:
-            return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+            return self._rust_encode(rust_bpe, text, allowed)
         return self._encode_here(text, allowed, self._piece_encoder(None, reference))
 
     def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:
@@ -365,7 +394,7 @@ class Tokenizer:
         text = encodable(text)
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:
-            return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+            return self._rust_encode(rust_bpe, text, allowed)
         return self._encode_here(text, allowed, self._piece_encoder(step, reference))
 
     def encode_with_offsets(
@@ -390,10 +419,19 @@ class Tokenizer:
             self.check_step(step)
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
-            return self._laid_end_to_end(rust_bpe.encode(text, allowed_special=allowed, disallowed_special=()))
+            return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
         piece_ids = self._piece_encoder(step, reference)
         segments = split_on_specials(text, allowed)
         return self._tiling_spans(segments, piece_ids) or self._spans_piece_by_piece(segments, piece_ids)
+
+    @staticmethod
+    def _rust_encode(rust_bpe, text: str, allowed: frozenset[str]) -> list[int]:
+        """tiktoken's encode, special tokens allowed (their check is done);
+        with none allowed, its `encode_ordinary`, which gives the same ids
+        and skips looking for them."""
+        if not allowed:
+            return rust_bpe.encode_ordinary(text)
+        return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
 
     def _whole_text_engine(self, step: int | None, reference: bool):
         """tiktoken's Rust BPE for whole texts (at `step`), or None where the
@@ -402,9 +440,6 @@ class Tokenizer:
             return None
         return self._rust_bpe if step is None else self._rust_bpe_at_step(step)
 
-    def _laid_end_to_end(self, ids: list[int]) -> TokenSpans:
-        """Spans of tokens that tile the text."""
-        return TokenSpans(ids, list(itertools.accumulate(map(self._token_lengths.__getitem__, ids))))
 
     def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans | None:
         """The spans, when the pieces tile the text (as under every preset);

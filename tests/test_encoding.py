@@ -2,13 +2,14 @@
 
 import gzip
 import hashlib
+import itertools
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_core import PRESETS, train
+from bpe_core import PRESETS, TokenSpan, train
 from bpe_core import encodings as encodings_module
 from bpe_core.analysis.training_steps import candidate_pairs
 from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
@@ -298,3 +299,21 @@ def test_offsets_leave_out_what_the_pattern_drops_in_both_engines():
     data = text.encode()
     assert b"".join(data[span.start : span.end] for span in spans) == b"hello42worlds"
     assert all(tok.token_bytes(span.id) == data[span.start : span.end] for span in spans)
+
+
+@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=50), reads=st.lists(st.integers(-60, 60), max_size=8))
+def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(sizes, reads):
+    from bpe_core.tokenizer import TokenSpans
+
+    ids = list(range(len(sizes)))
+    ends = list(itertools.accumulate(sizes))
+    expected = [TokenSpan(token_id, end - size, end) for token_id, size, end in zip(ids, sizes, ends)]
+    spans = TokenSpans.tiling(ids, sizes)
+    for index in reads:  # any order of reads, each extending what is known
+        if -len(ids) <= index < len(ids):
+            assert spans[index] == expected[index]
+        else:
+            with pytest.raises(IndexError):
+                spans[index]
+        assert spans[index % 7 : index % 11] == expected[index % 7 : index % 11]
+    assert len(spans) == len(ids) and list(spans) == expected

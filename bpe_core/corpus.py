@@ -21,18 +21,18 @@ import json
 import os
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 import regex
 
-from .patterns import pattern_name, split_pieces
+from .patterns import compile_pattern, pattern_name, split_pieces
 from .specials import special_spans, split_on_specials
 from .utf8 import encodable
 from .worker_processes import helper_context
 
 SPLIT_CHARS = 250_000  # text split at once: its pieces are a list in memory until counted
-MAX_CHUNK_CHARS = 4_000_000  # text a worker process counts at once, and returns one table for
+MAX_CHUNK_CHARS = 1_000_000  # text a worker process counts at once, and returns one table for
 PARALLEL_MIN_CHARS = 1_000_000  # below this, worker processes cost more than they save
 
 # Where a preset's split always has a boundary, and cutting the text there
@@ -70,15 +70,16 @@ def count_pieces(
     if not isinstance(corpus, str):
         return checked_counts(corpus)
     if workers is None:
-        workers = worker_count(len(corpus))
+        workers = worker_count(len(corpus)) if can_cut(pattern) else 1  # else it is one chunk
     chunks = text_chunks(corpus, pattern, special_tokens, chunk_size(len(corpus), workers))
     return count_chunks(chunks, pattern, special_tokens, workers=workers)
 
 
-def worker_count(text_size: int) -> int:
-    """Processes worth starting to count a text of this many characters (or
-    bytes): one per core this process may use, for a large text."""
-    if text_size < PARALLEL_MIN_CHARS:
+def worker_count(text_size: int | None) -> int:
+    """Processes worth counting a text of this many characters (or bytes;
+    None for a stream of unknown length) with: one per core this process
+    may use, for a large text."""
+    if text_size is not None and text_size < PARALLEL_MIN_CHARS:
         return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -94,32 +95,45 @@ def count_chunks(
 ) -> dict[str, int]:
     """The piece counts of consecutive chunks of a text (each ending at a
     place where the split has a boundary anyway), counted by `workers`
-    processes; the chunks may arrive one by one, as a file is read."""
-    pool = _worker_pool(workers) if workers > 1 else None
-    if pool is None:
+    processes: this one and `workers - 1` helpers. The chunks may arrive one
+    by one, as a file is read; this process counts one itself whenever the
+    helpers have enough to do, so none of them waits on another."""
+    compile_pattern(pattern)  # a forked helper finds it compiled (and checked, if it is a custom one)
+    helpers = _helper_pool(workers - 1) if workers > 1 else None
+    if helpers is None:
         return merged_counts(count_chunk(chunk, pattern, special_tokens) for chunk in chunks)
-    with pool:
+    with helpers:
         total: dict[str, int] = {}
-        pending: deque = deque()  # results in text order; a few in flight, so memory stays bounded
+        pending: deque[Future] = deque()  # counts of the chunks read, in text order, until added up
         for chunk in chunks:
-            pending.append(pool.submit(count_chunk, chunk, pattern, special_tokens))
-            if len(pending) > 2 * workers:
+            if sum(not counts.done() for counts in pending) < 2 * (workers - 1):  # one at work, one waiting
+                pending.append(helpers.submit(count_chunk, chunk, pattern, special_tokens))
+            else:
+                pending.append(_done(count_chunk(chunk, pattern, special_tokens)))
+            while pending and (pending[0].done() or len(pending) > 2 * workers):  # memory stays bounded
                 add_counts(total, pending.popleft().result())
         while pending:
             add_counts(total, pending.popleft().result())
         return total
 
 
-def _worker_pool(workers: int) -> ProcessPoolExecutor | None:
-    """`workers` helper processes (see `helper_context`), or None where this
+def _helper_pool(helpers: int) -> ProcessPoolExecutor | None:
+    """`helpers` helper processes (see `helper_context`), or None where this
     machine cannot start them."""
-    pool = ProcessPoolExecutor(workers, mp_context=helper_context())
+    pool = ProcessPoolExecutor(helpers, mp_context=helper_context())
     try:
         pool.submit(int).result()
     except (OSError, BrokenProcessPool):
         pool.shutdown(cancel_futures=True)
         return None
     return pool
+
+
+def _done(counts: dict[str, int]) -> Future:
+    """Counts made here, in the form of those a helper sends back."""
+    future: Future = Future()
+    future.set_result(counts)
+    return future
 
 
 def count_chunk(text: str, pattern: str, special_tokens: tuple[str, ...] = ()) -> dict[str, int]:
@@ -221,6 +235,8 @@ def can_cut(pattern: str) -> bool:
 
 def checked_counts(corpus: Mapping[str, int]) -> dict[str, int]:
     """Word (or piece) counts as training takes them, or ValueError naming what is wrong."""
+    if _plainly_valid(corpus):
+        return dict(corpus)
     pieces: dict[str, int] = {}
     for word, count in corpus.items():
         if not isinstance(word, str) or not word:
@@ -230,6 +246,21 @@ def checked_counts(corpus: Mapping[str, int]) -> dict[str, int]:
         word = encodable(word)  # a lone surrogate has no UTF-8: U+FFFD, as in text
         pieces[word] = pieces.get(word, 0) + count
     return pieces
+
+
+def _plainly_valid(corpus: Mapping[str, int]) -> bool:
+    """Whether every word is a non-empty string with UTF-8 (no lone
+    surrogate) and every count a positive int: the usual case, checked in
+    bulk (counted pieces of a large corpus number millions)."""
+    if not all(type(word) is str and word for word in corpus):
+        return False
+    if not all(type(count) is int and count > 0 for count in corpus.values()):
+        return False
+    try:
+        "".join(corpus).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def corpus_size(pieces: Mapping[str, int]) -> tuple[int, int]:

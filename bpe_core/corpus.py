@@ -6,7 +6,7 @@ decides ties between equally frequent pairs, as in the reference algorithm).
 
 Counting is where a large corpus spends most of its time and memory: the
 split pattern visits every character, and a list of all pieces of 10 MB of
-text is half a gigabyte of small strings. So a long text is counted in
+text is two million small strings, over a hundred megabytes. So a long text is counted in
 chunks, by several processes at once, and each chunk is split in parts:
 piece counts add up, part by part and chunk by chunk in text order, to
 exactly the counts of the whole. A chunk or a part may only end where every
@@ -33,7 +33,7 @@ from .worker_processes import helper_context
 
 SPLIT_CHARS = 250_000  # text split at once: its pieces are a list in memory until counted
 MAX_CHUNK_CHARS = 1_000_000  # text a worker process counts at once, and returns one table for
-PARALLEL_MIN_CHARS = 1_000_000  # below this, worker processes cost more than they save
+PARALLEL_MIN_CHARS = 2_000_000  # below this, a helper process costs about what it saves
 
 # Where a preset's split always has a boundary, and cutting the text there
 # changes no piece: right after a letter that is followed by anything but a

@@ -4,6 +4,8 @@ order (which decides ties in training), so the same merges."""
 
 import io
 import json
+import sys
+from contextlib import redirect_stderr, redirect_stdout
 from collections import Counter
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import corpus, corpus_files, train, worker_processes
+from bpe_core.cli import main
 from bpe_core.corpus import count_chunk, count_pieces, cut_points, text_chunks
 from bpe_core.corpus_files import CorpusFileError, corpus_paths, count_files, read_counts, stream_chunks
 from bpe_core.patterns import split_pieces
@@ -158,3 +161,27 @@ def test_a_damaged_counts_file_is_one_clear_line(tmp_path):
     (tmp_path / "counts.json").write_text('{"low": "five"}')
     code, _, err = run_cli("train", tmp_path / "counts.json", "--merges", 3, "-o", tmp_path / "t.json")
     assert code == 1 and err.startswith("error: ") and "count of 'low' must be a positive integer" in err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_training_from_files_draws_progress_bars_on_a_terminal(corpus_tree):
+    root, _ = corpus_tree
+    err = Terminal()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        assert main(["train", str(root / "books"), str(root / "c.txt"), "--merges", "20", "-o", str(root / "t.json")]) == 0
+    size = sum(path.stat().st_size for path in corpus_paths([str(root / "books"), str(root / "c.txt")])) / 1e6
+    drawn = err.getvalue()
+    assert f"counting [{'#' * 30}] {size:,.1f} / {size:,.1f} MB" in drawn
+    assert f"training [{'#' * 30}] 20.0 / 20.0 merges" in drawn
+
+
+def test_training_from_standard_input_shows_the_megabytes_read(monkeypatch):
+    err = Terminal()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(MIXED.encode())))
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        assert main(["train", "-", "--merges", "5", "-o", "/dev/null"]) == 0
+    assert f"counting {len(MIXED.encode()) / 1e6:,.1f} MB" in err.getvalue()

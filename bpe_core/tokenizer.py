@@ -87,10 +87,15 @@ class TokenSpans(Sequence[TokenSpan]):
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            positions = range(*index.indices(len(self)))
-            if positions:
-                self._ends_through(max(positions[0], positions[-1]))
-            return [self[position] for position in positions]
+            start, stop, step = index.indices(len(self))
+            if step != 1 or start >= stop:
+                return [self[position] for position in range(start, stop, step)]
+            ends = self._ends_through(stop - 1)
+            if self._starts is not None:
+                starts = self._starts[start:stop]
+            else:
+                starts = [ends[start - 1] if start else 0, *ends[start : stop - 1]]
+            return list(map(TokenSpan, self._ids[start:stop], starts, ends[start:stop]))
         position = range(len(self._ids))[index]  # negative indices count from the end; IndexError past it
         ends = self._ends_through(position)
         if self._starts is not None:

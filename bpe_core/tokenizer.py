@@ -450,23 +450,21 @@ class Tokenizer:
         """The spans, when the pieces tile the text (as under every preset);
         else None."""
         ids: list[int] = []
-        sizes: list[int] = []  # of each token, in bytes
+        tokens_of: list[list[int]] = []  # each segment's
         for segment, is_special in segments:
             if is_special:
-                ids.append(self.special_tokens[segment])
-                sizes.append(len(segment.encode("utf-8")))
-                continue
-            pieces = split_pieces(segment, self.pattern)
-            if sum(map(len, pieces)) != len(segment):  # the pattern dropped some text
-                return None
-            segment_ids: list[int] = []
-            for piece in pieces:
-                segment_ids += piece_ids(piece)
-            ids += segment_ids
-            if self.unknown_id is not None and self.unknown_id in segment_ids:
-                sizes += self._character_token_sizes(segment, segment_ids)
+                tokens_of.append([self.special_tokens[segment]])
             else:
-                sizes += map(self._token_lengths.__getitem__, segment_ids)
+                pieces = split_pieces(segment, self.pattern)
+                if sum(map(len, pieces)) != len(segment):  # the pattern dropped some text
+                    return None
+                tokens_of.append([token_id for piece in pieces for token_id in piece_ids(piece)])
+            ids += tokens_of[-1]
+        if self.unknown_id is None or self.unknown_id not in ids:
+            return TokenSpans.tiling(ids, self._token_lengths)
+        sizes: list[int] = []  # the unknown id stands for one character of any size: sizes from the text
+        for (segment, is_special), segment_ids in zip(segments, tokens_of):
+            sizes += [len(segment.encode("utf-8"))] if is_special else self._character_token_sizes(segment, segment_ids)
         return TokenSpans(ids, list(itertools.accumulate(sizes)))
 
     def _spans_piece_by_piece(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans:

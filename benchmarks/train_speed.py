@@ -1,16 +1,22 @@
 """Training speed and memory: bpe_core against Hugging Face `tokenizers`,
-rustbpe and bpeasy (Rust trainers), and the naive trainer.
+rustbpe and bpeasy (trainers written in Rust), and the naive trainer.
 
-    python benchmarks/train_speed.py              # 1 MB, 10 MB and 50 MB
-    python benchmarks/train_speed.py --quick      # 1 MB and 10 MB
+    python benchmarks/train_speed.py            # 1 MB and 10 MB, vocabulary 10,000 (about a minute)
+    python benchmarks/train_speed.py --large    # and 50 MB, vocabulary 32,000 (a few minutes more)
 
 Every contender splits with the GPT-4 (cl100k) pattern and learns the same
 vocabulary size from the same file, read from disk in its job; each runs in
-a fresh process three times and the median counts. bpe_core reads the file
-block by block and counts pieces in one worker process per core, as
-`python -m bpe_core train FILE` does; Hugging Face is fed the file through
-its own file API (lines, several threads); rustbpe and bpeasy get the lines
-from an iterator. Peers that are not installed are left out of the table.
+a fresh process three times and the median counts (see `measure`: time,
+CPU time of every thread and process, and the peak memory of the process
+with its children, all measured alike). bpe_core reads the file block by
+block and counts pieces in one worker process per core, as
+`python -m bpe_core train FILE` does; the Rust trainers are fed the file
+line by line from Python, and use every core with threads. A peer that is
+not installed is left out (`pip install -r requirements.txt` installs them).
+
+The 1 MB text is tiny shakespeare (English); 10 MB and 50 MB are Python
+source, the standard library first, then the installed packages, so they
+differ a little from one machine to the next (the ratios hardly do).
 
 The naive trainer (tests/reference_bpe.py, minbpe's algorithm) would take
 hours for 9,744 merges, so it runs its first merges only. Its cost per merge
@@ -27,7 +33,7 @@ import importlib.util
 import sysconfig
 from pathlib import Path
 
-from measure import ROOT, ratio, run_isolated
+from measure import ROOT, machine_load, ratio, run_in_turns, run_isolated
 
 ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
 PATTERN_SETUP = "from bpe_core.patterns import CL100K_PATTERN\n"
@@ -51,40 +57,40 @@ def python_source(megabytes: int) -> Path:
     return path
 
 
-def ours(path: Path, vocab_size: int) -> dict:
-    return run_isolated(
-        setup="from pathlib import Path\nfrom bpe_core import train\nfrom bpe_core.corpus_files import count_files",
-        job=f"counts = count_files([Path({str(path)!r})], 'cl100k')\n"
+def bpe_core(path: Path, vocab_size: int) -> tuple[str, str]:
+    return (
+        "from pathlib import Path\nfrom bpe_core import train\nfrom bpe_core.corpus_files import count_files",
+        f"counts = count_files([Path({str(path)!r})], 'cl100k')\n"
         f"tok = train(counts, vocab_size={vocab_size}, pattern='cl100k')\n"
         "result = [s.corpus_tokens for s in tok.trace]",
     )
 
 
-def hugging_face(path: Path, vocab_size: int) -> dict:
-    return run_isolated(
-        setup=PATTERN_SETUP + "from tokenizers import Tokenizer, Regex, models, pre_tokenizers, trainers\n"
+def hugging_face(path: Path, vocab_size: int) -> tuple[str, str]:
+    return (
+        PATTERN_SETUP + "from tokenizers import Tokenizer, Regex, models, pre_tokenizers, trainers\n"
         "hf = Tokenizer(models.BPE())\n"
         "hf.pre_tokenizer = pre_tokenizers.Sequence([\n"
         "    pre_tokenizers.Split(Regex(CL100K_PATTERN.replace(r'{1,3}+', '{1,3}')), behavior='isolated'),\n"
         "    pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])\n"
         f"trainer = trainers.BpeTrainer(vocab_size={vocab_size}, show_progress=False,\n"
         "    initial_alphabet=pre_tokenizers.ByteLevel.alphabet())",
-        job=f"hf.train([{str(path)!r}], trainer)\nresult = hf.get_vocab_size()",
+        f"hf.train_from_iterator(open({str(path)!r}, encoding='utf-8'), trainer)\nresult = hf.get_vocab_size()",
     )
 
 
-def rustbpe(path: Path, vocab_size: int) -> dict:
-    return run_isolated(
-        setup=PATTERN_SETUP + "import rustbpe",
-        job=f"tok = rustbpe.Tokenizer()\nlines = open({str(path)!r}, encoding='utf-8')\n"
+def rustbpe(path: Path, vocab_size: int) -> tuple[str, str]:
+    return (
+        PATTERN_SETUP + "import rustbpe",
+        f"tok = rustbpe.Tokenizer()\nlines = open({str(path)!r}, encoding='utf-8')\n"
         f"tok.train_from_iterator(lines, {vocab_size}, pattern=CL100K_PATTERN)\nresult = tok.vocab_size",
     )
 
 
-def bpeasy(path: Path, vocab_size: int) -> dict:
-    return run_isolated(
-        setup=PATTERN_SETUP + "import bpeasy",
-        job=f"lines = open({str(path)!r}, encoding='utf-8')\n"
+def bpeasy(path: Path, vocab_size: int) -> tuple[str, str]:
+    return (
+        PATTERN_SETUP + "import bpeasy",
+        f"lines = open({str(path)!r}, encoding='utf-8')\n"
         f"vocab = bpeasy.train_bpe(lines, CL100K_PATTERN, 128, {vocab_size})\nresult = len(vocab)",
     )
 
@@ -103,38 +109,48 @@ def naive(path: Path, merges: int) -> dict:
 PEERS = {"Hugging Face tokenizers": ("tokenizers", hugging_face), "rustbpe": ("rustbpe", rustbpe), "bpeasy": ("bpeasy", bpeasy)}
 
 
+def figures(name: str, run: dict) -> str:
+    return (f"   {name:<24} {run['seconds']:6.2f} s   CPU {run['cpu_seconds']:6.2f} s   peak {run['peak_mb']:5.0f} MB"
+            f"   (runs {', '.join(f'{seconds:.2f}' for seconds in run['runs'])} s)")
+
+
 def row(label: str, path: Path, vocab_size: int) -> dict:
-    size = path.stat().st_size / 1e6
-    print(f"{label}: {path.name}, {size:.1f} MB, GPT-4 pattern, vocabulary {vocab_size:,}")
-    mine = ours(path, vocab_size)
-    print(f"   {'bpe_core':<24} {mine['seconds']:7.2f} s   CPU {mine['cpu_seconds']:6.2f} s   "
-          f"peak {mine['peak_mb']:5.0f} MB (+ workers {mine['worker_peak_mb']:4.0f} MB each)   "
-          f"runs {', '.join(f'{s:.2f}' for s in mine['runs'])}")
-    for name, (module, measure) in PEERS.items():
+    """Train with every contender, taking turns (see `measure.run_in_turns`)."""
+    print(f"train, {label}: {path.name}, {path.stat().st_size / 1e6:.1f} MB, GPT-4 pattern, vocabulary {vocab_size:,}")
+    jobs = {"bpe_core": bpe_core(path, vocab_size)}
+    for name, (module, job) in PEERS.items():
         if importlib.util.find_spec(module) is None:
-            continue
-        peer = measure(path, vocab_size)
-        print(f"   {name:<24} {peer['seconds']:7.2f} s   CPU {peer['cpu_seconds']:6.2f} s   peak {peer['peak_mb']:5.0f} MB"
-              f"   -> bpe_core takes {ratio(mine['seconds'], peer['seconds'])} its time, "
-              f"{ratio(mine['peak_mb'], peer['peak_mb'])} its peak memory")
-    return mine
+            print(f"   {name:<24} not installed")
+        else:
+            jobs[name] = job(path, vocab_size)
+    runs = run_in_turns(jobs)
+    ours = runs.pop("bpe_core")
+    print(figures("bpe_core", ours))
+    for name, peer in runs.items():
+        print(figures(name, peer))
+        print(f"   {'':<24} -> bpe_core takes {ratio(ours['seconds'], peer['seconds'])} its time "
+              f"({ratio(ours['cpu_seconds'], peer['cpu_seconds'])} its CPU time), "
+              f"{ratio(ours['peak_mb'], peer['peak_mb'])} its peak memory")
+    return ours
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="leave out the 50 MB row")
+    parser.add_argument("--large", action="store_true", help="add the 50 MB row (vocabulary 32,000)")
     parser.add_argument("--naive-merges", type=int, default=12, help="merges the naive trainer really runs")
     args = parser.parse_args()
+    print(f"machine: {machine_load()}")
 
-    mine = row("1 MB", ENGLISH, 10_000)
+    ours = row("1 MB", ENGLISH, 10_000)
     slow = naive(ENGLISH, args.naive_merges)
-    lengths = [ENGLISH.stat().st_size] + mine["result"]  # corpus tokens before each merge
+    lengths = [ENGLISH.stat().st_size] + ours["result"]  # corpus tokens before each merge
     seconds_per_token = slow["seconds"] / sum(slow["result"][: args.naive_merges])
-    estimate = seconds_per_token * sum(lengths[: len(mine["result"])])
-    print(f"   {'naive (estimated)':<24} {estimate:7.0f} s   -> bpe_core is {estimate / mine['seconds']:,.0f}x faster")
+    estimate = seconds_per_token * sum(lengths[: len(ours["result"])])
+    print(f"   {'naive (estimated)':<24} {estimate:6.0f} s   -> bpe_core is {estimate / ours['seconds']:,.0f}x faster")
     row("10 MB", python_source(10), 10_000)
-    if not args.quick:
+    if args.large:
         row("50 MB", python_source(50), 32_000)
+    print(f"machine: {machine_load()}")
 
 
 if __name__ == "__main__":

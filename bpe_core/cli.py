@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
-from .corpus import count_chunks
+from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
 from .formats import load_tokenizer, save_tokenizer
@@ -119,13 +119,14 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     ("-"), text files, folders and globs read block by block, and counts
     (`*.json`), merged in the order given."""
     compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
-    if specs == ["-"]:
-        return count_chunks(stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens),
-                            pattern, special_tokens)
-    paths = corpus_paths(specs)
     bar = ProgressBar("counting", "MB", scale=1e6)
-    bar.total = sum(path.stat().st_size for path in paths)
-    counts = count_files(paths, pattern, special_tokens, progress=bar.advance)
+    if specs == ["-"]:
+        chunks = stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
+        counts = count_chunks(chunks, pattern, special_tokens, workers=worker_count(None))
+    else:
+        paths = corpus_paths(specs)
+        bar.total = sum(path.stat().st_size for path in paths)
+        counts = count_files(paths, pattern, special_tokens, progress=bar.advance)
     bar.done()
     return counts
 
@@ -142,17 +143,22 @@ class ProgressBar:
         self.show(self.done_so_far + amount, self.total)
 
     def show(self, done: int, total: int) -> None:
+        """Draw `done` of `total` (0: a total not known, as for standard input)."""
         self.done_so_far, self.total = done, total
-        if self.visible and total:
+        if not self.visible:
+            return
+        if total:
             filled = int(30 * min(done / total, 1))
             sys.stderr.write(
                 f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
                 f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}"
             )
-            sys.stderr.flush()
+        else:
+            sys.stderr.write(f"\r{self.label} {done / self.scale:,.1f} {self.unit}")
+        sys.stderr.flush()
 
     def done(self) -> None:
-        if self.visible and self.total:
+        if self.visible and (self.total or self.done_so_far):
             sys.stderr.write("\n")
 
 

@@ -18,20 +18,15 @@ from __future__ import annotations
 import codecs
 import glob
 import json
-import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-import regex
-
-from .corpus import PARALLEL_MIN_CHARS, add_counts, can_cut, checked_counts, count_chunks
+from .corpus import MAX_CHUNK_CHARS, add_counts, can_cut, checked_counts, chunk_size, count_chunks, last_cut, worker_count
 from .formats.reading import strict_json
 
-READ_BYTES = 4_000_000  # a block of a file read at once
+READ_BYTES = MAX_CHUNK_CHARS  # a block of a file read at once (at most), and counted as one chunk
 COUNTS_SUFFIX = ".json"  # a file of ready-made counts (or word counts), not text
-
-_LAST_CUT = regex.compile(r"(?r)(?<=\p{L})(?=\s)")  # the last of corpus.LETTER_THEN_WHITESPACE
 
 Progress = Callable[[int], None]  # hears how many more bytes were read
 
@@ -77,14 +72,15 @@ def count_files(
     merged in order; text is read block by block and counted by `workers`
     processes (by default one per core, for a large corpus)."""
     paths = list(paths)
+    text_bytes = sum(path.stat().st_size for path in paths if path.suffix != COUNTS_SUFFIX)
     if workers is None:
-        text_bytes = sum(path.stat().st_size for path in paths if path.suffix != COUNTS_SUFFIX)
-        workers = (os.cpu_count() or 1) if text_bytes >= PARALLEL_MIN_CHARS else 1
+        workers = worker_count(text_bytes)
+    block_bytes = min(READ_BYTES, chunk_size(text_bytes, workers))
     total: dict[str, int] = {}
     texts: list[Path] = []
 
     def flush_texts() -> None:
-        chunks = (chunk for path in texts for chunk in file_chunks(path, pattern, special_tokens, progress))
+        chunks = (chunk for path in texts for chunk in file_chunks(path, pattern, special_tokens, progress, block_bytes))
         add_counts(total, count_chunks(chunks, pattern, special_tokens, workers=workers))
         texts.clear()
 
@@ -100,25 +96,37 @@ def count_files(
     return total
 
 
-def file_chunks(path: Path, pattern: str, special_tokens: tuple[str, ...] = (), progress: Progress | None = None) -> Iterator[str]:
+def file_chunks(
+    path: Path, pattern: str, special_tokens: tuple[str, ...] = (), progress: Progress | None = None, block_bytes: int | None = None
+) -> Iterator[str]:
     """A text file in chunks that end where the split has a boundary; a
     pattern that promises no such place gets the whole file at once."""
     try:
         with open(path, "rb") as stream:
-            yield from stream_chunks(stream, str(path), pattern, special_tokens, progress)
+            yield from stream_chunks(stream, str(path), pattern, special_tokens, progress, block_bytes)
     except OSError as error:
         raise CorpusFileError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def stream_chunks(
-    stream: BinaryIO, name: str, pattern: str, special_tokens: tuple[str, ...] = (), progress: Progress | None = None
+    stream: BinaryIO,
+    name: str,
+    pattern: str,
+    special_tokens: tuple[str, ...] = (),
+    progress: Progress | None = None,
+    block_bytes: int | None = None,
 ) -> Iterator[str]:
-    """The UTF-8 text of a byte stream in chunks (see `file_chunks`)."""
+    """The UTF-8 text of a byte stream in chunks of about `block_bytes` (see
+    `file_chunks`). A block with no place to cut is kept, and the next block
+    read is twice as large, so that a long stretch without one (a megabyte
+    of digits) costs time in proportion to its length."""
     decoder = codecs.getincrementaldecoder("utf-8")()
-    cuttable = can_cut(pattern, special_tokens)
+    cuttable = can_cut(pattern)
+    block_bytes = block_bytes or READ_BYTES
+    wanted = block_bytes
     carried, offset = "", 0  # offset: bytes of the stream before this block
     while True:
-        block = stream.read(READ_BYTES)
+        block = stream.read(wanted if cuttable else -1)  # -1: all of it
         pending = decoder.getstate()[0]  # the start of a character cut by the last block
         try:
             text = carried + decoder.decode(block, final=not block)
@@ -134,12 +142,12 @@ def stream_chunks(
             if text:
                 yield text
             return
-        cut = _LAST_CUT.search(text) if cuttable else None
-        if cut is None or cut.start() == 0:
-            carried = text
+        cut = last_cut(text, special_tokens) if cuttable else 0
+        if cut == 0:
+            carried, wanted = text, 2 * wanted
             continue
-        yield text[: cut.start()]
-        carried = text[cut.start() :]
+        yield text[:cut]
+        carried, wanted = text[cut:], block_bytes
 
 
 def read_counts(path: Path) -> dict[str, int]:

@@ -36,9 +36,10 @@ the pair's first occurrence in the whole corpus, as in the reference.
 from __future__ import annotations
 
 import heapq
+import itertools
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 Pair = tuple[int, int]
@@ -61,34 +62,33 @@ class MergeStep(NamedTuple):
 class _MergeState:
     """The deduplicated corpus as linked token lists, with live pair statistics."""
 
-    def __init__(self, pieces: list[list[int]], counts: list[int]):
+    def __init__(self, pieces: Iterable[tuple[Sequence[int], int]]):
         # Machine integers, not lists of Python ints: a 10 MB corpus has
         # millions of positions, and a list spends 36 bytes on each.
         token: list[int] = []  # token id at each position (_ABSORBED once merged away)
         following = array("q")  # next position in the same piece
         preceding = array("q")  # previous position in the same piece
         weight: list[int] = []  # how often the piece holding the position occurs
-        for units, count in zip(pieces, counts):
-            first = len(token)
-            token.extend(units)
-            following.extend(range(first + 1, first + len(units)))
-            following.append(_UNLINKED)
-            preceding.append(_UNLINKED)
-            preceding.extend(range(first, first + len(units) - 1))
-            weight.extend([count] * len(units))
-        self.token, self.following, self.preceding, self.weight = token, following, preceding, weight
-        self.corpus_tokens = sum(len(units) * count for units, count in zip(pieces, counts))
-
         pair_count: dict[Pair, int] = {}
         pair_positions: dict[Pair, array] = {}  # ascending; may hold stale positions
-        for position, right in enumerate(following):
-            if right != _UNLINKED:
-                pair = (token[position], token[right])
-                pair_count[pair] = pair_count.get(pair, 0) + weight[position]
+        corpus_tokens = 0
+        for units, count in pieces:
+            first, size = len(token), len(units)
+            token.extend(units)
+            following.extend(range(first + 1, first + size))
+            following.append(_UNLINKED)
+            preceding.append(_UNLINKED)
+            preceding.extend(range(first, first + size - 1))
+            weight.extend([count] * size)
+            corpus_tokens += size * count
+            for position, pair in enumerate(itertools.pairwise(units), first):
+                pair_count[pair] = pair_count.get(pair, 0) + count
                 positions = pair_positions.get(pair)
                 if positions is None:
                     pair_positions[pair] = positions = array("q")
                 positions.append(position)
+        self.token, self.following, self.preceding, self.weight = token, following, preceding, weight
+        self.corpus_tokens = corpus_tokens
         self.pair_count, self.pair_positions = pair_count, pair_positions
         self.heap = [(-count, pair_positions[pair][0], pair) for pair, count in pair_count.items()]
         heapq.heapify(self.heap)
@@ -147,9 +147,9 @@ class _MergeState:
         count_of = pair_count.get
         left_id, right_id = pair
         unlinked, absorbed = _UNLINKED, _ABSORBED
-        lost: set[Pair] = set()  # pairs that lost occurrences
+        emptied: list[Pair] = []  # pairs that lost all their occurrences
         created: dict[Pair, list[int]] = {}  # new pairs (all contain new_id) and where
-        lose, positions_of = lost.add, created.setdefault
+        positions_of = created.setdefault
         merged = 0  # occurrences merged, each counted as often as its piece occurs
         for left in self.pair_positions.pop(pair):
             right = following[left]
@@ -158,15 +158,19 @@ class _MergeState:
             before, after, occurrences = preceding[left], following[right], weight[left]
             if before != unlinked:
                 old_pair = (token[before], left_id)
-                pair_count[old_pair] -= occurrences
-                lose(old_pair)
+                remaining = pair_count[old_pair] - occurrences
+                pair_count[old_pair] = remaining
+                if not remaining:
+                    emptied.append(old_pair)
                 new_pair = (token[before], new_id)
                 pair_count[new_pair] = count_of(new_pair, 0) + occurrences
                 positions_of(new_pair, []).append(before)
             if after != unlinked:
                 old_pair = (right_id, token[after])
-                pair_count[old_pair] -= occurrences
-                lose(old_pair)
+                remaining = pair_count[old_pair] - occurrences
+                pair_count[old_pair] = remaining
+                if not remaining:
+                    emptied.append(old_pair)
                 new_pair = (new_id, token[after])
                 pair_count[new_pair] = count_of(new_pair, 0) + occurrences
                 positions_of(new_pair, []).append(left)
@@ -176,8 +180,8 @@ class _MergeState:
             merged += occurrences
         self.corpus_tokens -= merged
         del pair_count[pair]
-        for old_pair in lost:
-            if pair_count.get(old_pair) == 0:  # gone: forget it; its heap entries die when they surface
+        for old_pair in emptied:
+            if pair_count.get(old_pair) == 0:  # gone: forget it; its heap entry dies when it surfaces
                 del pair_count[old_pair]
                 self.pair_positions.pop(old_pair, None)
         for new_pair, positions in created.items():
@@ -187,22 +191,21 @@ class _MergeState:
 
 
 def learn_merges(
-    pieces: list[list[int]],
-    counts: list[int],
+    pieces: Iterable[tuple[Sequence[int], int]],
     base_tokens: Sequence[bytes | str],
     num_merges: int,
     min_count: int = 1,
     progress: Progress | None = None,
     deadline: float | None = None,
 ) -> tuple[list[MergeStep], str | None]:
-    """Learn up to `num_merges` merges over weighted pieces of base-token ids.
+    """Learn up to `num_merges` merges over weighted pieces: (base-token ids, count).
 
     `base_tokens[i]` is what id i stands for (a byte, or a character); merge k
     gets id len(base_tokens) + k. Returns the merges, and why training stopped
     early (None if all `num_merges` were learned). With a `deadline` (a
     `time.monotonic()` reading), training stops there with what it has.
     """
-    state = _MergeState(pieces, counts)
+    state = _MergeState(pieces)
     tokens = list(base_tokens)
     learned: list[MergeStep] = []
     report_every = max(1, num_merges // 200)
@@ -232,14 +235,14 @@ def learn_merges(
 
 
 def leading_pairs_by_step(
-    pieces: list[list[int]], counts: list[int], merges: Sequence[tuple[Pair, int]], steps: range, top: int
+    pieces: Iterable[tuple[Sequence[int], int]], merges: Sequence[tuple[Pair, int]], steps: range, top: int
 ) -> list[list[tuple[Pair, int]]]:
-    """Replay `merges` on weighted pieces and, before merge k + 1 for each k
-    in `steps`, rank the `top` pairs as training ranks them (the first is
-    the merge training chose, when the pieces are its whole corpus). A merge
-    whose pair the pieces do not hold (they are a part of the corpus)
-    changes nothing here."""
-    state = _MergeState(pieces, counts)
+    """Replay `merges` on weighted pieces, (base-token ids, count), and
+    before merge k + 1 for each k in `steps` rank the `top` pairs as
+    training ranks them (the first is the merge training chose, when the
+    pieces are its whole corpus). A merge whose pair the pieces do not hold
+    (they are a part of the corpus) changes nothing here."""
+    state = _MergeState(pieces)
     rankings = []
     for step, (pair, new_id) in enumerate(merges[: steps.stop]):
         if step in steps:

@@ -49,6 +49,12 @@ def split_on_specials(text: str, specials: Iterable[str]) -> list[tuple[str, boo
     return segments
 
 
+def special_spans(text: str, specials: Iterable[str]) -> list[tuple[int, int]]:
+    """Where `split_on_specials` finds a special string in `text`: (start, end) of each."""
+    specials = frozenset(specials)
+    return [match.span() for match in _alternation(specials).finditer(text)] if specials else []
+
+
 def found_in(text: str, specials: Iterable[str]) -> list[str]:
     """The special-token strings that occur in `text`, sorted."""
     return sorted(special for special in set(specials) if special in text)

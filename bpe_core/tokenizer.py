@@ -17,8 +17,9 @@ Two ways to encode, on purpose:
   `encode` except in rare cases where a token's bytes can also be formed
   from a pair that training never merged.
 
-A piece that was encoded once is remembered, so encoding ordinary text
-mostly costs one regex pass and one dictionary lookup per piece.
+Both run in tiktoken's Rust BPE over this tokenizer's own ranks; the merge
+loop here is the readable reference the tests hold it to (`reference=True`;
+see "encoding" below).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Literal, NamedTuple
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
+from .piece_bpe import PieceBPE
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
 from .utf8 import encodable
 
@@ -58,27 +60,67 @@ class TokenSpan(NamedTuple):
 
 
 class TokenSpans(Sequence[TokenSpan]):
-    """Token spans kept as two lists, ids and end offsets, each `TokenSpan`
-    made only when asked for: a page counts every token of a long text but
-    colours only the first few thousand."""
+    """Token spans kept as lists, ids and offsets, each `TokenSpan` made only
+    when asked for: a page counts every token of a long text but colours only
+    the first few thousand. Where the tokens tile the text, as they do under
+    every preset pattern, a token starts where the one before ends, and the
+    offsets are added up from the tokens' sizes only as far as they are asked
+    for (`tiling`); under a pattern that drops text, starts and ends are
+    given."""
 
-    __slots__ = ("_ids", "_ends")
+    __slots__ = ("_ids", "_ends", "_starts", "_sizes")
 
-    def __init__(self, ids: list[int], ends: list[int]):
-        self._ids, self._ends = ids, ends
+    def __init__(self, ids: list[int], ends: list[int], starts: list[int] | None = None):
+        self._ids, self._ends, self._starts = ids, ends, starts
+        self._sizes: Sequence[int] | None = None  # bytes per token id, where ends are still to be added up
+
+    @classmethod
+    def tiling(cls, ids: list[int], sizes: Sequence[int]) -> TokenSpans:
+        """Spans of tokens laid end to end from offset 0; `sizes[id]` is a
+        token's length in bytes."""
+        spans = cls(ids, [])
+        spans._sizes = sizes
+        return spans
 
     def __len__(self) -> int:
         return len(self._ids)
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return [self[position] for position in range(*index.indices(len(self)))]
+            start, stop, step = index.indices(len(self))
+            if step != 1 or start >= stop:
+                return [self[position] for position in range(start, stop, step)]
+            ends = self._ends_through(stop - 1)
+            if self._starts is not None:
+                starts = self._starts[start:stop]
+            else:
+                starts = [ends[start - 1] if start else 0, *ends[start : stop - 1]]
+            return list(map(TokenSpan, self._ids[start:stop], starts, ends[start:stop]))
         position = range(len(self._ids))[index]  # negative indices count from the end; IndexError past it
-        start = self._ends[position - 1] if position else 0  # where the token before ends
-        return TokenSpan(self._ids[position], start, self._ends[position])
+        ends = self._ends_through(position)
+        if self._starts is not None:
+            start = self._starts[position]
+        else:
+            start = ends[position - 1] if position else 0  # where the token before ends
+        return TokenSpan(self._ids[position], start, ends[position])
 
     def __iter__(self) -> Iterator[TokenSpan]:
-        return map(TokenSpan, self._ids, itertools.chain((0,), self._ends), self._ends)
+        ends = self._ends_through(len(self._ids) - 1)
+        starts = self._starts if self._starts is not None else itertools.chain((0,), ends)
+        return map(TokenSpan, self._ids, starts, ends)
+
+    def _ends_through(self, position: int) -> list[int]:
+        """The end offsets, added up at least through `position` (at least
+        doubling those known, so that reading every span costs linear time).
+        A longer list replaces the old one whole: spans that two threads
+        read stay consistent."""
+        ends = self._ends
+        if position >= len(ends) and self._sizes is not None:
+            stop = min(len(self._ids), max(position + 1, 2 * len(ends)))
+            more = itertools.accumulate(map(self._sizes.__getitem__, self._ids[len(ends) : stop]), initial=ends[-1] if ends else 0)
+            next(more)  # the offset it started from
+            ends = self._ends = ends + list(more)
+        return ends
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
@@ -155,7 +197,9 @@ class Tokenizer:
         self._cache: dict[str, tuple[int, ...]] = {}
         # Ready to encode once made, as tiktoken's Encoding is (see "encoding" below).
         self._rust_bpe = self._fast_engine(self._ids_by_token, name)
+        self._rust_pieces = None if self._rust_bpe is not None else PieceBPE(self._ids_by_token, name, unknown_id=unknown_id)
         self._rust_bpe_by_step: dict[int, object] = {}
+        self._token_lengths = self._lengths_of_tokens()
         self._step_lock = threading.Lock()
 
     # ------------------------------------------------------------------ facts
@@ -231,13 +275,18 @@ class Tokenizer:
     # --------------------------------------------------------------- encoding
     #
     # Two engines give the same ids. The readable one is this module's own:
-    # split the text with the pattern, then run the merge loop on each new
-    # piece (`merge_piece`). The fast one is tiktoken's Rust BPE built over
-    # this tokenizer's own ranks (`_rust_bpe`), for a byte-level tokenizer
-    # with a preset split pattern or a model's own (which its maker encodes
-    # with through tiktoken, see `patterns.MODEL_PATTERNS`); a custom regex
-    # is Python `regex` syntax, which tiktoken's engine may read differently. The tests hold the two equal on awkward text (pass
-    # `reference=True` for the readable one); Encode replay shows its steps.
+    # split the text with the pattern, then run the merge loop on each piece
+    # (`merge_piece`); pass `reference=True` for it. The fast one is
+    # tiktoken's Rust BPE built over this tokenizer's own ranks. For a
+    # byte-level tokenizer with a preset split pattern, or a model's own
+    # (which its maker encodes with through tiktoken, see
+    # `patterns.MODEL_PATTERNS`), it takes whole texts (`_rust_bpe`). A
+    # custom regex is Python `regex` syntax, which tiktoken's engine may
+    # read differently, so there
+    # the text is split here and each new piece goes to Rust (`_rust_pieces`,
+    # which also serves the character-level variant; see `piece_bpe`). The
+    # tests hold the engines equal on awkward text; Encode replay shows the
+    # readable one's steps.
 
     def encode(
         self,
@@ -251,38 +300,44 @@ class Tokenizer:
         allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         check_no_disallowed(text, disallowed)
         text = encodable(text)
-        if not reference and self._rust_bpe is not None:
-            return self._rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
-        ids: list[int] = []
-        for segment, is_special in split_on_specials(text, allowed):
-            if is_special:
-                ids.append(self.special_tokens[segment])
-            else:
-                ids.extend(self._encode_ordinary_here(segment))
-        return ids
+        rust_bpe = self._whole_text_engine(None, reference)
+        if rust_bpe is not None:
+            return self._rust_encode(rust_bpe, text, allowed)
+        return self._encode_here(text, allowed, self._piece_encoder(None, reference))
 
     def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:
         """Encode, treating special-token strings as ordinary text."""
         text = encodable(text)
-        if not reference and self._rust_bpe is not None:
-            return self._rust_bpe.encode_ordinary(text)
-        return self._encode_ordinary_here(text)
+        rust_bpe = self._whole_text_engine(None, reference)
+        if rust_bpe is not None:
+            return rust_bpe.encode_ordinary(text)
+        return self._encode_here(text, frozenset(), self._piece_encoder(None, reference))
 
-    def _encode_ordinary_here(self, text: str) -> list[int]:
-        """The readable engine: split, then each piece not seen before
-        through the merge loop."""
+    def _encode_here(self, text: str, allowed: frozenset[str], piece_ids) -> list[int]:
+        """Split here (at special tokens, then with the pattern), and encode
+        each piece with `piece_ids` (see `_piece_encoder`)."""
         ids: list[int] = []
-        cache = self._cache
-        for piece in split_pieces(text, self.pattern):
-            piece_ids = cache.get(piece)
-            if piece_ids is None:
-                piece_ids = self._encode_new_piece(piece)
-            ids.extend(piece_ids)
+        for segment, is_special in split_on_specials(text, allowed):
+            if is_special:
+                ids.append(self.special_tokens[segment])
+                continue
+            for piece in split_pieces(segment, self.pattern):
+                ids += piece_ids(piece)
         return ids
 
+    def _piece_encoder(self, step: int | None, reference: bool):
+        """What encodes one piece: a new piece in Rust and a known one from
+        the cache; or the merge loop, for the reference; at a step, Rust over
+        that step's ranks or the replay of the learned pairs, remembered for
+        one call (the tokenizer's cache holds full encodings)."""
+        if step is None:
+            return self._reference_piece_ids if reference else self._piece_ids
+        rust_pieces = None if reference else self._rust_bpe_at_step(step)
+        return functools.cache(rust_pieces or functools.partial(self.piece_at_step, step=step))
+
     def _fast_engine(self, ranks: Mapping[bytes, int], name: str):
-        """tiktoken's `Encoding` over `ranks`, or None where the readable
-        engine must do the work (see the note above)."""
+        """tiktoken's `Encoding` over `ranks`, or None where the text must be
+        split here (see the note above)."""
         if self.units != "bytes" or self.pattern_name == "custom":
             return None
         import tiktoken
@@ -290,7 +345,8 @@ class Tokenizer:
         return tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
 
     def _rust_bpe_at_step(self, step: int):
-        """tiktoken's Rust BPE over the first `step` merges' ranks, or None.
+        """tiktoken's Rust BPE over the first `step` merges' ranks, of the same
+        kind as this tokenizer's own (for whole texts, or for pieces), or None.
 
         tiktoken merges any two parts whose bytes form a token of the lowest
         rank; replaying training merges exactly the learned pairs. For a
@@ -299,28 +355,34 @@ class Tokenizer:
         fast road, and the tests hold it to the replay (`reference=True`) on
         many corpora, patterns and steps. A vocabulary with a token made
         twice takes the replay."""
-        if self._rust_bpe is None or len(self._ids_by_token) != len(self.vocab):
+        if len(self._ids_by_token) != len(self.vocab) - (self.unknown_id is not None):
             return None
         with self._step_lock:  # sessions share a tokenizer
             encoding = self._rust_bpe_by_step.pop(step, None)
             if encoding is None:
                 limit = self.first_merge_id + step
                 ranks = {token: rank for token, rank in self._ids_by_token.items() if rank < limit}
-                encoding = self._fast_engine(ranks, f"{self.name} at step {step}")
+                name = f"{self.name} at step {step}"
+                if self._rust_bpe is not None:
+                    encoding = self._fast_engine(ranks, name)
+                else:
+                    encoding = PieceBPE(ranks, name, unknown_id=self.unknown_id)
             self._rust_bpe_by_step[step] = encoding  # the most recently used last
             while len(self._rust_bpe_by_step) > _STEP_ENCODINGS_KEPT:
                 del self._rust_bpe_by_step[next(iter(self._rust_bpe_by_step))]
         return encoding
 
-    @functools.cached_property
-    def _token_lengths(self) -> list[int]:
-        """Bytes per token id, special tokens included (0 for an id that is no
-        token): tokens laid end to end give their offsets in the text."""
+    def _lengths_of_tokens(self) -> list[int]:
+        """UTF-8 bytes per token id, special tokens included (0 for an id that
+        is no token, and for the unknown character, which stands for any one):
+        tokens laid end to end give their offsets in the text."""
         lengths = [0] * self.n_vocab
         for token_id, token in self.vocab.items():
-            lengths[token_id] = len(token)
+            lengths[token_id] = len(token) if isinstance(token, bytes) else len(token.encode("utf-8"))
         for special, token_id in self.special_tokens.items():
             lengths[token_id] = len(special.encode("utf-8"))
+        if self.unknown_id is not None:
+            lengths[self.unknown_id] = 0
         return lengths
 
     def encode_at_step(
@@ -335,15 +397,13 @@ class Tokenizer:
         """Encode with only the first `step` merges, exactly as training had it
         (special tokens follow `encode`'s rules)."""
         self.check_step(step)
-        rust_bpe = None if reference else self._rust_bpe_at_step(step)
+        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
+        check_no_disallowed(text, disallowed)
+        text = encodable(text)
+        rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:
-            allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-            check_no_disallowed(text, disallowed)
-            return rust_bpe.encode(encodable(text), allowed_special=allowed, disallowed_special=())
-        spans = self.encode_with_offsets(
-            text, step=step, allowed_special=allowed_special, disallowed_special=disallowed_special, reference=True
-        )
-        return [span.id for span in spans]
+            return self._rust_encode(rust_bpe, text, allowed)
+        return self._encode_here(text, allowed, self._piece_encoder(step, reference))
 
     def encode_with_offsets(
         self,
@@ -365,43 +425,105 @@ class Tokenizer:
         check_no_disallowed(text, disallowed)
         if step is not None:
             self.check_step(step)
-        rust_bpe = None if reference else self._rust_bpe if step is None else self._rust_bpe_at_step(step)
+        rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
-            ids = rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
-            lengths = self._token_lengths
-            return TokenSpans(ids, list(itertools.accumulate([lengths[token_id] for token_id in ids])))
-        if step is None:
-            piece_ids = self._piece_ids
-        else:  # the tokenizer's cache holds full encodings; remember this step's for this call
-            piece_ids = functools.cache(functools.partial(self.piece_at_step, step=step))
-        spans: list[TokenSpan] = []
-        offset = 0  # byte offset of the current segment in the whole text
-        for segment, is_special in split_on_specials(text, allowed):
-            if is_special:
-                spans.append(TokenSpan(self.special_tokens[segment], offset, offset + len(segment.encode())))
-            else:
-                spans.extend(self._segment_spans(segment, offset, piece_ids))
-            offset += len(segment.encode())
-        return spans
+            return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
+        piece_ids = self._piece_encoder(step, reference)
+        segments = split_on_specials(text, allowed)
+        return self._tiling_spans(segments, piece_ids) or self._spans_piece_by_piece(segments, piece_ids)
 
-    def _segment_spans(self, segment: str, offset: int, piece_ids) -> Iterable[TokenSpan]:
-        position = 0  # character position in the segment
-        for start, end in piece_spans(segment, self.pattern):
-            offset += len(segment[position:start].encode())  # text the pattern dropped
-            piece = segment[start:end]
-            ids = piece_ids(piece)
-            unit = 0
-            for token_id in ids:
-                length = 1 if token_id == self.unknown_id else len(self.vocab[token_id])
-                size = length if self.units == "bytes" else len(piece[unit : unit + length].encode())
-                yield TokenSpan(token_id, offset, offset + size)
-                offset += size
-                unit += length
-            position = end
+    @staticmethod
+    def _rust_encode(rust_bpe, text: str, allowed: frozenset[str]) -> list[int]:
+        """tiktoken's encode, special tokens allowed (their check is done);
+        with none allowed, its `encode_ordinary`, which gives the same ids
+        and skips looking for them."""
+        if not allowed:
+            return rust_bpe.encode_ordinary(text)
+        return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+
+    def _whole_text_engine(self, step: int | None, reference: bool):
+        """tiktoken's Rust BPE for whole texts (at `step`), or None where the
+        text is split here (a custom pattern, characters, the reference)."""
+        if reference or self._rust_bpe is None:
+            return None
+        return self._rust_bpe if step is None else self._rust_bpe_at_step(step)
+
+
+    def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans | None:
+        """The spans, when the pieces tile the text (as under every preset);
+        else None."""
+        ids: list[int] = []
+        tokens_of: list[list[int]] = []  # each segment's
+        for segment, is_special in segments:
+            if is_special:
+                tokens_of.append([self.special_tokens[segment]])
+            else:
+                pieces = split_pieces(segment, self.pattern)
+                if sum(map(len, pieces)) != len(segment):  # the pattern dropped some text
+                    return None
+                tokens_of.append([token_id for piece in pieces for token_id in piece_ids(piece)])
+            ids += tokens_of[-1]
+        if self.unknown_id is None or self.unknown_id not in ids:
+            return TokenSpans.tiling(ids, self._token_lengths)
+        sizes: list[int] = []  # the unknown id stands for one character of any size: sizes from the text
+        for (segment, is_special), segment_ids in zip(segments, tokens_of):
+            sizes += [len(segment.encode("utf-8"))] if is_special else self._character_token_sizes(segment, segment_ids)
+        return TokenSpans(ids, list(itertools.accumulate(sizes)))
+
+    def _spans_piece_by_piece(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans:
+        """The spans, piece by piece: text the pattern dropped gets no token."""
+        ids: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
+        lengths = self._token_lengths
+        offset = 0  # byte offset in the whole text
+        for segment, is_special in segments:
+            if is_special:
+                ids.append(self.special_tokens[segment])
+                starts.append(offset)
+                offset += len(segment.encode())
+                ends.append(offset)
+                continue
+            position = 0  # character position in the segment
+            for start, end in piece_spans(segment, self.pattern):
+                offset += len(segment[position:start].encode())  # text the pattern dropped
+                piece = segment[start:end]
+                piece_token_ids = piece_ids(piece)
+                if self.unknown_id in piece_token_ids:
+                    sizes = self._character_token_sizes(piece, piece_token_ids)
+                else:
+                    sizes = [lengths[token_id] for token_id in piece_token_ids]
+                edges = list(itertools.accumulate(sizes, initial=offset))
+                ids += piece_token_ids
+                starts += edges[:-1]
+                ends += edges[1:]
+                offset = edges[-1]
+                position = end
+            offset += len(segment[position:].encode())
+        return TokenSpans(ids, ends, starts)
+
+    def _character_token_sizes(self, text: str, token_ids: Sequence[int]) -> list[int]:
+        """UTF-8 bytes of each of the tokens that tile `text`, in the
+        character-level variant (the unknown id stands for one character of
+        any size)."""
+        sizes, unit = [], 0
+        for token_id in token_ids:
+            length = 1 if token_id == self.unknown_id else len(self.vocab[token_id])
+            sizes.append(len(text[unit : unit + length].encode("utf-8")))
+            unit += length
+        return sizes
 
     def _piece_ids(self, piece: str) -> tuple[int, ...]:
         piece_ids = self._cache.get(piece)
         return self._encode_new_piece(piece) if piece_ids is None else piece_ids
+
+    def _reference_piece_ids(self, piece: str) -> tuple[int, ...]:
+        """The readable engine on one piece: tiktoken's whole-piece shortcut,
+        else the merge loop (no cache, so nothing the fast engine did is read)."""
+        whole = self._ids_by_token.get(self.units_of(piece))
+        if whole is not None:
+            return (whole,)
+        return tuple(token_id for token_id, _, _ in self.merge_piece(piece))
 
     def units_of(self, piece: str) -> Token:
         """What BPE starts a piece from: its UTF-8 bytes, or its characters."""
@@ -426,11 +548,7 @@ class Tokenizer:
         )
 
     def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
-        whole = self._ids_by_token.get(self.units_of(piece))
-        if whole is not None:  # tiktoken's shortcut: a piece that is a token
-            piece_ids: tuple[int, ...] = (whole,)
-        else:
-            piece_ids = tuple(token_id for token_id, _, _ in self.merge_piece(piece))
+        piece_ids = tuple(self._rust_pieces(piece))
         if len(piece) <= _CACHED_PIECE_CHARS:
             if len(self._cache) >= _PIECE_CACHE_LIMIT:
                 self._cache.clear()

@@ -68,17 +68,15 @@ def train(
 
         if units == "bytes":
             base_tokens: list[bytes | str] = [bytes([byte]) for byte in range(256)]
-            piece_units = [list(piece.encode("utf-8")) for piece in pieces]
+            piece_units = ((piece.encode("utf-8"), count) for piece, count in pieces.items())
         else:
             alphabet = dict.fromkeys(char for piece in pieces for char in piece)  # first-appearance order
             base_tokens = list(alphabet)
             char_ids = {char: index for index, char in enumerate(base_tokens)}
-            piece_units = [[char_ids[char] for char in piece] for piece in pieces]
+            piece_units = (([char_ids[char] for char in piece], count) for piece, count in pieces.items())
 
         num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
-        trace, stop_reason = learn_merges(
-            piece_units, list(pieces.values()), base_tokens, num_merges, min_count, progress, deadline
-        )
+        trace, stop_reason = learn_merges(piece_units, base_tokens, num_merges, min_count, progress, deadline)
 
         vocab = dict(enumerate(base_tokens))
         vocab.update((step.new_id, step.token) for step in trace)

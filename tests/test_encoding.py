@@ -2,13 +2,14 @@
 
 import gzip
 import hashlib
+import itertools
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_core import PRESETS, train
+from bpe_core import PRESETS, TokenSpan, train
 from bpe_core import encodings as encodings_module
 from bpe_core.encodings import EncodingFileError, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
@@ -218,3 +219,86 @@ def test_recovered_merges_rebuild_every_token():
     assert len(merges) == 50256 - 256
     for (left, right), new_id in merges[:2000]:
         assert tok.vocab[left] + tok.vocab[right] == tok.vocab[new_id]
+
+
+# --------------------------------------------- the fast engine, every kind of tokenizer
+
+CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
+DROPPING = r"\p{L}+|\p{N}"  # keeps letters and single digits, drops everything else
+
+
+@pytest.fixture(scope="module", params=[(pattern, units) for pattern in [*PRESETS, CUSTOM, DROPPING] for units in ("bytes", "chars")],
+                ids=lambda param: f"{param[0][:6]}-{param[1]}")
+def every_kind(request, sample_text):
+    pattern, units = request.param
+    corpus = sample_text if pattern != "none" else sample_text[:3_000]
+    return train(corpus, num_merges=300, pattern=pattern, units=units, special_tokens=["<|endoftext|>"])
+
+
+def test_every_kind_of_tokenizer_encodes_in_rust_as_the_merge_loop_does(every_kind):
+    tok = every_kind
+    assert (tok._rust_bpe is None) != (tok._rust_pieces is None)
+    texts = TRICKY_TEXTS + ["Ωmega ж 漢字 <|endoftext|> 🤖 ∑ 12345", "\u0e01\u0e31" * 3 + " x" * 5]
+    for text in texts:
+        assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True), text
+        assert tok.encode_with_offsets(text, allowed_special="all") == tok.encode_with_offsets(
+            text, allowed_special="all", reference=True
+        ), text
+        for step in (0, 1, 150, 300):
+            assert tok.encode_at_step(text, step, allowed_special="all") == tok.encode_at_step(
+                text, step, allowed_special="all", reference=True
+            ), (step, text)
+
+
+@pytest.mark.parametrize("units", ["bytes", "chars"])
+@given(text=unicode_text)
+def test_custom_patterns_and_characters_encode_in_rust_as_the_merge_loop_does(units, text):
+    tok = _trained_on_tricky_texts(units)
+    assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True)
+    assert tok.encode_with_offsets(text, allowed_special="all") == tok.encode_with_offsets(
+        text, allowed_special="all", reference=True
+    )
+
+
+def _trained_on_tricky_texts(units, cache={}):
+    if units not in cache:
+        cache[units] = train("\n".join(TRICKY_TEXTS), num_merges=300, pattern=CUSTOM, units=units, special_tokens=["<|endoftext|>"])
+    return cache[units]
+
+
+def test_a_character_vocabulary_in_any_id_order_encodes_in_rust_as_the_merge_loop_does():
+    from bpe_core import Tokenizer
+
+    # "ab" (id 0) and "bc" (id 1) rank below the characters, "abc" (id 5) above them.
+    tok = Tokenizer(name="hand-made", pattern="none", units="chars",
+                    vocab={0: "ab", 1: "bc", 2: "a", 3: "b", 4: "c", 5: "abc", 6: "あ", 7: "あa"}, unknown_id=None)
+    for text in ["abc", "abcbc", "cabc", "aあab", "あaあa", "bbcab"]:
+        assert tok.encode(text) == tok.encode(text, reference=True), text
+
+
+def test_offsets_leave_out_what_the_pattern_drops_in_both_engines():
+    tok = train("hello 123 world, again!", num_merges=5, pattern=DROPPING)
+    text = "hello, 42 worlds!"
+    spans = tok.encode_with_offsets(text)
+    assert spans == tok.encode_with_offsets(text, reference=True)
+    data = text.encode()
+    assert b"".join(data[span.start : span.end] for span in spans) == b"hello42worlds"
+    assert all(tok.token_bytes(span.id) == data[span.start : span.end] for span in spans)
+
+
+@given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=50), reads=st.lists(st.integers(-60, 60), max_size=8))
+def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(sizes, reads):
+    from bpe_core.tokenizer import TokenSpans
+
+    ids = list(range(len(sizes)))
+    ends = list(itertools.accumulate(sizes))
+    expected = [TokenSpan(token_id, end - size, end) for token_id, size, end in zip(ids, sizes, ends)]
+    spans = TokenSpans.tiling(ids, sizes)
+    for index in reads:  # any order of reads, each extending what is known
+        if -len(ids) <= index < len(ids):
+            assert spans[index] == expected[index]
+        else:
+            with pytest.raises(IndexError):
+                spans[index]
+        assert spans[index % 7 : index % 11] == expected[index % 7 : index % 11]
+    assert len(spans) == len(ids) and list(spans) == expected

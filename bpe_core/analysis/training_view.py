@@ -179,5 +179,5 @@ def leading_pairs(tokenizer: Tokenizer, pieces: Mapping[str, int], steps: range,
     """The `top` pairs before the merge after each step in `steps`, ranked as
     training ranks them, counted on `pieces` (piece -> count, in order of
     first appearance: `corpus.count_pieces`)."""
-    units = [tokenizer.unit_ids(tokenizer.units_of(piece)) for piece in pieces]
-    return leading_pairs_by_step(units, list(pieces.values()), tokenizer.merges, steps, top)
+    units = ((tokenizer.unit_ids(tokenizer.units_of(piece)), count) for piece, count in pieces.items())
+    return leading_pairs_by_step(units, tokenizer.merges, steps, top)

@@ -10,8 +10,8 @@ from pages.common.widgets import pick_tokenizer, text_with_tokens
 page_header(
     "BPE playground",
     "See how byte pair encoding turns text into tokens: train a tokenizer merge by merge, "
-    "colour any text by its tokens, and compare your tokenizer with GPT-2, GPT-4 and GPT-4o's. "
-    "Everything runs here, offline.",
+    "colour any text by its tokens as you type, and compare your tokenizer with the real ones of "
+    "GPT-2, GPT-4, GPT-4o, Llama 3 and 4 and Mistral. Everything runs here, offline.",
 )
 text_column, settings = st.columns([3, 1])
 with settings:

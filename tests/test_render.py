@@ -204,3 +204,11 @@ def test_markdown_literal_disarms_markdown_and_streamlit_syntax():
     readable_as_syntax = re.sub(r"\\.", "", escaped)  # what is left once escaped characters are removed
     assert not re.search(r"[!\[\]()<>*`$:]", readable_as_syntax)
     assert re.sub(r"\\(.)", r"\1", escaped) == hostile  # every character is still there
+
+
+def test_a_token_that_covers_no_text_is_shown_as_sentencepieces_space_mark():
+    tok = load_encoding("mistral_v3")
+    spans = tok.encode_with_offsets("東京")
+    assert spans[0].start == spans[0].end  # the "▁" SentencePiece puts before a text
+    markup = token_html("東京", spans)
+    assert visible_text(markup) == "▁東京" and len(token_spans(markup)) == len(spans)

@@ -160,6 +160,9 @@ def _units(data: bytes, spans: Sequence[TokenSpan]) -> Iterator[_Unit]:
     for index, span in enumerate(spans):
         if not cluster and span.start > position:
             yield _Unit(position, span.start, ())
+        if span.start == span.end and not cluster:  # a token that covers no text (SentencePiece's dummy prefix)
+            yield _Unit(span.start, span.end, (_Token(index, span),))
+            continue
         cluster.append(_Token(index, span))
         if span.end in ends or span.end >= spans[-1].end:
             yield _Unit(cluster[0].span.start, span.end, tuple(cluster))
@@ -320,6 +323,8 @@ class _View:
     def label(self, token: _Token) -> str:
         if self.show_ids:
             return f'<span class="bpe-id">{token.span.id}</span>'
+        if token.span.start == token.span.end:  # covers no text: SentencePiece's "▁" before a text
+            return '<span class="bpe-ws">▁</span>'
         return label_html(self.data[token.span.start : token.span.end])
 
     def colour(self, token: _Token) -> str:

@@ -38,7 +38,7 @@ def test_the_trained_tokenizer_travels_to_other_pages_links(server, browser, pag
     other = new_page(browser)
     open_page(other, page.url, "Compare")
     chosen = other.locator('[data-testid="stMultiSelect"]').first
-    expect(chosen).to_contain_text("trained here")  # rebuilt from the link's recipe in this new session
+    expect(chosen).to_contain_text("Trained here — 400 tokens")  # rebuilt from the link's recipe in this new session
     assert_no_exception(other)
     other.context.close()
 
@@ -72,9 +72,9 @@ def test_presenter_mode_moves_between_pages_and_draws_plain_tables(server, page)
     open_page(page, f"{server.url}/compare?present=true", "Compare")
     expect(page.locator('[data-testid="stTable"]').first).to_be_visible()  # scales with the type; a canvas grid would not
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
-    expect(page.locator(".st-key-present_next")).to_contain_text("Tokenization tax →")
+    expect(page.locator(".st-key-present_next")).to_contain_text("Three algorithms →")
     run(page, lambda: page.keyboard.press("PageDown"))
-    expect(page.locator("h1").first).to_have_text("Tokenization tax")
+    expect(page.locator("h1").first).to_have_text("Three algorithms")
     run(page, lambda: page.keyboard.press("PageUp"))
     expect(page.locator("h1").first).to_have_text("Compare")
     assert root_font_px(page) >= 20

@@ -2,14 +2,23 @@
 error box, or one "error:" line and exit status 1 from the command line),
 bounded time and memory, and nothing the user had is lost."""
 
+import base64
 import json
 
 import pytest
 
-from bpe_core import PatternError, train
-from bpe_core.formats import TokenizerFileError, tokenizer_from_file, tokenizer_from_json, tokenizer_to_json
+from bpe_core import PatternError, load_encoding, train
+from bpe_core.budgeted_encoding import encode_within_budget
+from bpe_core.formats import (
+    TokenizerFileError,
+    hf_tokenizer_json,
+    tokenizer_from_file,
+    tokenizer_from_json,
+    tokenizer_to_json,
+)
 from bpe_core.untrusted_regex import compile_untrusted
 from pages.common.names import PAGES
+from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import messages, open_page
 from tests.cli import run_cli
 
@@ -62,6 +71,77 @@ def test_a_hostile_tokenizer_upload_is_a_message_and_the_picker_keeps_its_choice
     assert not at.exception
 
 
+def native_file(**fields) -> str:
+    saved = json.loads(tokenizer_to_json(train("aaab aaab", num_merges=2, pattern="gpt2", special_tokens=["<s>"])))
+    saved.update(fields)
+    return json.dumps(saved)
+
+
+def hf_file(edit) -> str:
+    document = json.loads(hf_tokenizer_json(train("aaab aaab", num_merges=2, pattern="gpt2", special_tokens=["<s>"])))
+    edit(document)
+    return json.dumps(document)
+
+
+def rank_file(last_line: str) -> str:
+    return "".join(f"{base64.b64encode(bytes([byte])).decode()} {byte}\n" for byte in range(256)) + last_line
+
+
+def _set_training(document: dict, name: str, value) -> None:
+    document["training"][name][0] = value
+
+
+@pytest.mark.parametrize("document, message", [
+    # every number a saved tokenizer holds: versions, ids, counts
+    (native_file(version=1.0), "Unsupported file version 1.0"),
+    (native_file(version=True), "Unsupported file version True"),
+    (native_file(special_tokens={"<s>": 10**17}), "ids are whole numbers from 0 to 999,999"),
+    (native_file(special_tokens={"<s>": 2**40}), "ids are whole numbers from 0 to 999,999"),
+    (native_file(special_tokens={"<s>": -1}), "ids are whole numbers from 0 to 999,999"),
+    (native_file(special_tokens={"<s>": 258.0}), "ids are whole numbers from 0 to 999,999"),
+    (native_file(special_tokens={"<s>": 777_777}).replace("777777", "1e309"), "the number 1e309 is too large"),
+    (native_file(merges=[[97, 97], [10**17, 97]]), "Merge 1 is not a pair of earlier ids"),
+    (native_file(training={"counts": [3, -1], "corpus_tokens": [5, 4], "stop_reason": None}), "each 0 or more"),
+    (native_file(training={"counts": [3, 2], "corpus_tokens": [5, 4.0], "stop_reason": None}), "one integer per merge"),
+    # the work its special tokens ask for
+    (native_file(special_tokens={f"<{index}>": 258 + index for index in range(10_001)}), "10,001 special tokens"),
+    (native_file(special_tokens={"x" * 5_000_000: 258}), "5,000,000 characters long"),
+    (native_file(special_tokens={f"<{index}>" + "x" * 250: 258 + index for index in range(400)}), "the limit is 100,000"),
+    # a Hugging Face tokenizer.json's ids
+    (hf_file(lambda document: document["model"]["vocab"].update({"aa": 10**17})), "ids are whole numbers"),
+    (hf_file(lambda document: document["added_tokens"][0].update(id=2**40)), "ids are whole numbers"),
+    (hf_file(lambda document: document["added_tokens"][0].update(id=True)), "ids are whole numbers"),
+    # a rank file's ranks: digits 0-9 only, within range
+    (rank_file("YWE= 99999999999999999"), "ids are whole numbers from 0 to 999,999"),
+    (rank_file("YWE= " + "9" * 4_000), "is not a token id"),
+    (rank_file("YWE= +300"), "is not a token id"),
+    (rank_file("YWE= 3_00"), "is not a token id"),
+    (rank_file("YWE= \u0663\u0660\u0660"), "is not a token id"),
+    (rank_file("YWE= 3e2"), "is not a token id"),
+])
+def test_every_number_in_a_tokenizer_file_is_read_strictly(document, message):
+    with pytest.raises(TokenizerFileError, match=message):
+        tokenizer_from_file("hostile.tiktoken" if document[0] != "{" else "hostile.json", document.encode())
+
+
+def test_a_file_at_the_limits_still_loads():
+    specials = {f"<|reserved_{index}|>": 300 + index for index in range(256)}
+    tokenizer = tokenizer_from_json(native_file(special_tokens=specials))
+    assert tokenizer.encode("<|reserved_255|>", allowed_special="all") == [555]
+
+
+def test_a_huge_special_token_id_on_the_command_line_is_one_line(tmp_path):
+    path = tmp_path / "huge_id.json"
+    path.write_text(native_file(special_tokens={"<s>": 10**17}))
+    code, _, err = run_cli("encode", "--tokenizer", path, stdin=b"hello")
+    assert code == 1 and err.startswith("error: ") and err.count("\n") == 1 and "999,999" in err
+
+
+def test_training_refuses_special_tokens_beyond_the_limits():
+    with pytest.raises(ValueError, match="300 characters long; the limit is 256"):
+        train("ab ab", num_merges=1, special_tokens=["x" * 300])
+
+
 # --------------------------------------------------------------- patterns
 
 
@@ -76,6 +156,27 @@ def test_a_hostile_tokenizer_upload_is_a_message_and_the_picker_keeps_its_choice
 def test_patterns_that_would_take_the_machine_are_refused_as_pattern_errors(pattern, message):
     with pytest.raises(PatternError, match=message):
         train("some text to split", num_merges=3, pattern=pattern)
+
+
+@pytest.mark.parametrize("pattern, message", [
+    (r"a{99999999999}", "not a valid regular expression"),
+    (r"\N{NOT A NAME}", "not a valid regular expression"),
+    (r"\L<words>", "not a valid regular expression"),
+    (r"\p{Unknown_Script}", "not a valid regular expression"),
+    (r"(?P<x>a)(?P=y)", "not a valid regular expression"),
+    (r"\b", "matches the empty string"),
+    (r"(?=a)", "matches the empty string"),
+    (r"\w+|$", "matches the empty string"),
+    ("x" * 1_001, "the limit is 1,000"),
+])
+def test_every_other_pattern_failure_is_a_pattern_error_too(pattern, message):
+    with pytest.raises(PatternError, match=message):
+        train("some text to split, 123", num_merges=3, pattern=pattern)
+
+
+def test_a_pattern_that_matches_none_of_the_corpus_says_so():
+    with pytest.raises(PatternError, match="matches none of the corpus"):
+        train("only letters here", num_merges=3, pattern=r"\d+")
 
 
 def test_a_tokenizer_file_cannot_smuggle_such_a_pattern():
@@ -129,3 +230,61 @@ def test_every_page_survives_hostile_numbers_in_every_parameter_it_reads(page):
     for rotation in range(3):
         query = {key: HOSTILE_NUMBERS[(index + rotation) % len(HOSTILE_NUMBERS)] for index, key in enumerate(parameters)}
         open_page(page, query=query)  # fails on any exception
+
+
+# ---------------------------------------------------- views within a budget
+
+
+@pytest.fixture(scope="module")
+def custom_tokenizer():
+    """Trained with a custom split pattern: it encodes through the readable engine."""
+    return train("low lower lowest newer newest " * 20, num_merges=30, pattern=r"\w+|\s+|[^\w\s]+",
+                 special_tokens=["<|endoftext|>"])
+
+
+def test_a_view_within_its_budget_is_exactly_the_encoding(custom_tokenizer):
+    text = "lowest<|endoftext|>newer é 👍🏽<|endoftext|><|endoftext|>x\ud800y" * 20
+    for allowed in ("all", frozenset()):
+        for step in (None, 10):
+            view = encode_within_budget(custom_tokenizer, text, allowed_special=allowed, step=step)
+            expected = custom_tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+            assert view.left_out is None and view.text == text and list(view.spans) == list(expected)
+
+
+def test_a_view_out_of_time_shows_an_exact_prefix_and_says_what_is_left_out(custom_tokenizer):
+    text = ("lowest" * 50 + "<|endoftext|>") * 40
+    view = encode_within_budget(custom_tokenizer, text, allowed_special="all", seconds=0)
+    prefix = "lowest" * 50 + "<|endoftext|>"  # the first stretch is always shown
+    assert view.text == prefix
+    assert list(view.spans) == list(custom_tokenizer.encode_with_offsets(prefix, allowed_special="all"))
+    assert view.left_out == (f"The tokens shown are those of the first {len(prefix):,} of {len(text):,} characters: "
+                             "encoding the rest would take longer than the 0 s a view may take.")
+
+
+def test_a_view_encodes_a_bounded_amount_of_text():
+    view = encode_within_budget(load_encoding("cl100k_base"), "x" * 300_000)
+    assert len(view.text) == 200_000 and "at most 200,000 characters" in view.left_out
+
+
+@pytest.mark.parametrize("page, tokenizer_key", [
+    ("pages/home.py", "home_tokenizer"), ("pages/inspect.py", "inspect_tokenizer"), ("pages/compare.py", None),
+])
+def test_every_text_view_stops_at_its_budget_and_points_to_the_command_line(monkeypatch, custom_tokenizer, page, tokenizer_key):
+    """A long text without spaces, cut by special tokens, under a custom split
+    pattern (the readable engine), with no time to spare: each page shows a
+    prefix, says how much, and how to encode all of it."""
+    from bpe_core import budgeted_encoding
+
+    monkeypatch.setattr(budgeted_encoding, "VIEW_SECONDS", 0)
+    text = ("newest" * 500 + "<|endoftext|>") * 30
+    query = {"text": text[:1_000], "home_special": "true", "inspect_special": "true", "compare_special": "true"}
+    trained = TrainedTokenizer(custom_tokenizer, "low lower", "test corpus")
+    session = {"trained": trained, "shared_text": text}
+    if tokenizer_key:
+        session[tokenizer_key] = TRAINED_HERE
+    else:
+        session["compare_tokenizers"] = [TRAINED_HERE, "cl100k_base"]
+    at = open_page(page, query=query, **session)
+    warnings = messages(at.warning)
+    assert any(f"first 3,013 of {len(text):,} characters" in warning and "python -m bpe_core encode" in warning
+               for warning in warnings), warnings

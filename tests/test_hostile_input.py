@@ -9,6 +9,7 @@ import pytest
 
 from bpe_core import PatternError, load_encoding, train
 from bpe_core.budgeted_encoding import encode_within_budget
+from bpe_core.budgeted_training import Budget, OverBudgetError, train_within_budget
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -212,6 +213,13 @@ def test_the_command_line_refuses_them_in_one_line(tmp_path):
 HOSTILE_NUMBERS = ["Infinity", "-Infinity", "NaN", "1e309", "9" * 5000, "-1", "3.5", "true", "[", "0x10"]
 
 
+def test_the_reported_link_with_infinity_opens_the_page():
+    at = open_page("pages/inspect.py", query={"trained": '["english_prose",null,Infinity,"cl100k","bytes",[]]'})
+    assert "trained" not in at.session_state or at.session_state["trained"] is None
+    assert at.title[0].value == "Inspect"
+
+
+@pytest.mark.slow
 def test_a_trained_value_with_infinity_or_huge_numbers_is_ignored():
     for value in ['["english_prose",null,Infinity,"cl100k","bytes",[]]', '["english_prose",null,NaN,"cl100k","bytes",[]]',
                   '["english_prose",null,-Infinity,"cl100k","bytes",[]]', '["english_prose",null,1e400,"cl100k","bytes",[]]',
@@ -221,6 +229,7 @@ def test_a_trained_value_with_infinity_or_huge_numbers_is_ignored():
         assert "trained" not in at.session_state or at.session_state["trained"] is None, value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", [page.file for page in PAGES], ids=lambda file: file.split("/")[-1])
 def test_every_page_survives_hostile_numbers_in_every_parameter_it_reads(page):
     """Every widget a link can set, on every page, given values that are not
@@ -288,3 +297,63 @@ def test_every_text_view_stops_at_its_budget_and_points_to_the_command_line(monk
     warnings = messages(at.warning)
     assert any(f"first 3,013 of {len(text):,} characters" in warning and "python -m bpe_core encode" in warning
                for warning in warnings), warnings
+
+
+# ------------------------------------------------ training within a budget
+
+ROOMY = Budget(seconds=60, memory_bytes=1_000_000_000)
+
+
+def test_training_in_its_worker_gives_what_training_here_gives():
+    text = "low lower lowest newer newest widest " * 30
+    heard = []
+    tokenizer = train_within_budget(text, ROOMY, progress=lambda done, total: heard.append((done, total)),
+                                    vocab_size=300, pattern="gpt2", special_tokens=("<s>",))
+    assert tokenizer_to_json(tokenizer) == tokenizer_to_json(train(text, vocab_size=300, pattern="gpt2", special_tokens=("<s>",)))
+    assert heard[-1] == (44, 44) and all(done <= total for done, total in heard)
+
+
+def test_bad_settings_are_refused_from_the_worker_as_they_are_here():
+    with pytest.raises(PatternError, match="recursively"):
+        train_within_budget("some text", ROOMY, num_merges=3, pattern=r"(?R)?a")
+
+
+@pytest.mark.slow
+def test_a_training_out_of_memory_is_a_message_that_points_to_the_command_line():
+    text = " ".join(f"{index:x}" for index in range(2_000_000))  # two million different pieces
+    with pytest.raises(OverBudgetError, match=r"more than the 0\.1 GB .*python -m bpe_core train"):
+        train_within_budget(text, Budget(seconds=60, memory_bytes=100_000_000), vocab_size=1_000, pattern="gpt2")
+
+
+def test_a_training_out_of_time_is_a_message_that_points_to_the_command_line():
+    with pytest.raises(OverBudgetError, match=r"could not even start .*python -m bpe_core train"):
+        train_within_budget("low lower lowest " * 100, Budget(seconds=0, memory_bytes=500_000_000), vocab_size=300)
+
+
+def test_an_exception_in_progress_stops_the_job_at_once():
+    """How Cancel works: the page's progress callback is a Streamlit call,
+    which raises when the user clicks; the worker process is gone with it."""
+    import multiprocessing
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(done, total):
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        train_within_budget("low lower lowest " * 100_000, ROOMY, vocab_size=5_000, progress=cancel)
+    assert not multiprocessing.active_children()
+
+
+def test_the_train_page_says_when_training_ran_out_of_budget_and_keeps_its_tokenizer(monkeypatch):
+    from pages.common import tokenizers
+
+    at = open_page("pages/train.py")
+    before = at.session_state["trained"].tokenizer
+    monkeypatch.setattr(tokenizers, "TRAINING_BUDGET", Budget(seconds=0, memory_bytes=500_000_000))
+    at.segmented_control(key="train_source").set_value("Paste").run()
+    at.text_area(key="train_text").input("a text trained only by this test " * 50).run()
+    assert any("could not even start learning merges" in warning and "python -m bpe_core train" in warning
+               for warning in messages(at.warning)), messages(at.warning)
+    assert at.session_state["trained"].tokenizer is before and not at.exception

@@ -91,12 +91,12 @@ class TrainedTokenizer:
 # ------------------------------------------------------------ cached training
 
 
-@st.cache_resource(show_spinner="Loading the vocabulary…")
+@st.cache_resource(max_entries=len(OPENAI_ENCODINGS), show_spinner="Loading the vocabulary…")
 def bundled_encoding(name: str) -> Tokenizer:
     return load_encoding(name)
 
 
-@st.cache_resource(show_spinner="Training a small tokenizer on the English sample…")
+@st.cache_resource(max_entries=1, show_spinner="Training a small tokenizer on the English sample…")
 def starter_tokenizer() -> Tokenizer:
     """A tokenizer trained here at start-up, so every page has one to show."""
     return train(catalog()["english_prose"].load(), vocab_size=1_000, pattern="cl100k")
@@ -130,7 +130,8 @@ def train_on(corpus, **settings) -> Tokenizer:
         st.button("Cancel training", key=f"cancel_{key[0][:16]}", on_click=_cancel, args=(key,))
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Training… {done:,} / {total:,} merges")
+        bar.progress(min(done / max(total, 1), 1.0),
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Counting the corpus…")
 
     try:
         tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)

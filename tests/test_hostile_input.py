@@ -357,3 +357,34 @@ def test_the_train_page_says_when_training_ran_out_of_budget_and_keeps_its_token
     assert any("could not even start learning merges" in warning and "python -m bpe_core train" in warning
                for warning in messages(at.warning)), messages(at.warning)
     assert at.session_state["trained"].tokenizer is before and not at.exception
+
+
+# ----------------------------------------------------------------- caches
+
+
+def test_a_shared_cache_evicts_the_least_recently_used_by_entries_and_by_bytes():
+    from pages.common.shared_cache import SharedCache
+
+    cache = SharedCache(max_entries=3, max_bytes=100)
+    for key in "abc":
+        cache.put(key, key.upper(), 10)
+    cache.get("a")  # now the most recently used
+    cache.put("d", "D", 10)
+    assert [cache.get(key) for key in "abcd"] == ["A", None, "C", "D"]
+    cache.put("e", "E", 75)  # past the bytes: the least recently used ("a", read first above) goes
+    assert [cache.get(key) for key in "acde"] == [None, "C", "D", "E"] and cache.size == (3, 95)
+    cache.put("f", "F", 101)  # larger than the whole cache: not kept, nothing evicted for it
+    assert cache.get("f") is None and cache.size == (3, 95)
+    assert cache.get_or_make("g", lambda: "G", len) == "G" and cache.get("g") == "G"
+
+
+def test_every_streamlit_cache_is_bounded_by_entries():
+    """st.cache_data and st.cache_resource keep every entry unless told
+    otherwise; what is large goes through SharedCache, bounded by bytes too."""
+    import re
+
+    from tests.conftest import ROOT
+
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").rglob("*.py"))]:
+        for call in re.findall(r"@st\.cache_(?:data|resource)(?:\([^)]*\))?", path.read_text(encoding="utf-8")):
+            assert "max_entries=" in call, f"{path.name}: {call}"

@@ -11,13 +11,20 @@ message. Either way the command line, which has no such budget, trains the
 whole thing. The caller hears progress at least four times a second, and
 may stop the job at any moment (an exception raised in `progress` ends it:
 the process is killed).
+
+At most one job per core runs at a time; others wait their turn (and hear
+progress 0 of 0 meanwhile). Fifty visitors training at once would otherwise
+be fifty processes sharing two cores, each allowed its memory budget.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .formats import tokenizer_from_json, tokenizer_to_json
@@ -27,6 +34,8 @@ from .training import train
 from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it learned
+MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is training for someone else
+_TURNS = threading.BoundedSemaphore(os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,29 @@ def train_within_budget(
     bad split pattern); running out of memory, or of time before the first
     merge, raises OverBudgetError; running out of time later returns the
     merges learned by then."""
+    with _turn(progress):
+        return _train_in_a_process(corpus, budget, progress, settings)
+
+
+@contextlib.contextmanager
+def _turn(progress: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Wait until a core is free for this job, and hold it."""
+    give_up = time.monotonic() + MAX_WAIT_SECONDS
+    while not _TURNS.acquire(timeout=0.25):
+        if time.monotonic() > give_up:
+            raise OverBudgetError(
+                f"Every core of this server has been training for other visitors for {MAX_WAIT_SECONDS:g} s; try "
+                "again in a minute, or train with the command line (python -m bpe_core train FILE ...)."
+            )
+        if progress is not None:
+            progress(0, 0)
+    try:
+        yield
+    finally:
+        _TURNS.release()
+
+
+def _train_in_a_process(corpus, budget: Budget, progress, settings: dict) -> Tokenizer:
     context = worker_context()
     receiver, sender = context.Pipe(duplex=False)
     job = context.Process(target=_job, args=(corpus, settings, budget, sender))  # not a daemon: it may start helpers

@@ -346,6 +346,22 @@ def test_an_exception_in_progress_stops_the_job_at_once():
     assert not multiprocessing.active_children()
 
 
+def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch):
+    import threading
+
+    from bpe_core import budgeted_training
+
+    monkeypatch.setattr(budgeted_training, "_TURNS", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(budgeted_training, "MAX_WAIT_SECONDS", 0.6)
+    budgeted_training._TURNS.acquire()  # every core busy with another visitor's training
+    heard = []
+    with pytest.raises(OverBudgetError, match="training for other visitors .*python -m bpe_core train"):
+        train_within_budget("low lower", ROOMY, num_merges=2, progress=lambda *done: heard.append(done))
+    assert heard and set(heard) == {(0, 0)}  # the page hears it is waiting, and can be cancelled
+    budgeted_training._TURNS.release()
+    assert train_within_budget("low lower", ROOMY, num_merges=2).merges  # a free core: it trains
+
+
 def test_the_train_page_says_when_training_ran_out_of_budget_and_keeps_its_tokenizer(monkeypatch):
     from pages.common import tokenizers
 

@@ -131,7 +131,8 @@ def train_on(corpus, **settings) -> Tokenizer:
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
         bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Training… {done:,} / {total:,} merges" if total else "Counting the corpus…")
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus, "
+                     "or waiting while other visitors' training uses every core)")
 
     try:
         tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)

@@ -119,7 +119,10 @@ async def run_script(socket, page: str, query: str, widgets=(), fragment_id: str
 async def websocket_session(url: str, number: int, steps: int, timeout: float) -> Outcome:
     outcome = Outcome()
     try:
-        async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", max_size=None) as socket:
+        # No pings from the client: a browser's WebSocket sends none, and a busy
+        # server answers them late, which would end the session here but not there.
+        address = url.replace("http", "ws", 1) + "/_stcore/stream"
+        async with websockets.connect(address, max_size=None, ping_interval=None) as socket:
             for page in ("", "inspect"):  # a visitor looks around first
                 run = await asyncio.wait_for(run_script(socket, page, ""), timeout)
                 if run.exceptions:

@@ -140,7 +140,8 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
             for step in range(1, steps + 1):
                 clicked = time.perf_counter()
                 click = WidgetState(id=next_button, trigger_value=True)
-                run = await asyncio.wait_for(run_script(socket, "train", train_query(number), [click], stepper), timeout)
+                step_run = run_script(socket, "train", train_query(number), [click], stepper)
+                run = await asyncio.wait_for(step_run, timeout)
                 if not any(text.startswith(f"**Merge {step} of") for text in run.markdown):
                     outcome.errors.append(f"step {step} did not show merge {step}")
                 if run.exceptions:
@@ -259,11 +260,12 @@ async def run(args) -> None:
         outcomes: list[Outcome] = []
         started = time.perf_counter()
         for wave in range(args.waves):
-            wave_outcomes = await one_wave(args.client, url, wave * args.sessions, args.sessions, args.steps, args.timeout)
+            first = wave * args.sessions
+            wave_outcomes = await one_wave(args.client, url, first, args.sessions, args.steps, args.timeout)
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
-            print(f"after wave {wave + 1} ({(wave + 1) * args.sessions} sessions, {errors} errors): {memory_report(pid)}",
-                  flush=True)
+            sessions = first + args.sessions
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors): {memory_report(pid)}", flush=True)
         report(args.client, outcomes, args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)

@@ -53,7 +53,8 @@ def encode_within_budget(
     stretches = _stretches(shown, allowed)
     if len(stretches) == 1:  # the common case: no special token to cut at
         spans = tokenizer.encode_with_offsets(shown, allowed_special=allowed, disallowed_special=(), step=step)
-        return ViewEncoding(shown, spans, _left_out(text, len(shown), f"a view encodes at most {max_chars:,} characters"))
+        too_long = f"a view encodes at most {max_chars:,} characters"
+        return ViewEncoding(shown, spans, _left_out(text, len(shown), too_long))
     spans: list[TokenSpan] = []
     chars = offset = 0
     for stretch in stretches:

@@ -195,7 +195,6 @@ def test_a_search_regex_is_held_to_the_same_bounds():
 @pytest.mark.parametrize("pattern, message", [(r"(?R)?a", "recursively"), (r"(?:a{65535}){65535}", "MB to compile")])
 def test_the_train_page_refuses_them_and_keeps_its_tokenizer(pattern, message):
     at = open_page("pages/train.py")
-    before = at.session_state["trained"].tokenizer
     at.selectbox(key="train_pattern").set_value("custom").run()
     at.text_input(key="train_custom").input(pattern).run()
     assert any(message in error for error in messages(at.error)), messages(at.error)
@@ -256,7 +255,8 @@ def test_a_view_within_its_budget_is_exactly_the_encoding(custom_tokenizer):
     for allowed in ("all", frozenset()):
         for step in (None, 10):
             view = encode_within_budget(custom_tokenizer, text, allowed_special=allowed, step=step)
-            expected = custom_tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+            expected = custom_tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(),
+                                                            step=step)
             assert view.left_out is None and view.text == text and list(view.spans) == list(expected)
 
 
@@ -278,7 +278,9 @@ def test_a_view_encodes_a_bounded_amount_of_text():
 @pytest.mark.parametrize("page, tokenizer_key", [
     ("pages/home.py", "home_tokenizer"), ("pages/inspect.py", "inspect_tokenizer"), ("pages/compare.py", None),
 ])
-def test_every_text_view_stops_at_its_budget_and_points_to_the_command_line(monkeypatch, custom_tokenizer, page, tokenizer_key):
+def test_every_text_view_stops_at_its_budget_and_points_to_the_command_line(
+    monkeypatch, custom_tokenizer, page, tokenizer_key
+):
     """A long text without spaces, cut by special tokens, under a custom split
     pattern (the readable engine), with no time to spare: each page shows a
     prefix, says how much, and how to encode all of it."""
@@ -309,7 +311,8 @@ def test_training_in_its_worker_gives_what_training_here_gives():
     heard = []
     tokenizer = train_within_budget(text, ROOMY, progress=lambda done, total: heard.append((done, total)),
                                     vocab_size=300, pattern="gpt2", special_tokens=("<s>",))
-    assert tokenizer_to_json(tokenizer) == tokenizer_to_json(train(text, vocab_size=300, pattern="gpt2", special_tokens=("<s>",)))
+    here = train(text, vocab_size=300, pattern="gpt2", special_tokens=("<s>",))
+    assert tokenizer_to_json(tokenizer) == tokenizer_to_json(here)
     assert heard[-1] == (44, 44) and all(done <= total for done, total in heard)
 
 

@@ -112,7 +112,9 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
         if not isinstance(alphabet, list) or not all(isinstance(c, str) and len(c) == 1 for c in alphabet):
             raise TokenizerFileError('"alphabet" must be a list of single characters.')
         if len(alphabet) > MAX_VOCABULARY_TOKENS:
-            raise TokenizerFileError(f'"alphabet" lists {len(alphabet):,} characters; the limit is {MAX_VOCABULARY_TOKENS:,}.')
+            raise TokenizerFileError(
+                f'"alphabet" lists {len(alphabet):,} characters; the limit is {MAX_VOCABULARY_TOKENS:,}.'
+            )
         if len(set(alphabet)) != len(alphabet):
             raise TokenizerFileError('"alphabet" lists a character twice.')
         vocab = dict(enumerate(alphabet))

@@ -31,7 +31,9 @@ def parse_tiktoken_ranks(contents: bytes) -> dict[bytes, int]:
         except ValueError:
             raise ValueError(f"Line {number} is not 'base64-token rank': {line[:60]!r}") from None
         if rank.startswith(b"-") and rank[1:].isdigit():
-            raise ValueError(f"Line {number}: the token {token!r} has the negative rank {rank.decode()}; ranks start at 0.")
+            raise ValueError(
+                f"Line {number}: the token {token!r} has the negative rank {rank.decode()}; ranks start at 0."
+            )
         try:
             ranks[token] = token_id_from_text(rank)
         except ValueError as error:

@@ -1,21 +1,30 @@
-"""Load: many concurrent sessions training and stepping on one local server.
+"""Load: many concurrent sessions on one server; its latency and its memory.
 
-    python benchmarks/load_test.py                        # 20 websocket sessions, 10 steps each
-    python benchmarks/load_test.py --client browser       # the same in headless Chromium tabs
+    python benchmarks/load_test.py --sessions 50              # latency: 50 sessions at once
+    python benchmarks/load_test.py --sessions 20 --waves 10   # memory: 200 sessions, 20 at a time
+    python benchmarks/load_test.py --url http://127.0.0.1:8080 --sessions 50   # a running server (a proxy)
+    python benchmarks/load_test.py --client browser --sessions 10               # headless Chromium tabs
 
-Starts `streamlit run app.py` on loopback. Every session opens the Train page
-with its own vocabulary size (so every session really trains) and then clicks
-"next" `--steps` times. Step latency is the time from the click until the
-page's next merge has arrived.
+Starts `streamlit run app.py` on loopback (unless given --url). Every
+session opens Home and Inspect, then the Train page with its own sample and
+vocabulary size (so every session really trains), clicks "next" `--steps`
+times, and leaves. "open + train" is the time from asking for the Train page
+until its first merge is drawn; a step's latency is the time from the click
+until the next merge has arrived. Sessions come in `--waves`; after each wave
+has left, the server's resident memory is read from /proc, so a run of many
+waves shows whether memory levels off as visitors come and go.
 
 Two kinds of client:
 
 - websocket (default): speaks Streamlit's own protocol, as a browser does,
   but draws nothing, so the figures are the server's. On a hosted app each
   user's browser draws on the user's own machine.
-- browser: headless Chromium tabs. On a 2-core machine twenty tabs drawing
+- browser: headless Chromium tabs. On a 2-core machine many tabs drawing
   pages take most of the CPU away from the server, so these figures measure
   the client as much as the app.
+
+Requests go only to the server given (loopback by default); every wait is
+bounded by --timeout, and the run ends by itself.
 """
 
 from __future__ import annotations
@@ -40,6 +49,9 @@ from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
 DONE = (0, 3)  # ScriptFinishedStatus: the whole script, or a fragment, ran to the end
+# As deploy/serve runs each server process: two malloc
+# arenas instead of one per thread, so memory freed by sessions is reused.
+SERVER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 
 
 def train_query(number: int) -> str:
@@ -52,6 +64,7 @@ class Outcome:
     trained_in: float | None = None
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    stepped_on_the_server: bool = True
 
 
 # ------------------------------------------------------------ websocket
@@ -106,16 +119,29 @@ async def run_script(socket, page: str, query: str, widgets=(), fragment_id: str
 async def websocket_session(url: str, number: int, steps: int, timeout: float) -> Outcome:
     outcome = Outcome()
     try:
-        async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream", max_size=None) as socket:
+        # No pings from the client: a browser's WebSocket sends none, and a busy
+        # server answers them late, which would end the session here but not there.
+        address = url.replace("http", "ws", 1) + "/_stcore/stream"
+        async with websockets.connect(address, max_size=None, ping_interval=None) as socket:
+            for page in ("", "inspect"):  # a visitor looks around first
+                run = await asyncio.wait_for(run_script(socket, page, ""), timeout)
+                if run.exceptions:
+                    outcome.errors.append(f"page {page or 'home'} showed an exception")
             started = time.perf_counter()
             run = await asyncio.wait_for(run_script(socket, "train", train_query(number)), timeout)
             outcome.trained_in = time.perf_counter() - started
-            next_button = next(widget for widget in run.widget_ids if widget.endswith("train_next"))
-            (stepper,) = run.fragment_ids
+            if run.exceptions or not any(text.startswith("**Step 0**") for text in run.markdown):
+                outcome.errors.append("the Train page did not show step 0 of a trained tokenizer")
+            next_button = next((widget for widget in run.widget_ids if widget.endswith("train_next")), None)
+            if next_button is None:  # stepping happens in the browser: no request reaches the server
+                outcome.stepped_on_the_server = False
+                return outcome
+            stepper = next(iter(run.fragment_ids), "")
             for step in range(1, steps + 1):
                 clicked = time.perf_counter()
                 click = WidgetState(id=next_button, trigger_value=True)
-                run = await asyncio.wait_for(run_script(socket, "train", train_query(number), [click], stepper), timeout)
+                step_run = run_script(socket, "train", train_query(number), [click], stepper)
+                run = await asyncio.wait_for(step_run, timeout)
                 if not any(text.startswith(f"**Merge {step} of") for text in run.markdown):
                     outcome.errors.append(f"step {step} did not show merge {step}")
                 if run.exceptions:
@@ -153,6 +179,42 @@ async def browser_session(browser, url: str, number: int, steps: int, timeout: f
     return outcome
 
 
+# --------------------------------------------------------------- memory
+
+
+def resident_mb(pid: int) -> float:
+    """A process's resident memory (VmRSS), in MB."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+
+
+def descendants(pid: int) -> list[int]:
+    """The process's children, their children, and so on (the worker processes)."""
+    found, queue = [], [pid]
+    while queue:
+        parent = queue.pop()
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as children:
+                kids = [int(kid) for kid in children.read().split()]
+        except OSError:
+            continue
+        found += kids
+        queue += kids
+    return found
+
+
+def memory_report(pid: int | None) -> str:
+    if pid is None:
+        return "server memory: not measured (a server given by --url)"
+    helpers = 0.0
+    for child in descendants(pid):
+        try:
+            helpers += resident_mb(child)
+        except (OSError, StopIteration):  # a job that ended meanwhile
+            pass
+    return f"server RSS {resident_mb(pid):.0f} MB (worker processes {helpers:.0f} MB)"
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -165,45 +227,64 @@ def report(client: str, outcomes: list[Outcome], steps: int, elapsed: float) -> 
     latencies = [latency for outcome in outcomes for latency in outcome.latencies]
     trained = [outcome.trained_in for outcome in outcomes if outcome.trained_in is not None]
     errors = [error for outcome in outcomes for error in outcome.errors]
-    print(f"{len(outcomes)} concurrent {client} sessions, {steps} steps each, {elapsed:.1f} s in all")
+    print(f"{len(outcomes)} {client} sessions, {steps} steps each, {elapsed:.1f} s in all")
     print(f"  errors: {len(errors)}" + "".join(f"\n    {error}" for error in errors[:10]))
     if trained:
         print(f"  open + train: median {statistics.median(trained):.2f} s, p95 {percentile(trained, 0.95):.2f} s")
     if latencies:
         print(f"  step latency ({len(latencies)} steps): median {statistics.median(latencies):.2f} s, "
               f"p95 {percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s")
+    elif not any(outcome.stepped_on_the_server for outcome in outcomes):
+        print("  steps: taken in the browser, no request to the server")
 
 
-async def run(client: str, sessions: int, steps: int, timeout: float) -> None:
-    server = StreamlitServer()
+async def one_wave(client: str, url: str, first: int, sessions: int, steps: int, timeout: float) -> list[Outcome]:
+    numbers = range(first, first + sessions)
+    if client == "websocket":
+        return list(await asyncio.gather(*(websocket_session(url, number, steps, timeout) for number in numbers)))
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        outcomes = await asyncio.gather(*(browser_session(browser, url, number, steps, timeout) for number in numbers))
+        await browser.close()
+    return list(outcomes)
+
+
+async def run(args) -> None:
+    server = None if args.url else StreamlitServer(extra_env=SERVER_ENVIRONMENT)
+    url = args.url or server.url
+    pid = None if server is None else server.process.pid
     try:
+        print(f"before: {memory_report(pid)}")
+        outcomes: list[Outcome] = []
         started = time.perf_counter()
-        if client == "websocket":
-            outcomes = await asyncio.gather(
-                *(websocket_session(server.url, number, steps, timeout) for number in range(sessions))
-            )
-        else:
-            from playwright.async_api import async_playwright
-
-            async with async_playwright() as playwright:
-                browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                outcomes = await asyncio.gather(
-                    *(browser_session(browser, server.url, number, steps, timeout) for number in range(sessions))
-                )
-                await browser.close()
-        report(client, outcomes, steps, time.perf_counter() - started)
+        for wave in range(args.waves):
+            first = wave * args.sessions
+            wave_outcomes = await one_wave(args.client, url, first, args.sessions, args.steps, args.timeout)
+            outcomes += wave_outcomes
+            errors = sum(len(outcome.errors) for outcome in wave_outcomes)
+            sessions = first + args.sessions
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors): {memory_report(pid)}", flush=True)
+        report(args.client, outcomes, args.steps, time.perf_counter() - started)
+        if args.idle:
+            await asyncio.sleep(args.idle)
+            print(f"after {args.idle:g} s idle: {memory_report(pid)}")
     finally:
-        server.stop()
+        if server is not None:
+            server.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--client", choices=["websocket", "browser"], default="websocket")
-    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=50, help="sessions at once, in each wave")
+    parser.add_argument("--waves", type=int, default=1, help="waves of sessions, one after the other")
     parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--timeout", type=float, default=120, help="seconds before a wait counts as an error")
-    args = parser.parse_args()
-    asyncio.run(run(args.client, args.sessions, args.steps, args.timeout))
+    parser.add_argument("--timeout", type=float, default=180, help="seconds before a wait counts as an error")
+    parser.add_argument("--idle", type=float, default=0, help="seconds to wait after the last wave, then measure")
+    parser.add_argument("--url", help="a server already running (e.g. the proxy of deploy/), instead of a new one")
+    asyncio.run(run(parser.parse_args()))
 
 
 if __name__ == "__main__":

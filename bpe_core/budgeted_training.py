@@ -8,23 +8,34 @@ playground trains in a throwaway process with a memory cap and a deadline.
 When time runs out the merges learned so far are the result (its
 `stop_reason` says so); when memory runs out there is no result, only a
 message. Either way the command line, which has no such budget, trains the
-whole thing. The caller hears progress, and may stop the job at any moment
-(an exception raised in `progress` ends it: the process is killed).
+whole thing. The caller hears progress at least four times a second, and
+may stop the job at any moment (an exception raised in `progress` ends it:
+the process is killed).
+
+At most one job per core runs at a time; others wait their turn (and hear
+progress 0 of 0 meanwhile). Fifty visitors training at once would otherwise
+be fifty processes sharing two cores, each allowed its memory budget.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .formats import tokenizer_from_json, tokenizer_to_json
+from .patterns import PatternError
 from .tokenizer import Tokenizer
 from .training import train
 from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it learned
+MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is training for someone else
+_TURNS = threading.BoundedSemaphore(os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -46,28 +57,56 @@ def train_within_budget(
 ) -> Tokenizer:
     """`train(corpus, **settings)` in a process of its own, within `budget`.
 
-    Bad settings raise the ValueError `train` raises; running out of memory,
-    or of time before the first merge, raises OverBudgetError; running out
-    of time later returns the merges learned by then."""
+    Bad settings raise the ValueError `train` raises (a PatternError for a
+    bad split pattern); running out of memory, or of time before the first
+    merge, raises OverBudgetError; running out of time later returns the
+    merges learned by then."""
+    with _turn(progress):
+        return _train_in_a_process(corpus, budget, progress, settings)
+
+
+@contextlib.contextmanager
+def _turn(progress: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Wait until a core is free for this job, and hold it."""
+    give_up = time.monotonic() + MAX_WAIT_SECONDS
+    while not _TURNS.acquire(timeout=0.25):
+        if time.monotonic() > give_up:
+            raise OverBudgetError(
+                f"Every core of this server has been training for other visitors for {MAX_WAIT_SECONDS:g} s; try "
+                "again in a minute, or train with the command line (python -m bpe_core train FILE ...)."
+            )
+        if progress is not None:
+            progress(0, 0)
+    try:
+        yield
+    finally:
+        _TURNS.release()
+
+
+def _train_in_a_process(corpus, budget: Budget, progress, settings: dict) -> Tokenizer:
     context = worker_context()
     receiver, sender = context.Pipe(duplex=False)
     job = context.Process(target=_job, args=(corpus, settings, budget, sender))  # not a daemon: it may start helpers
     job.start()
     sender.close()
     hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
+    done = (0, 0)  # merges learned, merges asked for
     try:
         while True:
             if not receiver.poll(max(0.0, min(0.25, hard_stop - time.monotonic()))):
                 if time.monotonic() >= hard_stop:
                     raise OverBudgetError(_over_time(budget))
+                if progress is not None:  # while the corpus is counted too: the caller may stop the job
+                    progress(*done)
                 continue
             try:
                 kind, *message = receiver.recv()
             except EOFError:  # the process died without a word: the kernel stopped it
                 raise OverBudgetError(_over_memory(budget)) from None
             if kind == "progress":
+                done = tuple(message)
                 if progress is not None:
-                    progress(*message)
+                    progress(*done)
             elif kind == "done":
                 return tokenizer_from_json(message[0])
             elif kind == "memory":
@@ -76,6 +115,8 @@ def train_within_budget(
                 raise OverBudgetError(_over_time(budget))
             elif kind == "refused":  # the settings themselves
                 raise ValueError(message[0])
+            elif kind == "pattern":
+                raise PatternError(message[0])
             else:  # "failed": a bug, to be seen in full
                 raise RuntimeError(f"Training failed in its worker process:\n{message[0]}")
     finally:
@@ -97,6 +138,8 @@ def _job(corpus, settings: dict, budget: Budget, sender) -> None:
             sender.send(("done", tokenizer_to_json(tokenizer)))
     except MemoryError:
         sender.send(("memory",))
+    except PatternError as error:
+        sender.send(("pattern", str(error)))
     except ValueError as error:
         sender.send(("refused", str(error)))
     except Exception:  # noqa: BLE001 - anything else is a bug: the caller shows it whole

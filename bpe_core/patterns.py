@@ -117,12 +117,24 @@ def compile_pattern(pattern: str) -> regex.Pattern:
             compiled = compile_untrusted(source)
         except ValueError as error:
             raise PatternError(f"The split pattern cannot be used: {error}.") from None
-    if compiled.match("") is not None:
+    if compiled.match("") is not None or _matches_empty_within(compiled):
         raise PatternError(
             "The split pattern matches the empty string; use + instead of * "
             "so that every piece holds at least one character."
         )
     return compiled
+
+
+# Where a pattern that never matches "" alone may still match emptily: at a
+# word boundary (\b), before a letter ((?=a)), at the end of a line ($).
+_EMPTY_MATCH_SAMPLE = "a b, 1\n\té-"
+
+
+def _matches_empty_within(compiled: regex.Pattern) -> bool:
+    try:
+        return any(match.start() == match.end() for match in compiled.finditer(_EMPTY_MATCH_SAMPLE, timeout=1.0))
+    except TimeoutError:  # a slow pattern is the probe's and the deadline's concern, not this check's
+        return False
 
 
 @contextlib.contextmanager
@@ -141,8 +153,13 @@ def _deadline_as_pattern_error():
         ) from None
 
 
-def _timeout_for(pattern: str) -> float | None:
-    return None if pattern_name(pattern) != "custom" else CUSTOM_PATTERN_TIMEOUT_SECONDS
+def _match_options(pattern: str) -> dict:
+    """A custom pattern matches within its deadline, and releases the
+    interpreter lock while it matches (`concurrent`): a slow regex in one
+    session's view does not hold every other session's script meanwhile."""
+    if pattern_name(pattern) != "custom":
+        return {}
+    return dict(timeout=CUSTOM_PATTERN_TIMEOUT_SECONDS, concurrent=True)
 
 
 def split_pieces(text: str, pattern: str) -> list[str]:
@@ -150,9 +167,9 @@ def split_pieces(text: str, pattern: str) -> list[str]:
     compiled = compile_pattern(pattern)
     with _deadline_as_pattern_error():
         if compiled.groups == 0:  # findall returns whole matches: the fast path
-            pieces = compiled.findall(text, timeout=_timeout_for(pattern))
+            pieces = compiled.findall(text, **_match_options(pattern))
         else:
-            pieces = [m[0] for m in compiled.finditer(text, timeout=_timeout_for(pattern))]
+            pieces = [m[0] for m in compiled.finditer(text, **_match_options(pattern))]
     if pattern_name(pattern) != "custom":
         return pieces  # no preset can match the empty string
     return [piece for piece in pieces if piece]
@@ -162,7 +179,7 @@ def piece_spans(text: str, pattern: str) -> list[tuple[int, int]]:
     """The (start, end) character span of every piece, in order."""
     compiled = compile_pattern(pattern)
     with _deadline_as_pattern_error():
-        spans = [m.span() for m in compiled.finditer(text, timeout=_timeout_for(pattern))]
+        spans = [m.span() for m in compiled.finditer(text, **_match_options(pattern))]
     return [(start, end) for start, end in spans if end > start]
 
 

@@ -31,9 +31,16 @@ class Sample:
         return max(text.find(self.opening), 0) if self.opening else 0
 
     def load(self) -> str | dict[str, int]:
-        """The text, or the word counts."""
-        content = (SAMPLES_DIR / self.file).read_text(encoding="utf-8")
-        return json.loads(content) if self.kind == "word_counts" else content
+        """The text, or the word counts (a fresh dict each time; the text is
+        one string, shared by every caller: a server's sessions all hold it)."""
+        if self.kind == "word_counts":
+            return json.loads(_read(self.file))
+        return _read(self.file)
+
+
+@functools.cache
+def _read(file: str) -> str:
+    return (SAMPLES_DIR / file).read_text(encoding="utf-8")
 
 
 @functools.cache

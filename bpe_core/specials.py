@@ -20,6 +20,27 @@ from typing import Literal
 
 SpecialChoice = Literal["all"] | Collection[str]
 
+# Every special token becomes part of a regex that tiktoken compiles and
+# every encoding runs; a thousand of a thousand characters each is past
+# what its engine will build. Real tokenizers stay far below these (Llama
+# 3's 256 special tokens are at most 28 characters long).
+MAX_SPECIAL_TOKENS = 10_000
+MAX_SPECIAL_TOKEN_CHARS = 256
+MAX_SPECIAL_TEXT_CHARS = 100_000  # all of them together
+
+
+def special_tokens_problem(specials: Collection[str]) -> str | None:
+    """Why these special tokens are more than a tokenizer may have, or None."""
+    longest = max(specials, key=len, default="")
+    total = sum(map(len, specials))
+    if len(specials) > MAX_SPECIAL_TOKENS:
+        return f"there are {len(specials):,} special tokens; the limit is {MAX_SPECIAL_TOKENS:,}"
+    if len(longest) > MAX_SPECIAL_TOKEN_CHARS:
+        return f"a special token is {len(longest):,} characters long; the limit is {MAX_SPECIAL_TOKEN_CHARS:,}"
+    if total > MAX_SPECIAL_TEXT_CHARS:
+        return f"the special tokens hold {total:,} characters; the limit is {MAX_SPECIAL_TEXT_CHARS:,}"
+    return None
+
 
 @functools.lru_cache(maxsize=64)
 def _alternation(specials: frozenset[str]) -> re.Pattern:

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from .corpus import count_pieces
 from .merge_learning import Progress, learn_merges
-from .patterns import pattern_name
+from .patterns import PatternError, pattern_name
+from .specials import special_tokens_problem
 from .tokenizer import UNKNOWN_CHARACTER, Tokenizer, Units
 from .utf8 import encodable
 
@@ -64,6 +65,8 @@ def train(
     with _collector_paused():
         pieces = count_pieces(corpus, pattern, special_tokens)
         if not pieces:
+            if corpus and pattern_name(pattern) == "custom":
+                raise PatternError("The split pattern matches none of the corpus: there is no text to learn merges from.")
             raise ValueError("The corpus is empty: there is no text to learn merges from.")
 
         if units == "bytes":
@@ -141,4 +144,6 @@ def _checked_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
             raise ValueError(f"Every special token must be a non-empty string, not {special!r}.")
     if len(set(specials)) != len(specials):
         raise ValueError("The special tokens contain a duplicate.")
+    if special_tokens_problem(specials):
+        raise ValueError(f"Unusable special tokens: {special_tokens_problem(specials)}.")
     return specials

@@ -20,6 +20,7 @@ from bpe_core.samples import catalog
 from bpe_core.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
+from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
     TRAINING_BUDGET,
     Recipe,
@@ -151,9 +152,14 @@ def show_pieces(corpus, pattern: str) -> None:
 # ---------------------------------------------------------------- training
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)  # a resource: read-only, never copied per rerun
-def corpus_pieces(fingerprint: str, _corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
-    return count_pieces(_corpus, pattern, special_tokens)
+PIECE_COUNTS = SharedCache(max_entries=8, max_bytes=200_000_000)  # read-only, shared by every session
+
+
+def corpus_pieces(fingerprint: str, corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
+    return PIECE_COUNTS.get_or_make(
+        (fingerprint, pattern, special_tokens), lambda: count_pieces(corpus, pattern, special_tokens),
+        lambda pieces: sum(100 + 2 * len(piece) for piece in pieces),  # a dict entry, a str and an int
+    )
 
 
 def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: dict) -> None:

@@ -30,6 +30,7 @@ from bpe_core.drawing.vocabulary import script_figure
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
+from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
@@ -45,28 +46,27 @@ page_header(
 
 # Caches are keyed by the tokenizer's fingerprint, not by hashing its
 # 200,000 tokens at every rerun.
-
-
-@st.cache_resource(max_entries=4, show_spinner="Reading every token…")
-def cached_table(fingerprint: str, _tokenizer: Tokenizer) -> pd.DataFrame:
-    """The tokenizer's table, built once and shared by every session."""
-    return vocabulary_table(_tokenizer)
-
-
-@st.cache_resource(max_entries=8, show_spinner="Searching every token…")
-def cached_search(fingerprint: str, criteria: tuple, _tokenizer: Tokenizer) -> pd.DataFrame:
-    """A search, done once: a regex over o200k's tokens takes most of a
-    second (each token's search has a time limit), and the page reruns at
-    every click on a filter."""
-    return search(table_of(_tokenizer), **dict(criteria))
+TABLES = SharedCache(max_entries=4, max_bytes=400_000_000)  # built once, shared by every session
+SEARCHES = SharedCache(max_entries=16, max_bytes=100_000_000)
 
 
 def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
-    return cached_table(tokenizer.fingerprint, tokenizer)
+    """The tokenizer's table, built once and shared by every session."""
+    with st.spinner("Reading every token…"):
+        return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
 
 
 def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
-    return cached_search(tokenizer.fingerprint, tuple(sorted(criteria.items())), tokenizer)
+    """A search, done once: a regex over o200k's tokens takes most of a
+    second (each token's search has a time limit), and the page reruns at
+    every click on a filter."""
+    key = (tokenizer.fingerprint, tuple(sorted(criteria.items())))
+    with st.spinner("Searching every token…"):
+        return SEARCHES.get_or_make(key, lambda: search(table_of(tokenizer), **criteria), frame_bytes)
+
+
+def frame_bytes(frame: pd.DataFrame) -> int:
+    return int(frame.memory_usage(deep=True).sum())
 
 
 # ---------------------------------------------------------------- widgets

@@ -29,7 +29,14 @@ import regex
 from ..patterns import CL100K_PATTERN, PRESETS, PatternError, compile_pattern
 from ..tokenizer import Tokenizer
 from .native import FORMAT
-from .reading import TokenizerFileError, check_all_single_bytes, parse_json, tokenizer_or_file_error
+from .reading import (
+    MAX_VOCABULARY_TOKENS,
+    TokenizerFileError,
+    check_all_single_bytes,
+    check_token_id,
+    parse_json,
+    tokenizer_or_file_error,
+)
 
 # Hugging Face compiles patterns with Oniguruma, which reads "{1,3}+" as
 # "one or more runs of one to three" instead of tiktoken's possessive
@@ -325,16 +332,15 @@ def _string_vocab(model: dict) -> dict[str, int]:
     vocab = model.get("vocab")
     if not isinstance(vocab, dict) or not vocab:
         raise TokenizerFileError('The model has no "vocab" object mapping token strings to ids.')
+    if len(vocab) > MAX_VOCABULARY_TOKENS:
+        raise TokenizerFileError(f"The vocab lists {len(vocab):,} tokens; a vocabulary here holds at most {MAX_VOCABULARY_TOKENS:,}.")
     strings_by_id: dict[int, str] = {}
     for string, token_id in vocab.items():
         if not string:
             raise TokenizerFileError(
                 f"The vocab lists an empty token (id {token_id!r}); every token holds at least one byte."
             )
-        if type(token_id) is not int or token_id < 0:
-            raise TokenizerFileError(
-                f'The vocab gives the token "{string}" the id {token_id!r}; ids are integers from 0.'
-            )
+        check_token_id(token_id, f'The vocab token "{string[:40]}"')
         if token_id in strings_by_id:
             raise TokenizerFileError(
                 f'The vocab gives id {token_id} to two tokens, "{strings_by_id[token_id]}" and "{string}".'
@@ -384,14 +390,9 @@ def _special_tokens(added_tokens: object) -> dict[str, int]:
         raise TokenizerFileError('"added_tokens" must be a list.')
     specials = {}
     for index, added in enumerate(added_tokens):
-        if not (
-            isinstance(added, dict)
-            and isinstance(added.get("content"), str)
-            and added["content"]
-            and type(added.get("id")) is int
-            and added["id"] >= 0
-        ):
-            raise TokenizerFileError(f'added_tokens[{index}] needs a non-empty "content" and an integer "id" from 0.')
+        if not (isinstance(added, dict) and isinstance(added.get("content"), str) and added["content"]):
+            raise TokenizerFileError(f'added_tokens[{index}] needs a non-empty "content" and an "id".')
+        check_token_id(added["id"], f"added_tokens[{index}]")
         if added.get("special"):
             specials[added["content"]] = added["id"]
     return specials

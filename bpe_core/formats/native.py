@@ -23,7 +23,7 @@ from pathlib import Path
 from ..merge_learning import MergeStep
 from ..patterns import PatternError
 from ..tokenizer import UNKNOWN_CHARACTER, Tokenizer
-from .reading import MAX_VOCABULARY_BYTES, MAX_VOCABULARY_TOKENS, TokenizerFileError, parse_json
+from .reading import MAX_VOCABULARY_BYTES, MAX_VOCABULARY_TOKENS, TokenizerFileError, check_special_tokens, parse_json
 
 FORMAT = "bpe-playground-tokenizer"
 VERSION = 1
@@ -99,7 +99,7 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
             hint = " It looks like a Hugging Face tokenizer.json."
         raise TokenizerFileError(f"Not a BPE playground tokenizer file (no \"format\": \"{FORMAT}\").{hint}")
     version = data.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:
         raise TokenizerFileError(f"Unsupported file version {version!r}; this version reads version {VERSION}.")
     units = data.get("units")
     if units not in ("bytes", "chars"):
@@ -111,6 +111,10 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
         alphabet = data.get("alphabet")
         if not isinstance(alphabet, list) or not all(isinstance(c, str) and len(c) == 1 for c in alphabet):
             raise TokenizerFileError('"alphabet" must be a list of single characters.')
+        if len(alphabet) > MAX_VOCABULARY_TOKENS:
+            raise TokenizerFileError(
+                f'"alphabet" lists {len(alphabet):,} characters; the limit is {MAX_VOCABULARY_TOKENS:,}.'
+            )
         if len(set(alphabet)) != len(alphabet):
             raise TokenizerFileError('"alphabet" lists a character twice.')
         vocab = dict(enumerate(alphabet))
@@ -131,10 +135,7 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
         vocab[unknown_id] = UNKNOWN_CHARACTER
 
     specials = data.get("special_tokens", {})
-    if not isinstance(specials, dict) or not all(
-        isinstance(s, str) and s and type(i) is int and i >= 0 for s, i in specials.items()
-    ):
-        raise TokenizerFileError('"special_tokens" must map non-empty strings to non-negative ids.')
+    check_special_tokens(specials, '"special_tokens"')
 
     trace, stop_reason = [], None
     training = data.get("training")
@@ -169,7 +170,7 @@ def _check_size(raw_merges: list, base_size: int) -> None:
     so a chain ([97, 97], [256, 97], [257, 97], ...) makes tokens one byte
     longer each time: 40,000 merges in a 0.4 MB file ask for 800 MB. The
     lengths are added up first, as numbers."""
-    if len(raw_merges) > MAX_VOCABULARY_TOKENS:
+    if base_size + len(raw_merges) > MAX_VOCABULARY_TOKENS:
         raise TokenizerFileError(
             f"The file lists {len(raw_merges):,} merges; a vocabulary here holds at most {MAX_VOCABULARY_TOKENS:,} tokens."
         )
@@ -194,6 +195,6 @@ def _training_numbers(training: object, merges: int) -> tuple[list[int], list[in
         raise TokenizerFileError('"training" must be an object.')
     counts, lengths = training.get("counts"), training.get("corpus_tokens")
     for name, values in (("counts", counts), ("corpus_tokens", lengths)):
-        if not isinstance(values, list) or len(values) != merges or not all(type(v) is int for v in values):
-            raise TokenizerFileError(f'"training.{name}" must list one integer per merge.')
+        if not isinstance(values, list) or len(values) != merges or not all(type(v) is int and v >= 0 for v in values):
+            raise TokenizerFileError(f'"training.{name}" must list one integer per merge, each 0 or more.')
     return counts, lengths

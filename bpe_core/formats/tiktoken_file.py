@@ -14,7 +14,7 @@ import base64
 from collections.abc import Mapping
 
 from ..tokenizer import Tokenizer
-from .reading import TokenizerFileError, check_all_single_bytes, tokenizer_or_file_error, unpacked
+from .reading import TokenizerFileError, check_all_single_bytes, token_id_from_text, tokenizer_or_file_error, unpacked
 
 # ------------------------------------------------------------------- read
 
@@ -27,11 +27,17 @@ def parse_tiktoken_ranks(contents: bytes) -> dict[bytes, int]:
             continue
         try:
             token, rank = line.split()
-            ranks[base64.b64decode(token, validate=True)] = int(rank)
+            token = base64.b64decode(token, validate=True)
         except ValueError:
+            raise ValueError(f"Line {number} is not 'base64-token rank': {line[:60]!r}") from None
+        if rank.startswith(b"-") and rank[1:].isdigit():
             raise ValueError(
-                f"Line {number} is not 'base64-token rank': {line[:60]!r}"
-            ) from None
+                f"Line {number}: the token {token!r} has the negative rank {rank.decode()}; ranks start at 0."
+            )
+        try:
+            ranks[token] = token_id_from_text(rank)
+        except ValueError as error:
+            raise ValueError(f"Line {number}: {error}") from None
     return ranks
 
 
@@ -77,12 +83,10 @@ def _check_each_token_listed_once(contents: bytes, ranks: dict[bytes, int]) -> N
 
 
 def _vocab_from_ranks(ranks: dict[bytes, int]) -> dict[int, bytes]:
-    """Id -> token, refusing negative ranks and a rank given to two tokens
-    (tiktoken refuses both too, with a less helpful message)."""
+    """Id -> token, refusing a rank given to two tokens (tiktoken refuses
+    it too, with a less helpful message)."""
     vocab: dict[int, bytes] = {}
     for token, rank in ranks.items():
-        if rank < 0:
-            raise TokenizerFileError(f"The token {token!r} has the negative rank {rank}; ranks start at 0.")
         if rank in vocab:
             raise TokenizerFileError(
                 f"Rank {rank} is given to two tokens, {vocab[rank]!r} and {token!r}; each rank must name one token."

@@ -3,15 +3,16 @@
 `st.cache_resource` bounds a cache by its number of entries only, and a
 tokenizer can be a few kilobytes or a few hundred megabytes. The server
 must level off however many visitors come and go, so what is large and
-shared (tokenizers trained here) is kept here instead: the least recently
-used entry goes first once either bound is passed.
+shared (tokenizers trained here, a corpus's piece counts, a vocabulary's
+table) is kept here instead: the least recently used entry goes first once
+either bound is passed.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 
@@ -42,6 +43,15 @@ class SharedCache:
             self._bytes += size
             while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
                 self._bytes -= self._entries.popitem(last=False)[1][1]
+
+    def get_or_make(self, key: Hashable, make: Callable[[], Any], size_of: Callable[[Any], int]) -> Any:
+        """The value kept under `key`, made (and kept, if it fits) when there is none.
+        Two sessions asking at once may both make it; the later one is kept."""
+        value = self.get(key)
+        if value is None:
+            value = make()
+            self.put(key, value, size_of(value))
+        return value
 
     @property
     def size(self) -> tuple[int, int]:

@@ -94,7 +94,7 @@ class TrainedTokenizer:
 # ------------------------------------------------------------ cached training
 
 
-@st.cache_resource(show_spinner="Loading the vocabulary…")
+@st.cache_resource(max_entries=len(BUNDLED_ENCODINGS), show_spinner="Loading the vocabulary…")
 def _loaded_encoding(name: str) -> Tokenizer:
     return load_encoding(name)
 
@@ -126,7 +126,7 @@ def loadable_encodings(names) -> list[str]:
 STARTER_RECIPE = dict(vocab_size=1_000, pattern="cl100k")  # on the English sample
 
 
-@st.cache_resource(show_spinner="Training a small tokenizer on the English sample…")
+@st.cache_resource(max_entries=1, show_spinner="Training a small tokenizer on the English sample…")
 def starter_tokenizer() -> Tokenizer:
     """A tokenizer trained here at start-up, so every page has one to show."""
     return train(catalog()["english_prose"].load(), **STARTER_RECIPE)
@@ -160,7 +160,9 @@ def train_on(corpus, **settings) -> Tokenizer:
         st.button("Cancel training", key=f"cancel_{key[0][:16]}", on_click=_cancel, args=(key,))
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
-        bar.progress(min(done / max(total, 1), 1.0), text=f"Training… {done:,} / {total:,} merges")
+        bar.progress(min(done / max(total, 1), 1.0),
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus, "
+                     "or waiting while other visitors' training uses every core)")
 
     try:
         tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)

@@ -12,6 +12,7 @@ import streamlit as st
 
 from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
+from bpe_core.budgeted_encoding import encode_within_budget
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import token_html
 from bpe_core.formats import tokenizer_from_file
@@ -101,7 +102,8 @@ def shared_text(label: str = "Text", height: int = 160) -> str:
     if len(text) > MAX_TEXT_CHARS:
         st.warning(
             f"This text has {len(text):,} characters; the views below use the first {MAX_TEXT_CHARS:,} "
-            "to stay responsive. To train on a long text, use the Train page's upload."
+            "to stay responsive. To train on a long text, use the Train page's upload; to encode all of it, "
+            "the command line (`python -m bpe_core encode --encoding cl100k_base FILE`)."
         )
         return text[:MAX_TEXT_CHARS]
     return text
@@ -167,16 +169,29 @@ def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
 
 
 def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None) -> list:
-    """Token spans for the view: special-token text becomes the special token
-    only when allowed, and is otherwise plain text (never an error). A custom
-    split pattern that backtracks too long on this text is explained, and
-    the view is left empty."""
+    """Token spans for the view (see `view_of`)."""
+    return view_of(tokenizer, text, allow_special=allow_special, step=step)[1]
+
+
+def view_of(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None) -> tuple[str, list]:
+    """The text a view shows and its token spans: special-token text becomes
+    the special token only when allowed, and is otherwise plain text (never
+    an error). A view has a budget (see `bpe_core.budgeted_encoding`): past
+    it, the view shows a prefix and says so, and how to encode it all. A
+    custom split pattern that backtracks too long is explained, and the view
+    is left empty."""
     allowed = "all" if allow_special else frozenset()
     try:
-        return tokenizer.encode_with_offsets(text, allowed_special=allowed, disallowed_special=(), step=step)
+        view = encode_within_budget(tokenizer, text, allowed_special=allowed, step=step)
     except PatternError as error:
         st.error(f"{markdown_literal(tokenizer.name)} cannot split this text: {markdown_literal(str(error))}")
-        return []
+        return text, []
+    if view.left_out:
+        st.warning(
+            f"{view.left_out} To encode all of it, use the command line: `python -m bpe_core encode "
+            "--encoding cl100k_base FILE`, or `--tokenizer tok.json FILE` with a tokenizer downloaded from Train."
+        )
+    return view.text, view.spans
 
 
 def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:
@@ -213,7 +228,7 @@ def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: boo
     returns the text and its token spans."""
     text = shared_text(label, height)
     special_token_notice(text, [tokenizer], allow_special)
-    spans = encode_for_view(tokenizer, text, allow_special=allow_special)
+    text, spans = view_of(tokenizer, text, allow_special=allow_special)
     show_counts(text, spans)
     show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)
     return text, spans

@@ -122,6 +122,7 @@ def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
     assert code == 1 and "trains on text, not counts" in err
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_the_page_shows_three_splits_and_their_numbers():
     at = open_page("pages/algorithms.py")
     assert not at.exception

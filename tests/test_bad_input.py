@@ -63,6 +63,7 @@ def test_a_pasted_text_over_the_limit_points_to_the_upload(trained_page):
     assert len(trained_page.text_area(key="train_text").value) == 1_000_005  # the paste itself is kept
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 @pytest.mark.parametrize(
     "pattern, message",
     [
@@ -124,6 +125,7 @@ def test_cli_truncated_tokenizer_file(tmp_path):
 # (test_files_and_exports, test_pages, test_loaders).
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 @pytest.mark.usefixtures("quick_regex_deadlines")
 def test_a_custom_pattern_that_times_out_on_typed_text_is_explained(trained_page):
     # Quick on the corpus and on the sample every pattern is tried on first;

@@ -192,6 +192,7 @@ def test_a_search_regex_is_held_to_the_same_bounds():
         compile_untrusted(r"(?R)?a")
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 @pytest.mark.parametrize("pattern, message", [(r"(?R)?a", "recursively"), (r"(?:a{65535}){65535}", "MB to compile")])
 def test_the_train_page_refuses_them_and_keeps_its_tokenizer(pattern, message):
     at = open_page("pages/train.py")
@@ -349,6 +350,7 @@ def test_an_exception_in_progress_stops_the_job_at_once():
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch):
     import threading
 

@@ -64,6 +64,7 @@ def change(at: AppTest, widget, value) -> AppTest:
 # ---------------------------------------------------------------- the tax
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_the_table_shows_every_openai_and_zoo_tokenizers_premiums_by_their_own_libraries():
     at = open_page()
     assert at.multiselect(key="tax_tokenizers").value == EVERY
@@ -240,6 +241,7 @@ def test_a_custom_mix_needs_a_language_and_emphasises_one():
 # --------------------------------------------------- the parity experiment
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
     at = open_page()
     change(at, at.multiselect(key="tax_tokenizers"), ["gpt2"])

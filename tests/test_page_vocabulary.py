@@ -57,6 +57,7 @@ def test_filter_tokens_that_are_not_utf8():
     assert table["id"].tolist() == [token_id for token_id in range(reference.n_vocab) if not decodes_alone(reference, token_id)]
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_bad_regex_is_a_message_not_a_traceback():
     at = pick(open_page(), "gpt2")
     at.text_input(key="vocab_regex").input("(unclosed").run()
@@ -87,6 +88,7 @@ def test_a_link_reproduces_the_view():
     assert "20 74 68 65" in [code.value for code in at.code]  # " the", token 262, in hex
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_unknown_id_in_detail_is_a_message():
     at = pick(open_page(), "gpt2")
     at.number_input(key="vocab_detail").set_value(60_000).run()

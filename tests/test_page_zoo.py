@@ -62,6 +62,7 @@ def test_home_and_inspect_count_the_makers_tokens(name):
         assert len(re.findall(r'class="bpe-tok', all_html(at))) == expected
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 @pytest.mark.parametrize("name", EVERY)
 def test_the_vocabulary_lists_every_token(name):
     at = on_page("pages/vocabulary.py", "vocab_tokenizer", name)

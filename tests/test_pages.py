@@ -117,6 +117,7 @@ def test_a_link_past_the_last_merge_opens_at_the_last(expected_trace):
     assert view["step"] == len(expected_trace)
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_bad_settings_explain_and_keep_the_previous_tokenizer():
     at = open_page("pages/train.py")
     before = at.session_state["trained"].tokenizer
@@ -133,6 +134,7 @@ def test_bad_settings_explain_and_keep_the_previous_tokenizer():
     assert not at.exception
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_textbook_word_counts_show_each_word_with_its_count():
     at = open_page("pages/train.py")
     at.selectbox(key="train_sample").set_value("textbook_word_counts").run()
@@ -144,6 +146,7 @@ def test_textbook_word_counts_show_each_word_with_its_count():
     assert at.session_state["trained"].tokenizer.trace[0].token == "es"
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_pasted_corpus_and_try_it_box():
     at = open_page("pages/train.py")
     at.segmented_control(key="train_source").set_value("Paste").run()

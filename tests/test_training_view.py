@@ -51,6 +51,7 @@ def test_a_long_piece_keeps_one_history_per_final_token():
     assert all(versions[0][0] == 0 and len(versions[-1][1]) == 1 for versions in histories)
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_leading_pairs_by_replay_equal_a_fresh_count_at_every_step(trained):
     pieces = count_pieces(TEXT, trained.pattern, ())
     steps = range(0, len(trained.merges) + 1)

@@ -273,6 +273,7 @@ def test_search_by_text_finds_stray_bytes(cl100k):
     assert len(found) > 0 and not found["valid_utf8"].any()
 
 
+@pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_search_by_regex_uses_the_tokens_own_text(gpt2):
     found = search(gpt2, regex=r"^ \d{3}$")
     assert len(found) > 100

@@ -159,6 +159,7 @@ def main() -> None:
             bare_page = browser.new_page()
             bare_page.goto(bare_server.url)
             bare_page.get_by_text("Clicked 0 times").wait_for()
+            bare_page.locator(".st-key-count button").wait_for()
             reruns = [change_time(bare_page, '[data-testid="stMarkdownContainer"] >> nth=-1',
                                   '.st-key-count button') for _ in range(30)]
             print("A step (key press to 'Merge N of M' changed) vs a bare button rerun (click to text changed):")

@@ -32,7 +32,7 @@ from pages.common.tokenizers import (
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
-from pages.common.stepper import linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import as_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
@@ -210,7 +210,7 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 
 @st.cache_resource(max_entries=16, show_spinner="Preparing the steps…")  # read-only: shared, never copied
 def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
-                  _pieces: dict[str, int]) -> dict:
+                  _pieces: dict[str, int]) -> str:
     """Everything the step control shows for steps `first_step` to
     `last_step` (see bpe_core.analysis.training_view), once per tokenizer
     and span."""
@@ -235,7 +235,7 @@ def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_ste
         tokenizer, text, pieces, leading_pairs(tokenizer, counted, steps), steps,
         corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
     )
-    return {**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note}
+    return as_view({**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note})
 
 
 def opening_of(trained: TrainedTokenizer) -> int:

@@ -57,7 +57,10 @@ def component_data(at: AppTest, name: str = STEPPER) -> dict:
 
     for element in at.main:
         if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == name:
-            return json.loads(element.proto.json)
+            data = json.loads(element.proto.json)
+            if "view" in data:  # the step control's view travels as JSON text of its own
+                data.update(json.loads(data.pop("view")))
+            return data
     raise AssertionError(f"no {name} component on the page")
 
 

@@ -36,7 +36,9 @@ class Stepper {
     this.tell = setStateValue;
     if (this.data && this.data.viewKey === data.viewKey) return;
     if (this.view && this.view.detach) this.view.detach();
-    this.data = data;
+    const { view, ...settings } = data;
+    this.data = { ...JSON.parse(view), ...settings };
+    data = this.data;
     this.view = data.kind === "training" ? new TrainingView(this.root, data) : new FramesView(this.root, data);
     if (this.step === null || !this.holds(this.step)) this.step = data.step;
     this.speed = data.speeds.includes(data.speed) ? data.speed : 1;

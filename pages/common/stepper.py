@@ -11,6 +11,7 @@ step leaves the span held.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -51,16 +52,24 @@ _STEPPER = st.components.v2.component(
 )
 
 
-def stepper(view: dict, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
+def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
             speed_param: str | None = None, steps: range, playable: bool = False) -> None:
     """Mount the step control over `view` (the data of a training view, or
-    frames), holding `steps`; `view_key` names that data (the browser keeps
-    what it shows while it gets the same view again, at whatever step);
-    `param` (and `speed_param`) are the link's names for the step (and the
-    speed)."""
-    data = {**view, "viewKey": view_key, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start,
+    frames, as JSON: see `as_view`), holding `steps`; `view_key` names that
+    data (the browser keeps what it shows while it gets the same view again,
+    at whatever step); `param` (and `speed_param`) are the link's names for
+    the step (and the speed)."""
+    data = {"view": view, "viewKey": view_key, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start,
             "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
     _STEPPER(data=data, key=key, on_position_change=lambda: None)
+
+
+def as_view(view: dict) -> str:
+    """A view's data as the JSON text the step control takes. Kept in a cache
+    as text, a view of a thousand steps is one object, not tens of
+    thousands of lists: the garbage collector, which Streamlit runs after
+    every script run, need not walk it, and no rerun encodes it again."""
+    return json.dumps(view, separators=(",", ":"), ensure_ascii=False)
 
 
 def told_position(key: str) -> tuple[int, float] | None:

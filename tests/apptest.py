@@ -80,7 +80,7 @@ def training_text_at(view: dict, step: int) -> str:
         for from_step, index in versions:
             if from_step <= step:
                 fragment = index
-        parts.append(view["fragments"][fragment])
+        parts.extend(view["fragments"][part] for part in fragment)
     return "".join(parts)
 
 

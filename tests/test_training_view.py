@@ -11,6 +11,7 @@ from bpe_core.analysis.training_view import held_steps, leading_pairs, piece_ver
 from bpe_core.corpus import corpus_size, count_pieces
 from bpe_core.drawing.training_view import training_view_data
 from bpe_core.samples import catalog
+from tests.apptest import training_text_at
 from tests.test_render import visible_text
 
 TEXT = catalog()["english_prose"].load()[:60_000]
@@ -90,12 +91,27 @@ def test_the_browsers_data_holds_every_step_and_escapes_every_text(trained):
     assert all(str(token_id) in json.dumps(view["labels"]) for token_id in merge.pair)
     drawn = "".join(view["fragments"])
     assert "<b>" not in drawn and "&lt;" in drawn and "&gt;" in drawn
-    text_at_end = "".join(
-        view["fragments"][next(index for step, index in reversed(versions) if step <= len(trained.merges))]
-        for _, _, versions in view["stretches"]
-    )
+    text_at_end = training_text_at(view, len(trained.merges))
     assert visible_text(text_at_end) == window.replace(" ", "·").replace("\n", "↵\n")
     assert view["curve"][0] == [0, size_bytes] and view["curve"][-1] == [len(trained.trace), trained.trace[-1].corpus_tokens]
+
+
+def test_a_long_tokens_versions_share_the_markup_of_what_each_merge_left_alone():
+    # Each merge below grows a word by one letter, so a word of n letters has
+    # n versions of up to n units: drawn whole, its markup would grow with n².
+    def markup_size(word):
+        text = (word + " ") * 50
+        window = text[: 4 * len(word + " ")]
+        tokenizer = train(text, num_merges=len(word) - 1, pattern="gpt2")
+        assert tokenizer.encode(word) == [tokenizer.n_vocab - 1]
+        steps = range(0, len(word))
+        view = training_view_data(tokenizer, window, window_pieces(tokenizer, window),
+                                  leading_pairs(tokenizer, {word: 50}, steps), steps, corpus_bytes=1, corpus_chars=1)
+        assert visible_text(training_text_at(view, steps[-1])) == window.replace(" ", "·")
+        assert visible_text(training_text_at(view, 0)) == window.replace(" ", "·")
+        return len("".join(view["fragments"]))
+
+    assert markup_size("abcdefghijklmnopqrstuvwxyzABCDEF") < 2.5 * markup_size("abcdefghijklmnop")
 
 
 def test_a_word_list_shows_each_word_with_its_count():

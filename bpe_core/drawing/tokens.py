@@ -234,7 +234,7 @@ def token_html(
     shown = spans if max_tokens is None or len(spans) <= max_tokens else spans[:max_tokens]
     view = _View(data, cards or {}, frozenset(special_ids), frozenset(highlight_ids), show_ids, colour_by, pieces)
     body = view.dropped(0, shown[0].start) if shown and shown[0].start else ""
-    body += view.body(list(_units(data, shown)))
+    body += "".join(view.parts(list(_units(data, shown))))
     if len(shown) < len(spans):
         body += f'<span class="bpe-more"> … and {len(spans) - len(shown):,} more tokens</span>'
     elif shown and shown[-1].end < len(data):
@@ -245,13 +245,17 @@ def token_html(
     return f'{TOKEN_CSS}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
 
 
-def token_markup(data: bytes, spans: Sequence[TokenSpan], *, special_ids: Collection[int] = ()) -> str:
+def token_markup(data: bytes, spans: Sequence[TokenSpan], *, special_ids: Collection[int] = ()) -> list[str]:
     """The tokens `spans` of the UTF-8 text `data` (and text dropped between
     them), coloured by id, unnumbered and without their cards: a stretch of
     a larger view put together elsewhere (see `drawing.training_view`),
-    which gives each token its card by its `data-id` when it is shown."""
+    which gives each token its card by its `data-id` when it is shown.
+
+    The markup comes in parts, one per unit drawn (a token, or the tokens
+    sharing a character), which join into the stretch: a merge redraws one
+    unit of a long stretch, so its versions can share the others."""
     view = _View(data, None, frozenset(special_ids), frozenset(), False, "id", False, numbered=False)
-    return view.body(list(_units(data, spans)))
+    return view.parts(list(_units(data, spans)))
 
 
 def dropped_markup(dropped: bytes) -> str:
@@ -296,21 +300,21 @@ class _View:
     pieces: bool
     numbered: bool = True  # cards say "token 12"; stretches drawn for a larger view cannot know
 
-    def body(self, units: list[_Unit]) -> str:
-        """Units in order: right-to-left runs isolated, and a break
-        opportunity wherever the text itself could break a line."""
+    def parts(self, units: list[_Unit]) -> list[str]:
+        """Units in order, one part each: right-to-left runs isolated, and a
+        break opportunity wherever the text itself could break a line."""
         texts = [self.data[unit.start : unit.end].decode("utf-8", errors="replace") for unit in units]
         rtl, breaks = flow(texts)
         parts = []
         for index, (unit, text) in enumerate(zip(units, texts)):
-            if breaks[index]:
-                parts.append("<wbr>")
+            part = "<wbr>" if breaks[index] else ""
             if rtl[index] and (index == 0 or not rtl[index - 1]):
-                parts.append('<span class="bpe-rtl" dir="rtl">')
-            parts.append(self.dropped(unit.start, unit.end) if unit.dropped else self.unit(unit, text))
+                part += '<span class="bpe-rtl" dir="rtl">'
+            part += self.dropped(unit.start, unit.end) if unit.dropped else self.unit(unit, text)
             if rtl[index] and (index + 1 == len(units) or not rtl[index + 1]):
-                parts.append("</span>")
-        return "".join(parts)
+                part += "</span>"
+            parts.append(part)
+        return parts
 
     def dropped(self, start: int, end: int) -> str:
         return dropped_markup(self.data[start:end])

@@ -3,9 +3,10 @@ on its own: JSON-ready, with every piece of text already escaped HTML.
 
 A span of steps is held at once (see `analysis.training_view`): for each
 step its merge, the corpus's length and the leading pairs; the shown text
-as stretches, each with its HTML after every merge that changed it; the
-labels and colours of every token these mention; and the curve of the
-corpus's length over the whole run. The browser's part (pages/common/
+as stretches, each with its HTML after every merge that changed it (made
+of fragments that its versions share); the labels and colours of every
+token these mention; and the curve of the corpus's length over the whole
+run. The browser's part (pages/common/
 stepper.js) only picks and joins.
 """
 
@@ -51,17 +52,17 @@ def training_view_data(
         | {pair_id for ranking in leading_pairs for pair, _ in ranking for pair_id in pair}
         | {tokenizer.first_merge_id + step - 1 for step in range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)}
     )
-    fragments: dict[str, int] = {}  # HTML -> index: equal stretches (" the" ...) are sent once
+    fragments: dict[str, int] = {}  # HTML -> index: equal markup (" the", a unit a merge left alone) is sent once
     special_ids = set(tokenizer.special_tokens.values())
 
-    def fragment(piece: WindowPiece, tokens) -> int:
+    def fragment(piece: WindowPiece, tokens) -> list[int]:
         if piece.versions:
-            markup = token_markup(data, tokens, special_ids=special_ids)
+            parts = token_markup(data, tokens, special_ids=special_ids)
         elif words:  # a word's count
-            markup = f'<span class="trn-count">{html.escape(data[piece.start : piece.end].decode("utf-8"))}</span>'
+            parts = [f'<span class="trn-count">{html.escape(data[piece.start : piece.end].decode("utf-8"))}</span>']
         else:  # text the split pattern drops: struck through at every step
-            markup = dropped_markup(data[piece.start : piece.end])
-        return fragments.setdefault(markup, len(fragments))
+            parts = [dropped_markup(data[piece.start : piece.end])]
+        return [fragments.setdefault(part, len(fragments)) for part in parts]
 
     texts = [data[piece.start : piece.end].decode("utf-8", errors="replace") for piece in pieces]
     rtl, breaks = flow(texts)
@@ -98,9 +99,10 @@ def _merge_row(step) -> list[int]:
     return [left, right, step.new_id, step.count, step.corpus_tokens]
 
 
-def _held_versions(piece: WindowPiece, steps: range, fragment) -> list[list[int]]:
-    """[from step, fragment] for the versions of `piece` that some step in
-    `steps` shows: the one in force at the first step, and those after."""
+def _held_versions(piece: WindowPiece, steps: range, fragment) -> list[list]:
+    """[from step, fragments] for the versions of `piece` that some step in
+    `steps` shows: the one in force at the first step, and those after.
+    A version's markup is its fragments joined."""
     if not piece.versions:
         return [[0, fragment(piece, ())]]
     held = [(from_step, tokens) for from_step, tokens in piece.versions if from_step < steps.stop]

@@ -257,7 +257,7 @@ class TrainingView {
       let fragment = versions[0][1];
       for (const [fromStep, version] of versions) if (fromStep <= step) fragment = version;
       if (this.shown[index] !== fragment) {
-        this.boxes[index].innerHTML = this.data.fragments[fragment];
+        this.boxes[index].innerHTML = fragment.map((part) => this.data.fragments[part]).join("");
         this.shown[index] = fragment;
       }
     });

@@ -22,17 +22,12 @@ from pages.common.names import TRAINED
 from pages.common.navigation import page_header
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
-    TRAINING_BUDGET,
-    Recipe,
-    TrainedTokenizer,
-    TrainingCancelled,
-    session_trained,
-    train_on,
+    TRAINING_BUDGET, Recipe, TrainedTokenizer, TrainingCancelled, session_trained, train_on, training_key,
 )
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
-from pages.common.stepper import as_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import as_view, kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
@@ -171,7 +166,8 @@ def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: 
     except ValueError as error:  # includes PatternError
         st.error(f"Cannot train with these settings: {markdown_literal(str(error))}")
     else:
-        st.session_state[TRAINED] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings))
+        st.session_state[TRAINED] = TrainedTokenizer(tokenizer, corpus, label, recipe_for(corpus, sample_id, settings),
+                                                     training_key(corpus, settings))
         if tokenizer.stop_reason and "time allowed" in tokenizer.stop_reason:
             st.warning(
                 f"Training stopped when the {TRAINING_BUDGET.seconds:g} s the app allows one job ran out: "
@@ -266,8 +262,8 @@ def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
         step = min(step, total)
         steps = held_steps(step, total)
         view_key = f"{tokenizer.fingerprint}:{corpus_fingerprint(trained.corpus)}:{steps.start}"
-        view = training_view(tokenizer.fingerprint, corpus_fingerprint(trained.corpus), steps.start, steps[-1],
-                             trained, pieces)
+        view = kept_view(STEPPER_KEY, view_key, lambda: training_view(
+            tokenizer.fingerprint, corpus_fingerprint(trained.corpus), steps.start, steps[-1], trained, pieces))
         stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
                 speed_param=SPEED_PARAM, steps=steps, playable=True)
         # The browser moved the address bar's step itself; the server's copy follows.

@@ -107,6 +107,29 @@ def test_a_step_the_browser_tells_moves_the_link_and_the_try_it_box(expected_tra
     assert "train_step" not in at.query_params  # step 0 is the default: the link stays short
 
 
+def test_a_session_keeps_its_tokenizer_and_view_when_other_visitors_push_them_out_of_the_shared_caches(monkeypatch):
+    import streamlit as st
+
+    import bpe_core.drawing.training_view
+    import pages.common.tokenizers
+    from pages.common.shared_cache import SharedCache
+
+    at = open_page("pages/train.py")
+    shown = component_data(at)
+
+    def made_again(*args, **kwargs):
+        raise AssertionError("made again")
+
+    # As after a wave of visitors: the shared caches hold none of this session's work.
+    monkeypatch.setattr(pages.common.tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=1, max_bytes=1))
+    st.cache_resource.clear()
+    monkeypatch.setattr(pages.common.tokenizers, "train_within_budget", made_again)
+    monkeypatch.setattr(bpe_core.drawing.training_view, "training_view_data", made_again)
+    tell_position(at, "train_stepper", 3)
+    assert not at.exception
+    assert component_data(at)["step"] == 3 and component_data(at)["merges"] == shown["merges"]
+
+
 @pytest.mark.parametrize("asked", ["-1", "3.5", "Infinity", "1e309", "9" * 5000, "x"])
 def test_a_link_with_an_impossible_step_opens_at_step_0(asked):
     assert component_data(open_page("pages/train.py", query={"train_step": asked}))["step"] == 0

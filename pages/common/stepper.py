@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -70,6 +71,17 @@ def as_view(view: dict) -> str:
     thousands of lists: the garbage collector, which Streamlit runs after
     every script run, need not walk it, and no rerun encodes it again."""
     return json.dumps(view, separators=(",", ":"), ensure_ascii=False)
+
+
+def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
+    """The view named `view_key` for the control under `key`, made once and
+    kept in the session: a view cached for every session may be let go
+    while many visitors come, and a step must not wait for it to be made
+    again. A session keeps only the view it shows."""
+    kept = st.session_state.get(f"{key}_view")
+    if kept is None or kept[0] != view_key:
+        kept = st.session_state[f"{key}_view"] = (view_key, make())
+    return kept[1]
 
 
 def told_position(key: str) -> tuple[int, float] | None:

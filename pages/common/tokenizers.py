@@ -89,6 +89,7 @@ class TrainedTokenizer:
     corpus: str | dict[str, int]  # what it was trained on
     corpus_label: str  # the same, in a few words for captions
     recipe: Recipe | None = None  # None when a link cannot rebuild it (an upload, long text)
+    training_key: tuple | None = None  # the corpus and settings it was trained with (see `training_key`)
 
 
 # ------------------------------------------------------------ cached training
@@ -144,11 +145,22 @@ class TrainingCancelled(ValueError):
     """The user stopped this training; it is not started again until the corpus or a setting changes."""
 
 
+def training_key(corpus, settings: dict) -> tuple:
+    """What names one training: the corpus's digest and the settings."""
+    return corpus_fingerprint(corpus), tuple(sorted(settings.items()))
+
+
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
     session: in a worker process within TRAINING_BUDGET, with a progress bar
-    and a Cancel button. Bad settings raise train's ValueError."""
-    key = (corpus_fingerprint(corpus), tuple(sorted(settings.items())))
+    and a Cancel button. Bad settings raise train's ValueError.
+
+    The session's own tokenizer is kept in the session: when many visitors
+    have pushed it out of the shared cache, it is not trained again."""
+    key = training_key(corpus, settings)
+    kept = session_trained()
+    if kept is not None and kept.training_key == key:
+        return kept.tokenizer
     tokenizer = TRAINED_TOKENIZERS.get(key)
     if tokenizer is not None:
         return tokenizer
@@ -183,11 +195,9 @@ def approximate_size(tokenizer: Tokenizer) -> int:
 
 def train_from_recipe(recipe: Recipe) -> TrainedTokenizer:
     corpus = recipe.corpus()
-    tokenizer = train_on(
-        corpus, vocab_size=recipe.vocab_size, pattern=recipe.pattern, units=recipe.units,
-        special_tokens=recipe.special_tokens,
-    )
-    return TrainedTokenizer(tokenizer, corpus, recipe.label(), recipe)
+    settings = dict(vocab_size=recipe.vocab_size, pattern=recipe.pattern, units=recipe.units,
+                    special_tokens=recipe.special_tokens)
+    return TrainedTokenizer(train_on(corpus, **settings), corpus, recipe.label(), recipe, training_key(corpus, settings))
 
 
 # ------------------------------------------------------------- the session

@@ -46,6 +46,8 @@ TRAINED_COLOUR = "#222"  # the experiment's own tokenizer stands out from the pa
 # twice as expensive is as far from white as half as expensive.
 HEATMAP_COLOURS = "RdBu_r"
 PREMIUM_TICKS = [0.25, 0.5, 1, 2, 4, 8, 16, 32]
+# A language's dot on a premium chart: its name, the tokenizer (meta), the premium and the tokens.
+PREMIUM_HOVER = "<b>%{y}</b>, %{meta}<br>premium %{x:.2f}×<br>%{customdata:,} tokens<extra></extra>"
 # Fertility and the share of words split have no middle: light is good, dark
 # is costly (ColorBrewer's sequential YlOrRd, readable by colour-blind readers).
 SEQUENTIAL_COLOURS = "YlOrRd"
@@ -358,24 +360,30 @@ def experiment_figure(
                 ),
                 customdata=[by_code[code].cost.tokens for code in order],
                 meta=html.escape(tokenizer),
-                hovertemplate="<b>%{y}</b>, %{meta}<br>premium %{x:.2f}×<br>%{customdata:,} tokens<extra></extra>",
+                hovertemplate=PREMIUM_HOVER,
             )
         )
-    _mark_base(figure, languages[base_code].name, log_axis=True)
+    _lay_out_premium_rows(figure, labels, languages[base_code].name)
+    return figure
+
+
+def _lay_out_premium_rows(figure: go.Figure, rows: Sequence[str], base_name: str) -> None:
+    """One row per language (`rows`, top to bottom), premiums along a log
+    axis on top, the base language marked at 1.0."""
+    _mark_base(figure, base_name, log_axis=True)
     figure.update_layout(
-        height=140 + 26 * len(order),
+        height=140 + 26 * len(rows),
         font=dict(size=FONT_SIZE),
         hoverlabel=dict(font_size=TICK_FONT_SIZE),
         margin=dict(l=10, r=10, t=110, b=10),
         legend=LEGEND_ON_TOP,
         xaxis=dict(
-            title=dict(text=f"Tokens relative to {languages[base_code].name} on held-out sentences (log scale)"),
+            title=dict(text=f"Tokens relative to {base_name} on held-out sentences (log scale)"),
             type="log", tickvals=PREMIUM_TICKS, ticktext=[f"{tick:g}×" for tick in PREMIUM_TICKS], side="top",
         ),
-        yaxis=dict(categoryorder="array", categoryarray=labels, autorange="reversed",
+        yaxis=dict(categoryorder="array", categoryarray=list(rows), autorange="reversed",
                    tickfont=dict(size=TICK_FONT_SIZE), showgrid=True),
     )
-    return figure
 
 
 def _mark_base(figure: go.Figure, base_name: str, log_axis: bool) -> None:
@@ -434,22 +442,9 @@ def parity_figure(experiment: ParityExperiment, languages: Mapping[str, Language
             x=[getattr(row, side).premium for row in rows], y=names, mode="markers", name=label,
             marker=dict(symbol=symbol, size=13, color=colour, line=dict(color="#333", width=1)),
             customdata=[getattr(row, side).cost.tokens for row in rows], meta=label,
-            hovertemplate="<b>%{y}</b>, %{meta}<br>premium %{x:.2f}×<br>%{customdata:,} tokens<extra></extra>",
+            hovertemplate=PREMIUM_HOVER,
         ))
-    _mark_base(figure, languages[base_code].name, log_axis=True)
-    figure.update_layout(
-        height=140 + 26 * len(rows),
-        font=dict(size=FONT_SIZE),
-        hoverlabel=dict(font_size=TICK_FONT_SIZE),
-        margin=dict(l=10, r=10, t=110, b=10),
-        legend=LEGEND_ON_TOP,
-        xaxis=dict(
-            title=dict(text=f"Tokens relative to {languages[base_code].name} on held-out sentences (log scale)"),
-            type="log", tickvals=PREMIUM_TICKS, ticktext=[f"{tick:g}×" for tick in PREMIUM_TICKS], side="top",
-        ),
-        yaxis=dict(categoryorder="array", categoryarray=names, autorange="reversed",
-                   tickfont=dict(size=TICK_FONT_SIZE), showgrid=True),
-    )
+    _lay_out_premium_rows(figure, names, languages[base_code].name)
     return figure
 
 

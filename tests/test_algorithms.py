@@ -58,10 +58,11 @@ def test_spans_are_hugging_faces_tokens_at_their_places_in_the_text():
 
 def test_measures_count_tokens_words_and_what_is_lost():
     for algorithm, tokenizer in three().items():
-        cost = measure_algorithm(algorithm, tokenizer, TEXT)
+        measured = measure_algorithm(algorithm, tokenizer, TEXT)
+        cost = measured.cost
         assert cost.tokens == len(tokenizer.encode(TEXT, disallowed_special=()))
         assert cost.words == count_words(TEXT) and cost.fertility == cost.tokens / cost.words
-        assert cost.n_vocab == tokenizer.n_vocab
+        assert measured.n_vocab == tokenizer.n_vocab
     bpe, wordpiece, unigram = (measure_algorithm(name, three()[name], TEXT) for name in ALGORITHMS)
     assert (bpe.unknown_tokens, bpe.unknown_chars, bpe.round_trip) == (0, 0, True)  # every byte has a token
     assert "naïve" in unknown_stretches(three()["wordpiece"], TEXT) and not wordpiece.round_trip

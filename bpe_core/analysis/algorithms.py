@@ -32,8 +32,7 @@ from ..hf_trainers import HFTokenizer, train_unigram, train_wordpiece
 from ..samples import SAMPLES_DIR, catalog
 from ..tokenizer import Tokenizer
 from .compression import HELD_OUT_FRACTION, split_held_out
-from .tax import HELD_OUT_LINES, TRAINING_LINES, languages, parallel_text
-from .words import count_words, split_words
+from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, languages, parallel_text
 
 ALGORITHMS = {
     "bpe": "BPE (this engine)",
@@ -95,34 +94,15 @@ def train_rival(algorithm: str, training_text: str, vocab_size: int) -> HFTokeni
 
 @dataclass(frozen=True)
 class AlgorithmCost:
-    """One algorithm's tokenizer on one text."""
+    """One algorithm's tokenizer on one text: what the text costs (tokens,
+    compression, fertility), and what it loses."""
 
     algorithm: str
     n_vocab: int
-    tokens: int
-    bytes: int
-    chars: int
-    words: int
-    split_words: int
+    cost: Cost
     unknown_tokens: int  # "[UNK]" or "<unk>": text the vocabulary cannot spell
     unknown_chars: int  # the characters those stand for, lost
     round_trip: bool  # whether decoding gives the text back exactly
-
-    @property
-    def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens if self.tokens else 0.0
-
-    @property
-    def chars_per_token(self) -> float:
-        return self.chars / self.tokens if self.tokens else 0.0
-
-    @property
-    def fertility(self) -> float | None:
-        return self.tokens / self.words if self.words else None
-
-    @property
-    def split_share(self) -> float | None:
-        return self.split_words / self.words if self.words else None
 
 
 def measure_algorithm(algorithm: str, tokenizer: Tokenizer | HFTokenizer, text: str,
@@ -133,11 +113,7 @@ def measure_algorithm(algorithm: str, tokenizer: Tokenizer | HFTokenizer, text: 
     return AlgorithmCost(
         algorithm=algorithm,
         n_vocab=tokenizer.n_vocab,
-        tokens=len(spans),
-        bytes=len(data),
-        chars=len(text),
-        words=count_words(text, language),
-        split_words=split_words(text, spans, language),
+        cost=cost_of_spans(text, spans, language),
         unknown_tokens=len(unknown),
         unknown_chars=sum(len(data[span.start:span.end].decode("utf-8", "replace")) for span in unknown),
         round_trip=tokenizer.decode([span.id for span in spans]) == text,

@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import csv
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..hf_trainers import HFTokenizer, train_byte_bpe, train_parity_bpe
 from ..samples import SAMPLES_DIR
-from ..tokenizer import Tokenizer
+from ..tokenizer import Tokenizer, TokenSpan
 from .words import count_words, split_words
 
 PARALLEL_DIR = SAMPLES_DIR / "parallel"
@@ -95,11 +95,11 @@ class Cost:
 
     @property
     def bytes_per_token(self) -> float:
-        return self.bytes / self.tokens
+        return self.bytes / self.tokens if self.tokens else 0.0
 
     @property
     def chars_per_token(self) -> float:
-        return self.chars / self.tokens
+        return self.chars / self.tokens if self.tokens else 0.0
 
     @property
     def fertility(self) -> float | None:
@@ -116,7 +116,11 @@ def measure(tokenizer: Tokenizer, text: str, language: str = "en") -> Cost:
     """Token, byte, character and word counts of `text` under `tokenizer`,
     and how many words take more than one token. `language` is the text's
     (an ICU locale). Special-token strings in the text are plain text."""
-    spans = tokenizer.encode_with_offsets(text, disallowed_special=())
+    return cost_of_spans(text, tokenizer.encode_with_offsets(text, disallowed_special=()), language)
+
+
+def cost_of_spans(text: str, spans: Sequence[TokenSpan], language: str = "en") -> Cost:
+    """`measure`, given the tokens' spans already (from `encode_with_offsets`)."""
     return Cost(
         tokens=len(spans),
         bytes=len(text.encode("utf-8")),

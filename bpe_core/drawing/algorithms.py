@@ -25,11 +25,11 @@ def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
         {
             "algorithm": ALGORITHMS[cost.algorithm],
             "vocabulary": cost.n_vocab,
-            "tokens": cost.tokens,
-            "bytes per token": cost.bytes_per_token,
-            "chars per token": cost.chars_per_token,
-            "tokens per word": cost.fertility,
-            "words split": cost.split_share,
+            "tokens": cost.cost.tokens,
+            "bytes per token": cost.cost.bytes_per_token,
+            "chars per token": cost.cost.chars_per_token,
+            "tokens per word": cost.cost.fertility,
+            "words split": cost.cost.split_share,
             "unknown tokens": cost.unknown_tokens,
             "characters lost": cost.unknown_chars,
             "decodes to the text": cost.round_trip,
@@ -45,8 +45,8 @@ def algorithm_figure(costs: Sequence[AlgorithmCost]) -> go.Figure:
                                                            "Tokens per word (lower: fewer splits)"))
     names = [ALGORITHMS[cost.algorithm] for cost in costs]
     colours = [PALETTE[index % len(PALETTE)] for index in range(len(costs))]
-    for column, values, form in ((1, [cost.bytes_per_token for cost in costs], "%{y:.2f} bytes per token"),
-                                 (2, [cost.fertility or 0.0 for cost in costs], "%{y:.2f} tokens per word")):
+    for column, values, form in ((1, [cost.cost.bytes_per_token for cost in costs], "%{y:.2f} bytes per token"),
+                                 (2, [cost.cost.fertility or 0.0 for cost in costs], "%{y:.2f} tokens per word")):
         figure.add_trace(
             go.Bar(x=names, y=values, marker=dict(color=colours, line=dict(color="#333", width=0.5)),
                    text=[f"{value:.2f}" for value in values], textposition="outside",

@@ -249,8 +249,9 @@ def try_it(tokenizer, step: int) -> None:
     show_tokens(text, spans, tokenizer)
 
 
-def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
-    """The step control over the training run, and the try-it box that
+def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, int]) -> None:
+    """The step control over the training run (`corpus_key`: its corpus's
+    fingerprint; `pieces`: its piece counts), and the try-it box that
     follows the step the control last told."""
     tokenizer = trained.tokenizer
     total = len(tokenizer.trace)
@@ -261,9 +262,9 @@ def step_through(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
         step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
         step = min(step, total)
         steps = held_steps(step, total)
-        view_key = f"{tokenizer.fingerprint}:{corpus_fingerprint(trained.corpus)}:{steps.start}"
+        view_key = f"{tokenizer.fingerprint}:{corpus_key}:{steps.start}"
         view = kept_view(STEPPER_KEY, view_key, lambda: training_view(
-            tokenizer.fingerprint, corpus_fingerprint(trained.corpus), steps.start, steps[-1], trained, pieces))
+            tokenizer.fingerprint, corpus_key, steps.start, steps[-1], trained, pieces))
         stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
                 speed_param=SPEED_PARAM, steps=steps, playable=True)
         # The browser moved the address bar's step itself; the server's copy follows.
@@ -314,8 +315,7 @@ if trained is None:
 else:
     st.caption(trained_summary(trained))
     tokenizer = trained.tokenizer
-    pieces = corpus_pieces(
-        corpus_fingerprint(trained.corpus), trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens)
-    )
-    step_through(trained, pieces)
+    corpus_key = corpus_fingerprint(trained.corpus)
+    pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
+    step_through(trained, corpus_key, pieces)
     downloads(trained)

@@ -115,6 +115,7 @@ def connect(address: str) -> Iterator[distributed.Client]:
         raise ClusterError(f"{address} is not a Dask scheduler address such as tcp://10.0.0.5:8786 or local:4 ({error})") from None
     try:
         check_dask_versions(client)
+        check_workers(client)
         yield client
     finally:
         client.close()
@@ -138,6 +139,25 @@ def check_dask_versions(client: distributed.Client) -> None:
     problem = dask_version_problem(versions["client"], versions["scheduler"], versions["workers"])
     if problem:
         raise ClusterError(problem)
+
+
+def check_workers(client: distributed.Client) -> None:
+    """ClusterError unless there are workers, and each can load this
+    package and splits text as this machine does (`check_signature`; every
+    task checks again, for workers that join later)."""
+    try:
+        signatures = client.run(counting_signature)
+    except Exception as error:  # raised as it was on the worker: ModuleNotFoundError, most likely
+        said = " ".join(str(error).split())
+        raise ClusterError(f"a worker cannot load this package ({type(error).__name__}: {said}): start the "
+                           "scheduler and workers with this checkout on their PYTHONPATH and requirements-dask.txt "
+                           "installed") from None
+    if not signatures:
+        raise ClusterError("the scheduler has no workers to count with")
+    expected = counting_signature()
+    for worker, signature in signatures.items():
+        if signature != expected:
+            raise ClusterError(_other_counting(worker, signature, expected))
 
 
 def dask_version_problem(client: dict, scheduler: dict, workers: dict[str, dict]) -> str | None:
@@ -210,10 +230,11 @@ def _raise_clearly(future: distributed.Future) -> None:
     if isinstance(error, distributed.scheduler.KilledWorker):
         raise ClusterError(f"workers kept dying while counting ({error}); do they have the memory for "
                            f"{BLOCK_BYTES // 1_000_000} MB blocks?") from None
-    if isinstance(error, ImportError):
-        raise ClusterError(f"a worker cannot import this package ({error}): start the workers with this "
+    said = " ".join(str(error).split())  # Dask's messages run over several lines
+    if isinstance(error, ImportError) or "deserializ" in said:
+        raise ClusterError(f"the scheduler or a worker cannot load the tasks ({said}): start them with this "
                            "checkout on their PYTHONPATH and requirements-dask.txt installed") from None
-    raise ClusterError(f"a worker failed: {type(error).__name__}: {error}") from None
+    raise ClusterError(f"a worker failed: {type(error).__name__}: {said}") from None
 
 
 def corpus_files_named(specs: Sequence[str]) -> list[CorpusFile]:
@@ -390,8 +411,12 @@ def check_signature(expected: str) -> None:
     """ClusterError on a worker that would split text differently from the client."""
     mine = counting_signature()
     if mine != expected:
-        raise ClusterError(f"worker {_worker_name()} counts with {mine}, this machine with {expected}: install the "
-                           "same checkout and requirements-dask.txt on every worker")
+        raise ClusterError(_other_counting(_worker_name(), mine, expected))
+
+
+def _other_counting(worker: str, signature: str, expected: str) -> str:
+    return (f"worker {worker} counts with {signature}, this machine with {expected}: install the same checkout "
+            "and requirements-dask.txt on every worker")
 
 
 def _worker_name() -> str:

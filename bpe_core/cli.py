@@ -65,6 +65,8 @@ def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
 
 def command_train(args: argparse.Namespace) -> None:
     if args.algorithm != "bpe":
+        if args.dask:
+            raise UserError(f"--dask counts pieces for BPE; {args.algorithm} trains on the text itself, here")
         train_hugging_face(args)
         return
     if args.dask:

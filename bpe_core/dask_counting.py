@@ -258,13 +258,9 @@ def _files_at_url(url: str) -> list[CorpusFile]:
         fs, path = fsspec.core.url_to_fs(url)
         if any(char in path for char in "*?["):
             found = {name: info for name, info in fs.glob(path, detail=True).items() if info["type"] == "file"}
-            if not found:
-                raise CorpusFileError(f"{url} matches no file")
         elif fs.isdir(path):
             found = {name: info for name, info in fs.find(path, detail=True).items()
                      if not any(part.startswith(".") for part in name[len(path):].split("/"))}
-            if not found:
-                raise CorpusFileError(f"{url} holds no file")
         else:
             found = {path: fs.info(path)}
     except ImportError as error:  # s3fs, gcsfs, ... not installed: fsspec's message names the package
@@ -273,6 +269,8 @@ def _files_at_url(url: str) -> list[CorpusFile]:
         raise CorpusFileError(f"cannot read {url}: no such file or folder") from None
     except (OSError, ValueError) as error:
         raise CorpusFileError(f"cannot read {url}: {error}") from None
+    if not found:
+        raise CorpusFileError(f"{url} matches no file" if any(char in path for char in "*?[") else f"{url} holds no file")
     return [CorpusFile(fs.unstrip_protocol(name), info["size"]) for name, info in sorted(found.items())]
 
 

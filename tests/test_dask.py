@@ -212,13 +212,15 @@ def test_the_cluster_draws_tasks_and_megabytes_on_a_terminal(cluster, corpus_fol
     "corpus, address, message",
     [
         (["missing.txt"], "CLUSTER", "error: cannot read missing.txt: no such file or folder"),
-        (["file:///no/such/folder/*.txt"], "CLUSTER", "error: cannot read file:///no/such/folder/*.txt"),
+        (["file:///no/such/folder/*.txt"], "CLUSTER", "error: file:///no/such/folder/*.txt matches no file"),
+        (["file:///no/such/file.txt"], "CLUSTER", "error: cannot read file:///no/such/file.txt: no such file or folder"),
+        (["a.txt", "--algorithm", "unigram"], "CLUSTER", "error: --dask counts pieces for BPE; unigram trains on"),
         (["-"], "CLUSTER", "error: --dask counts files, not standard input"),
         (["a.txt"], "tcp://127.0.0.1:PORT", "error: cannot reach the Dask scheduler at tcp://127.0.0.1:"),
         (["a.txt"], "nowhere", "error: nowhere is not a Dask scheduler address"),
         (["a.txt"], "local:0", "error: local:0: give local:N with N worker processes from 1 to 256"),
     ],
-    ids=["missing file", "glob in a missing folder", "standard input", "no scheduler there", "not an address", "no workers"],
+    ids=["missing file", "glob in a missing folder", "missing URL", "not BPE", "standard input", "no scheduler there", "not an address", "no workers"],
 )
 def test_bad_paths_and_addresses_are_one_line(cluster, tmp_path, monkeypatch, corpus, address, message):
     monkeypatch.chdir(tmp_path)

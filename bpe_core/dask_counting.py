@@ -208,7 +208,7 @@ def count_on_cluster(
     try:
         tasks_done, bytes_done = 0, 0
         for future in distributed.as_completed(every_task):
-            if future.status == "error":
+            if future.status != "finished":
                 _raise_clearly(future)
             tasks_done += 1
             bytes_done += bytes_of.get(future.key, 0)
@@ -224,6 +224,8 @@ def count_on_cluster(
 
 def _raise_clearly(future: distributed.Future) -> None:
     """Raise what went wrong on a worker as one line."""
+    if future.cancelled():  # not by this process: by another client, or a restart of the cluster
+        raise ClusterError("the cluster dropped the counting tasks (was the scheduler restarted?)")
     error = future.exception()
     if isinstance(error, ValueError):  # a corpus file's or the pattern's problem, already said plainly
         raise error

@@ -338,3 +338,16 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_counts_are_exact(corpus_fol
                                                  progress=kill_a_worker_once, block_bytes=20_000)
         assert killed and set(client.run(os.getpid).values()) != set(pids.values())  # the nanny started another
     assert list(counted.items()) == list(expected.items())
+
+
+@pytest.mark.slow
+def test_counting_dropped_by_a_restart_of_the_cluster_is_one_line(corpus_folder):
+    with dask_counting.connect("local:1") as client:
+        restarted = []
+
+        def restart_once(*progress):
+            if not restarted:
+                restarted.append(client.restart())  # as an administrator might, mid-run
+
+        with pytest.raises(dask_counting.ClusterError, match=r"^the cluster dropped the counting tasks \(was the scheduler restarted\?\)$"):
+            dask_counting.count_on_cluster(client, [str(corpus_folder)], "cl100k", progress=restart_once, block_bytes=20_000)

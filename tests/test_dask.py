@@ -283,7 +283,7 @@ def test_ctrl_c_stops_the_command_and_the_clusters_work(cluster, corpus_folder, 
     for index in range(40):  # 160 MB: many seconds of counting for two workers
         os.link(big, tmp_path / "corpus" / f"copy{index:02d}.txt")
     terminal, its_side = pty.openpty()  # progress is drawn on a terminal only
-    address = cluster.address if where == "scheduler" else "local:2"  # its workers are in the terminal's group too
+    address = cluster.address if where == "scheduler" else "local:1"  # its worker is in the terminal's group too
     command = start("bpe_core", "train", tmp_path / "corpus", "--merges", 5, "-o", tmp_path / "t.json",
                     "--dask", address, stderr=its_side, start_new_session=True)
     os.close(its_side)

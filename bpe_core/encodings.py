@@ -129,6 +129,7 @@ class About:
     models: str
     n_vocab: int  # ids, special tokens included
     kind: str
+    variant_of: str | None = None  # an encoding with (nearly) the same tokens for ordinary text
 
     @property
     def label(self) -> str:
@@ -142,10 +143,11 @@ _BYTE_BPE = "byte-level BPE"
 # p50k_edit is p50k_base with three more special tokens).
 CATALOGUE: dict[str, About] = {
     "gpt2": About("OpenAI", "GPT-2 / GPT-3", 50_257, _BYTE_BPE),
-    "p50k_base": About("OpenAI", "Codex / text-davinci-003", 50_281, _BYTE_BPE),
+    "p50k_base": About("OpenAI", "Codex / text-davinci-003", 50_281, _BYTE_BPE, variant_of="gpt2"),
     "cl100k_base": About("OpenAI", "GPT-3.5 / GPT-4", 100_277, _BYTE_BPE),
     "o200k_base": About("OpenAI", "GPT-4o / GPT-4.1 / GPT-5 / o-series", 200_019, _BYTE_BPE),
-    "o200k_harmony": About("OpenAI", "gpt-oss (o200k_base, harmony chat tokens)", 201_088, _BYTE_BPE),
+    "o200k_harmony": About("OpenAI", "gpt-oss (o200k_base, harmony chat tokens)", 201_088, _BYTE_BPE,
+                           variant_of="o200k_base"),
     **{name: About(model.maker, model.models, model.n_vocab, model.kind) for name, model in ZOO.items()},
 }
 ENCODING_NAMES = [*ENCODINGS, *ZOO]  # every name `load_encoding` takes

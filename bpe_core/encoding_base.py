@@ -44,9 +44,9 @@ class EncodingBase(ABC):
     special_tokens: dict[str, int]
     vocab: Mapping[int, bytes | str]
 
-    # Set by `get_encoding` / `load_encoding` on what it loads by name: such
-    # an encoding pickles as that name.
-    loaded_as: str | None = None
+    # Set by `get_encoding` on what it loads by name: the call that loads it
+    # again, (function, arguments), which is how it pickles.
+    loaded_by: tuple | None = None
 
     # ------------------------------------------------------------- primitives
 
@@ -207,13 +207,12 @@ class EncodingBase(ABC):
 
     # ------------------------------------------------------------ pickling
 
-    def __getstate__(self) -> str | dict:
-        return self.loaded_as or self._arguments()
+    def __reduce__(self) -> tuple:
+        if self.loaded_by is not None:
+            return self.loaded_by
+        return _made_from, (type(self), self._arguments())
 
-    def __setstate__(self, state: str | dict) -> None:
-        if isinstance(state, str):
-            from .encodings import get_encoding
 
-            self.__dict__.update(get_encoding(state).__dict__)
-        else:
-            self.__init__(**state)
+def _made_from(kind: type, arguments: dict) -> EncodingBase:
+    """A pickled tokenizer, made again from its constructor's arguments."""
+    return kind(**arguments)

@@ -255,7 +255,7 @@ def load_encoding(name: str) -> Tokenizer | SentencePieceTokenizer:
             special_tokens=spec.special_tokens,
             explicit_n_vocab=spec.explicit_n_vocab,
         )
-    encoding.loaded_as = name
+    encoding.loaded_by = (get_encoding, (name,))  # it pickles as its name
     return encoding
 
 

@@ -177,11 +177,14 @@ def train_on(corpus, **settings) -> Tokenizer:
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
         bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus, "
-                     "or waiting while other visitors' training uses every core)")
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus)")
+
+    def wait(ahead: int) -> None:
+        bar.progress(0.0, text="Waiting for a free core: other visitors' training uses every one"
+                     + (f" ({ahead} ahead of you)" if ahead else " (you are next)"))
 
     try:
-        tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)
+        tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, waiting=wait, **settings)
     finally:
         panel.empty()
     TRAINED_TOKENIZERS.put(key, tokenizer, approximate_size(tokenizer))

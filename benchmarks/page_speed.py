@@ -171,7 +171,8 @@ def main() -> None:
         bare = [cold_start(browser, bare_script, Path(folder), "") for _ in range(3)]
         print(f"  home vs bare app: {summary(ours, bare)}")
         if args.first_visits:
-            print(f"First visit, fully drawn (server start to the page drawn, the first it serves), {args.first_visits} rounds:")
+            print("First visit, fully drawn (server start to the page drawn, the first it serves), "
+                  f"{args.first_visits} rounds:")
             bare = [first_visit(browser, bare_script, Path(folder), "") for _ in range(args.first_visits)]
             for page in PAGES:
                 ours = [first_visit(browser, ROOT / "app.py", ROOT, page.url_path) for _ in range(args.first_visits)]

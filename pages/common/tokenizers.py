@@ -20,9 +20,10 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE
+from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
+from bpe_core.shared_jobs import SharedJobs
 from bpe_core.training import MAX_VOCAB_SIZE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
@@ -31,8 +32,12 @@ from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
 BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
-# The OpenAI ones, which pages compare against by default.
-OPENAI_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].maker == "OpenAI"}
+# Each one but variants of another (p50k_base: gpt2's tokens and 24 runs of
+# spaces; o200k_harmony: o200k_base's tokens and chat tokens): what a page
+# that measures them all measures by default.
+DISTINCT_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].variant_of is None}
+# One per generation of OpenAI's models, which pages compare against by default.
+OPENAI_ENCODINGS = {name: BUNDLED_ENCODINGS[name] for name in OPENAI_GENERATIONS}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
 LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
@@ -138,6 +143,7 @@ def starter_tokenizer() -> Tokenizer:
 # memory for long. The command line has no such budget.
 TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
 TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)
+TRAINING_JOBS: SharedJobs[Tokenizer] = SharedJobs()  # visitors asking for the same training at once share it
 CANCELLED = "training_cancelled"  # session key: the training the user cancelled
 
 
@@ -152,8 +158,10 @@ def training_key(corpus, settings: dict) -> tuple:
 
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
-    session: in a worker process within TRAINING_BUDGET, with a progress bar
-    and a Cancel button. Bad settings raise train's ValueError.
+    session (visitors who ask at the same moment share the job): in a
+    worker process within TRAINING_BUDGET, with a progress bar, a place in
+    line while the cores are busy, and a Cancel button. Bad settings raise
+    train's ValueError.
 
     The session's own tokenizer is kept in the session: when many visitors
     have pushed it out of the shared cache, it is not trained again."""
@@ -173,11 +181,17 @@ def train_on(corpus, **settings) -> Tokenizer:
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
         bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus, "
-                     "or waiting while other visitors' training uses every core)")
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus)")
+
+    def wait(ahead: int) -> None:
+        bar.progress(0.0, text="Waiting for a free core: other visitors' training uses every one"
+                     + (f" ({ahead} ahead of you)" if ahead else " (you are next)"))
+
+    def training(progress, waiting) -> Tokenizer:
+        return train_within_budget(corpus, TRAINING_BUDGET, progress=progress, waiting=waiting, **settings)
 
     try:
-        tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)
+        tokenizer = TRAINING_JOBS.run(key, training, progress=show, waiting=wait)
     finally:
         panel.empty()
     TRAINED_TOKENIZERS.put(key, tokenizer, approximate_size(tokenizer))

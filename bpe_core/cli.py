@@ -85,9 +85,14 @@ def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
 
 def command_train(args: argparse.Namespace) -> None:
     if args.algorithm != "bpe":
+        if args.dask:
+            raise UserError(f"--dask counts pieces for BPE; {args.algorithm} trains on the text itself, here")
         train_hugging_face(args)
         return
-    counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
+    if args.dask:
+        counts = count_on_dask(args.dask, args.corpus, args.pattern, tuple(args.special))
+    else:
+        counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
     if args.save_counts:
         try:
             write_counts(counts, Path(args.save_counts))
@@ -151,12 +156,37 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     return counts
 
 
+def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
+    """The piece counts of the files `specs` name, counted by the Dask
+    cluster at `address` (or "local:N"): the same counts as `count_corpus`."""
+    compile_pattern(pattern)
+    try:
+        from . import dask_counting
+    except ImportError as error:
+        raise UserError(f"--dask needs Dask ({error}): pip install -r requirements-dask.txt") from None
+    bar = ProgressBar("counting", "MB", scale=1e6)
+
+    def show(tasks_done: int, tasks: int, bytes_done: int, total_bytes: int) -> None:
+        bar.note = f", {tasks_done:,} / {tasks:,} tasks"
+        bar.show(bytes_done, total_bytes)
+
+    try:
+        with dask_counting.connect(address) as client:
+            counts = dask_counting.count_on_cluster(client, specs, pattern, special_tokens, progress=show)
+    except KeyboardInterrupt:
+        bar.done()
+        raise UserError("interrupted: the cluster's work on this corpus was cancelled") from None
+    bar.done()
+    return counts
+
+
 class ProgressBar:
     """A one-line progress bar on standard error, drawn only on a terminal."""
 
     def __init__(self, label: str, unit: str, scale: float = 1):
         self.label, self.unit, self.scale = label, unit, scale
         self.done_so_far, self.total = 0, 0
+        self.note = ""  # said after the figures
         self.visible = sys.stderr.isatty()
 
     def advance(self, amount: int) -> None:
@@ -171,7 +201,7 @@ class ProgressBar:
             filled = int(30 * min(done / total, 1))
             sys.stderr.write(
                 f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-                f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}"
+                f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}{self.note}"
             )
         else:
             sys.stderr.write(f"\r{self.label} {done / self.scale:,.1f} {self.unit}")
@@ -303,6 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
     trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
     trainer.add_argument("--save-counts", metavar="FILE", help="also save the corpus's piece counts (JSON), to merge or train from")
+    trainer.add_argument("--dask", metavar="ADDRESS",
+                         help="count the files (paths or fsspec URLs: s3://, gs://, hdfs://, file://) on a Dask cluster: "
+                         "a scheduler's address (tcp://10.0.0.5:8786) or local:N for N worker processes here; "
+                         "needs requirements-dask.txt")
     trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
                          help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
                          "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "

@@ -5,7 +5,7 @@ A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
 small one trained on a sample at start ("starter"), the bundled OpenAI
 encodings and the model zoo (`bpe_core.encodings.CATALOGUE`: Llama, Tekken,
-Mistral), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
+Mistral, Qwen, Whisper, Claude 1/2), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
 """
@@ -24,15 +24,17 @@ from bpe_core.encodings import CATALOGUE
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
-from bpe_core.zoo import ModelPackageMissing
+from bpe_core.zoo import ZOO, ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
 BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
-# The OpenAI ones, which pages compare against by default.
-OPENAI_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].maker == "OpenAI"}
+# OpenAI's text encodings, which pages compare against by default (Whisper,
+# OpenAI's speech model, is in the zoo, not among them).
+OPENAI_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items()
+                    if CATALOGUE[name].maker == "OpenAI" and name not in ZOO}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
 LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files

@@ -38,6 +38,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .tokenizer import TokenSpan
+
 ROLES = ("system", "user", "assistant")
 MAX_TURNS = 64
 MAX_CHAT_CHARS = 20_000  # every turn's text together (Llama's encoder cuts longer runs of its own accord)
@@ -79,7 +81,11 @@ class ChatPrompt:
     encoding: str
     messages: tuple[Message, ...]
     parts: tuple[Part, ...]
-    part_ids: tuple[tuple[int, ...], ...]  # the ids of each part, in order
+    part_spans: tuple[tuple[TokenSpan, ...], ...]  # each part's tokens, offsets in the part's own UTF-8 text
+
+    @property
+    def part_ids(self) -> list[list[int]]:
+        return [[span.id for span in spans] for spans in self.part_spans]
 
     @property
     def ids(self) -> list[int]:
@@ -91,12 +97,12 @@ class ChatPrompt:
         return "".join(part.text for part in self.parts)
 
     def tokens_of(self, turn: int | None, kinds: Sequence[Kind] = ("special", "template", "text")) -> int:
-        return sum(len(ids) for part, ids in zip(self.parts, self.part_ids) if part.turn == turn and part.kind in kinds)
+        return sum(len(spans) for part, spans in zip(self.parts, self.part_spans) if part.turn == turn and part.kind in kinds)
 
     @property
     def template_tokens(self) -> int:
         """What the template adds to the turns' own text: special tokens and its own text."""
-        return sum(len(ids) for part, ids in zip(self.parts, self.part_ids) if part.kind != "text")
+        return sum(len(spans) for part, spans in zip(self.parts, self.part_spans) if part.kind != "text")
 
 
 def check_conversation(messages: Sequence[Message]) -> None:
@@ -211,10 +217,10 @@ def chat_prompt(messages: Sequence[Message], encoding: str, tokenizer) -> ChatPr
         raise ChatError(f"No chat template for {encoding!r}; choose one of {', '.join(TEMPLATES)}.")
     check_conversation(messages)
     parts = TEMPLATES[encoding].parts(messages)
-    part_ids = []
+    part_spans = []
     for part in parts:
         if part.kind == "special":
-            part_ids.append((tokenizer.special_tokens[part.text],))
-        else:
-            part_ids.append(tuple(tokenizer.encode_ordinary(part.text)))
-    return ChatPrompt(encoding, tuple(messages), tuple(parts), tuple(part_ids))
+            part_spans.append((TokenSpan(tokenizer.special_tokens[part.text], 0, len(part.text.encode("utf-8"))),))
+        else:  # text, never special tokens (see above)
+            part_spans.append(tuple(tokenizer.encode_with_offsets(part.text, disallowed_special=())))
+    return ChatPrompt(encoding, tuple(messages), tuple(parts), tuple(part_spans))

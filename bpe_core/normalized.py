@@ -48,12 +48,13 @@ class Chunk(NamedTuple):
     changed: bool
 
 
-def _starts_chunk(form: Form, current: str, char: str) -> bool:
-    """Whether `char` can begin a new chunk after `current`: it is a starter,
-    normalizes to text that begins with a starter (so no later mark is
-    reordered across it), and does not compose with what comes before. The
-    cheap tests come first: a long run of marks is never normalized again
-    for each of its marks."""
+def _starts_chunk(form: Form, text: str, start: int, index: int) -> bool:
+    """Whether `text[index]` can begin a new chunk after the one that began
+    at `start`: it is a starter, normalizes to text that begins with a
+    starter (so no later mark is reordered across it), and does not compose
+    with what comes before. The cheap tests come first, so that a long run
+    of marks is not normalized again for each of its marks."""
+    char = text[index]
     if char < "\x80":
         return True  # ASCII neither composes backwards nor reorders
     if unicodedata.combining(char):
@@ -61,6 +62,7 @@ def _starts_chunk(form: Form, current: str, char: str) -> bool:
     normalized = unicodedata.normalize(form, char)
     if normalized and unicodedata.combining(normalized[0]):
         return False
+    current = text[start:index]
     return unicodedata.normalize(form, current + char) == unicodedata.normalize(form, current) + normalized
 
 
@@ -68,15 +70,13 @@ def chunks(text: str, form: Form) -> list[Chunk]:
     """`text` cut into runs that normalize independently, so the normalized
     text is the runs' normalized texts laid end to end. Neighbouring runs
     the normalization leaves alone are joined into one."""
-    pieces: list[str] = []
-    for char in text:
-        if pieces and not _starts_chunk(form, pieces[-1], char):
-            pieces[-1] += char
-        else:
-            pieces.append(char)
+    starts = [0] if text else []
+    for index in range(1, len(text)):
+        if _starts_chunk(form, text, starts[-1], index):
+            starts.append(index)
     result: list[Chunk] = []
     start = normalized_start = 0
-    for piece in pieces:
+    for piece in map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)])):
         normalized = unicodedata.normalize(form, piece)
         end = start + len(piece.encode("utf-8"))
         normalized_end = normalized_start + len(normalized.encode("utf-8"))

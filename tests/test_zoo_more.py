@@ -150,6 +150,15 @@ def test_a_normalized_tokens_span_covers_the_typed_characters_it_came_from():
     assert spans[-1].end == len("ﬁ!".encode())
 
 
+@pytest.mark.slow
+def test_encode_replay_merges_the_normalized_text():
+    from bpe_core.analysis.replay import replay
+
+    for name, text in [("qwen", "cafe\u0301 ok"), ("claude_legacy", "ﬁne … done")]:
+        tokenizer = load_encoding(name)
+        assert replay(tokenizer, text).tokens == tokenizer.encode_ordinary(text) == maker_encode(name, text)
+
+
 def test_chunks_normalize_independently_and_tile_the_text():
     for text in NORMALIZATION_TEXTS + ["", "abc", "\u0301" * 50 + "a"]:
         for form in ("NFC", "NFKC"):

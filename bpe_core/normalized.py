@@ -16,10 +16,11 @@ by a combining mark, or a full-width "＜EOT＞":
   normalized).
 
 A page colours the text the user typed, so spans are given in *its* bytes.
-The text is cut into chunks that normalize independently (`chunks`); a
-token boundary inside a chunk the normalization changed moves to the
-chunk's end, so the spans still tile the text, and a token that lies wholly
-inside such a chunk covers no text of its own.
+The text is cut into chunks that normalize independently (`chunks`). A
+token boundary inside a chunk the normalization changed ("ﬁ" became "f"
+and "i", two tokens) falls at the same share of the typed chunk's bytes, so
+the spans still tile the text and tokens that share a typed character are
+drawn as tokens sharing its bytes are.
 """
 
 from __future__ import annotations
@@ -99,7 +100,10 @@ def typed_spans(typed: str, spans: Sequence[TokenSpan], form: Form) -> list[Toke
         run = runs[bisect.bisect_right(starts, offset) - 1]
         if offset == run.normalized_start:
             return run.start
-        return run.start + offset - run.normalized_start if not run.changed else run.end
+        if not run.changed:
+            return run.start + offset - run.normalized_start
+        share = (offset - run.normalized_start) / (run.normalized_end - run.normalized_start)
+        return run.start + int(share * (run.end - run.start))
 
     return [TokenSpan(span.id, typed_offset(span.start), typed_offset(span.end)) for span in spans]
 

@@ -86,6 +86,8 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})
     show_table(rows, hide_index=True)
+    with st.expander("The prompt as text"):
+        st.code(prompt.text, language=None, wrap_lines=True)
     if name in ("tekken", "mistral_v3") and messages[0].role == "system":
         st.caption("Mistral's template has no system turn: the system text goes in front of the last user "
                    "turn, and is counted there.")

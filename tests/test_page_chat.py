@@ -42,6 +42,8 @@ def test_the_page_shows_two_families_prompts_with_the_templates_counts():
     html = all_html(at)
     assert html.count('class="bpe-chat"') == 2
     assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.S)
+    prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
+    assert at.code[0].value.rstrip("\n") == prompt.text.rstrip("\n")  # the template's text, to copy (a code block drops the final newline)
     labels = at.selectbox(key="chat_left").options
     assert [label.split(" — ")[0] for label in labels] == list(TEMPLATES)
 

@@ -230,6 +230,7 @@ def test_labels_say_who_made_them_and_claude_legacy_is_not_current_claude():
     assert label.startswith("Anthropic · Claude 1 / 2 only") and "unpublished" in label
 
 
+@pytest.mark.slow  # a second: a new process loads Qwen and Claude 1/2
 def test_the_command_line_encodes_with_each_new_model(tmp_path):
     text = "\n".join(PARALLEL[:6]) + "\ncafe\u0301 ﬁ"
     (tmp_path / "text.txt").write_text(text, encoding="utf-8")

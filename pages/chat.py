@@ -15,7 +15,14 @@ from pages.common.live_text import live_text_area, typed_text
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_table
 from pages.common.tokenizers import bundled_encoding
-from pages.common.url_state import LINK_TEXT_LIMIT, LINKED, labelled_choice, link_value, linked_value, whole_number_input
+from pages.common.url_state import (
+    LINK_TEXT_LIMIT,
+    LINKED,
+    labelled_choice,
+    link_value,
+    linked_value,
+    whole_number_input,
+)
 
 MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
 TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)

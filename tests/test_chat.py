@@ -17,7 +17,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
-from bpe_core.chat import MAX_CHAT_CHARS, TEMPLATES, ChatError, Message, chat_prompt, check_conversation, messages_from_json
+from bpe_core.chat import (
+    MAX_CHAT_CHARS,
+    TEMPLATES,
+    ChatError,
+    Message,
+    chat_prompt,
+    check_conversation,
+    messages_from_json,
+)
 from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE
 from tests.cli import run_cli
 from tests.test_zoo_more import qwen_reference

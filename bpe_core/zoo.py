@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.resources
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,10 +166,11 @@ CLAUDE_LEGACY_FILE = BundledFile(
 
 
 def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], special_start: int | None = None,
-                      normalization: str | None = None) -> Tokenizer:
+                      nfc: bool = False) -> Tokenizer:
     """A tiktoken-style vocabulary that ships here, with its maker's split
     pattern and special tokens numbered from `special_start` (by default
-    right after the ranks, as Whisper numbers them)."""
+    right after the ranks, as Whisper numbers them); with `nfc`, text is
+    composed first with Python's `unicodedata`, as Qwen's code does."""
     from .formats.tiktoken_file import parse_tiktoken_ranks
 
     lines = [line for line in ZOO[name].bundled.read().splitlines() if line.strip()]
@@ -182,13 +184,14 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
         name=name, pattern=pattern, vocab={rank: token for token, rank in ranks.items()},
         special_tokens={special: start + index for index, special in enumerate(special_tokens)},
     )
-    if normalization is None:
+    if not nfc:
         return Tokenizer(**tokenizer)
-    return NormalizingTokenizer(normalization=normalization, specials_first=False, **tokenizer)
+    nfc_of = functools.partial(unicodedata.normalize, "NFC")
+    return NormalizingTokenizer(normalizer=nfc_of, normalization="NFC", specials_first=False, **tokenizer)
 
 
 def _qwen(name: str) -> Tokenizer:
-    return _bundled_tiktoken(name, QWEN_PATTERN, QWEN_SPECIAL_TOKENS, QWEN_SPECIAL_START_ID, normalization="NFC")
+    return _bundled_tiktoken(name, QWEN_PATTERN, QWEN_SPECIAL_TOKENS, QWEN_SPECIAL_START_ID, nfc=True)
 
 
 def _whisper(name: str) -> Tokenizer:
@@ -197,16 +200,20 @@ def _whisper(name: str) -> Tokenizer:
 
 def _claude_legacy(name: str) -> Tokenizer:
     """The tokenizer.json read by this project's loader, its NFKC normalizer
-    set aside for `NormalizingTokenizer`, which applies it as Hugging Face
-    does: after finding the special tokens in the text as typed."""
+    set aside for `NormalizingTokenizer`, which applies Hugging Face's own
+    NFKC as Hugging Face does: after finding the special tokens in the text
+    as typed."""
     import json
 
     from .formats.hf_json import tokenizer_from_hf_json
 
+    normalizers = _import("tokenizers.normalizers", name, "tokenizers")
+
     document = json.loads(ZOO[name].bundled.read())  # its normalizer is {"type": "NFKC"} (the file is pinned)
     ranks = tokenizer_from_hf_json({**document, "normalizer": None}, name)
-    return NormalizingTokenizer(normalization="NFKC", specials_first=True, name=name, pattern=ranks.pattern,
-                                vocab=ranks.vocab, special_tokens=ranks.special_tokens)
+    return NormalizingTokenizer(normalizer=normalizers.NFKC().normalize_str, normalization="NFKC",
+                                specials_first=True, name=name, pattern=ranks.pattern, vocab=ranks.vocab,
+                                special_tokens=ranks.special_tokens)
 
 
 LLAMA_LICENCE = "Llama {} Community License Agreement (llama-models' LICENSE points to each model's licence)"

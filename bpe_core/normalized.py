@@ -34,13 +34,14 @@ import functools
 import hashlib
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
 from .tokenizer import Tokenizer, TokenSpan
 from .utf8 import encodable
 
-Normalize = Callable[[str], str]  # text -> its normalized form, e.g. functools.partial(unicodedata.normalize, "NFC")
+Form = Literal["NFC", "NFKC"]
+Normalize = Callable[[str], str]  # text -> its normalized form (Python's, or a maker's own function)
 
 
 class Chunk(NamedTuple):
@@ -53,51 +54,81 @@ class Chunk(NamedTuple):
     changed: bool
 
 
-def _starts_chunk(normalize: Normalize, text: str, start: int, index: int) -> bool:
+@functools.lru_cache(maxsize=4096)
+def _may_start_chunk(form: Form, char: str) -> bool:
+    """Whether `char` is a starter that normalizes to text beginning with a
+    starter: after one, no later mark can be reordered into what came before."""
+    if unicodedata.combining(char):
+        return False
+    normalized = unicodedata.normalize(form, char)
+    return not normalized or not unicodedata.combining(normalized[0])
+
+
+def _starts_chunk(form: Form, text: str, start: int, index: int) -> bool:
     """Whether `text[index]` can begin a new chunk after the one that began
-    at `start`: it is a starter, normalizes to text that begins with a
-    starter (so no later mark is reordered across it), and does not compose
-    with what comes before. The cheap tests come first, so that a long run
-    of marks is not normalized again for each of its marks."""
+    at `start`: it may start one (see above) and does not compose with what
+    comes before. The cheap tests come first, so that a long run of marks is
+    not sliced and normalized again for each of its marks."""
     char = text[index]
     if char < "\x80":
         return True  # ASCII neither composes backwards nor reorders
-    if unicodedata.combining(char):
-        return False
-    normalized = normalize(char)
-    if normalized and unicodedata.combining(normalized[0]):
+    if not _may_start_chunk(form, char):
         return False
     current = text[start:index]
-    return normalize(current + char) == normalize(current) + normalized
+    return unicodedata.normalize(form, current + char) == unicodedata.normalize(form, current) + unicodedata.normalize(
+        form, char)
 
 
-def chunks(text: str, normalize: Normalize) -> list[Chunk]:
+def chunks(text: str, form: Form, normalize: Normalize | None = None) -> list[Chunk]:
     """`text` cut into runs that normalize independently, so the normalized
     text is the runs' normalized texts laid end to end. Neighbouring runs
-    the normalization leaves alone are joined into one."""
+    the normalization leaves alone are joined into one.
+
+    Where the runs end is found with Python's tables for `form`; `normalize`
+    (by default Python's own) normalizes them. Unicode never changes how an
+    assigned character normalizes, and an older table leaves a newer
+    character alone, so a cut that Python's tables allow is a cut for an
+    older table too; should the runs still not add up, the whole text is
+    one run."""
+    normalize = normalize or functools.partial(unicodedata.normalize, form)
     starts = [0] if text else []
     for index in range(1, len(text)):
-        if _starts_chunk(normalize, text, starts[-1], index):
+        if _starts_chunk(form, text, starts[-1], index):
             starts.append(index)
+    normalized_of: dict[str, str] = {}  # a text repeats its few changed pieces ("（", "…")
     result: list[Chunk] = []
+    normalized_pieces: list[str] = []
     start = normalized_start = 0
+    unchanged = None  # where the run of unchanged pieces so far began: (start, normalized start)
     for piece in map(text.__getitem__, map(slice, starts, [*starts[1:], len(text)])):
-        normalized = normalize(piece)
-        end = start + len(piece.encode("utf-8"))
-        normalized_end = normalized_start + len(normalized.encode("utf-8"))
-        changed = normalized != piece
-        if result and not changed and not result[-1].changed:
-            result[-1] = result[-1]._replace(end=end, normalized_end=normalized_end)
+        if unicodedata.is_normalized(form, piece):
+            normalized = piece
         else:
-            result.append(Chunk(start, end, normalized_start, normalized_end, changed))
+            normalized = normalized_of.get(piece) or normalized_of.setdefault(piece, normalize(piece))
+        normalized_pieces.append(normalized)
+        end = start + len(piece.encode("utf-8"))
+        if normalized == piece:
+            unchanged = unchanged or (start, normalized_start)
+            normalized_end = normalized_start + end - start
+        else:
+            if unchanged:
+                result.append(Chunk(unchanged[0], start, unchanged[1], normalized_start, changed=False))
+                unchanged = None
+            normalized_end = normalized_start + len(normalized.encode("utf-8"))
+            result.append(Chunk(start, end, normalized_start, normalized_end, changed=True))
         start, normalized_start = end, normalized_end
+    if unchanged:
+        result.append(Chunk(unchanged[0], start, unchanged[1], normalized_start, changed=False))
+    whole = normalize(text)
+    if "".join(normalized_pieces) != whole:
+        return [Chunk(0, len(text.encode("utf-8")), 0, len(whole.encode("utf-8")), changed=True)]
     return result
 
 
-def typed_spans(typed: str, spans: Sequence[TokenSpan], normalize: Normalize) -> list[TokenSpan]:
+def typed_spans(typed: str, spans: Sequence[TokenSpan], form: Form, normalize: Normalize) -> list[TokenSpan]:
     """Spans over the normalized `typed` text, moved to the bytes of `typed`
     itself (see the module's note)."""
-    runs = chunks(typed, normalize)
+    runs = chunks(typed, form, normalize)
     starts = [run.normalized_start for run in runs]
 
     def typed_offset(offset: int) -> int:
@@ -113,14 +144,15 @@ def typed_spans(typed: str, spans: Sequence[TokenSpan], normalize: Normalize) ->
 
 
 class NormalizingTokenizer(Tokenizer):
-    """A `Tokenizer` that encodes the text as `normalizer` normalizes it
-    (`normalization` names it: "NFC", "NFKC"), finding special tokens after
-    normalizing (Qwen) or before (`specials_first`, Hugging Face's order)."""
+    """A `Tokenizer` that encodes the text in the Unicode form
+    `normalization` ("NFC" or "NFKC") as the maker's `normalizer` makes it,
+    finding special tokens after normalizing (Qwen) or before
+    (`specials_first`, Hugging Face's order)."""
 
-    def __init__(self, *, normalizer: Normalize, normalization: str, specials_first: bool, **tokenizer):
+    def __init__(self, *, normalization: Form, normalizer: Normalize, specials_first: bool, **tokenizer):
         super().__init__(**tokenizer)
+        self.normalization: Form = normalization
         self.normalizer = normalizer
-        self.normalization = normalization
         self.specials_first = specials_first
 
     def normalize(self, text: str) -> str:
@@ -171,7 +203,7 @@ class NormalizingTokenizer(Tokenizer):
             normalized = self.normalize(part)
             spans = Tokenizer.encode_with_offsets(self, normalized, allowed_special=allowed, disallowed_special=(),
                                                   step=step, reference=reference)
-            return spans if normalized == part else typed_spans(part, spans, self.normalizer)
+            return spans if normalized == part else typed_spans(part, spans, self.normalization, self.normalizer)
 
         if not self.specials_first:
             check_no_disallowed(self.normalize(text), disallowed)

@@ -161,15 +161,18 @@ def test_encode_replay_merges_the_normalized_text():
 
 
 def test_chunks_normalize_independently_and_tile_the_text():
-    normalizers = [functools.partial(unicodedata.normalize, "NFC"), functools.partial(unicodedata.normalize, "NFKC"),
-                   tokenizers.normalizers.NFKC().normalize_str]
+    normalizers = [("NFC", functools.partial(unicodedata.normalize, "NFC")),
+                   ("NFKC", functools.partial(unicodedata.normalize, "NFKC")),
+                   ("NFKC", tokenizers.normalizers.NFKC().normalize_str)]  # older tables than Python's
     for text in NORMALIZATION_TEXTS + ["", "abc", "\u0301" * 50 + "a", "㋿ \U0001fbf0 ꟲ"]:
-        for normalize in normalizers:
-            runs = chunks(text, normalize)
+        for form, normalize in normalizers:
+            runs = chunks(text, form, normalize)
             data = text.encode()
             assert "".join(normalize(data[run.start:run.end].decode()) for run in runs) == normalize(text)
             assert [run.start for run in runs[1:]] == [run.end for run in runs[:-1]]
             assert not runs or (runs[0].start, runs[-1].end) == (0, len(data))
+    runs = chunks("ab ㋿ ﬁ cd", "NFKC", tokenizers.normalizers.NFKC().normalize_str)  # cut by Python's tables
+    assert [(run.start, run.end, run.changed) for run in runs] == [(0, 7, False), (7, 10, True), (10, 13, False)]  # ㋿ stays
 
 
 @pytest.mark.parametrize("name", QUICK_AND_SLOW)

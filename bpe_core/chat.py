@@ -97,6 +97,7 @@ class ChatPrompt:
         return "".join(part.text for part in self.parts)
 
     def tokens_of(self, turn: int | None, kinds: Sequence[Kind] = ("special", "template", "text")) -> int:
+        """Tokens of one turn (None: the prompt's start and its closing cue), of the kinds asked for."""
         return sum(len(spans) for part, spans in zip(self.parts, self.part_spans) if part.turn == turn and part.kind in kinds)
 
     @property

@@ -12,22 +12,23 @@ whole thing. The caller hears progress at least four times a second, and
 may stop the job at any moment (an exception raised in `progress` ends it:
 the process is killed).
 
-At most one job per core runs at a time; others wait their turn (and hear
-progress 0 of 0 meanwhile). Fifty visitors training at once would otherwise
-be fifty processes sharing two cores, each allowed its memory budget.
+At most one job per core of the machine runs at a time, whichever server
+process asks (see `machine_turns`); others wait their turn in line, and hear
+how many jobs are ahead of them meanwhile. Fifty visitors training at once
+would otherwise be fifty processes sharing two cores, each allowed its
+memory budget.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .formats import tokenizer_from_json, tokenizer_to_json
+from .machine_turns import MACHINE_TURNS, NoTurnError
 from .patterns import PatternError
 from .tokenizer import Tokenizer
 from .training import train
@@ -35,7 +36,6 @@ from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it learned
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is training for someone else
-_TURNS = threading.BoundedSemaphore(os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,7 @@ def train_within_budget(
     budget: Budget,
     *,
     progress: Callable[[int, int], None] | None = None,
+    waiting: Callable[[int], None] | None = None,
     **settings,
 ) -> Tokenizer:
     """`train(corpus, **settings)` in a process of its own, within `budget`.
@@ -60,27 +61,23 @@ def train_within_budget(
     Bad settings raise the ValueError `train` raises (a PatternError for a
     bad split pattern); running out of memory, or of time before the first
     merge, raises OverBudgetError; running out of time later returns the
-    merges learned by then."""
-    with _turn(progress):
+    merges learned by then. While every core is busy with other jobs,
+    `waiting(jobs ahead in line)` is called four times a second."""
+    with _turn(waiting):
         return _train_in_a_process(corpus, budget, progress, settings)
 
 
 @contextlib.contextmanager
-def _turn(progress: Callable[[int, int], None] | None) -> Iterator[None]:
-    """Wait until a core is free for this job, and hold it."""
-    give_up = time.monotonic() + MAX_WAIT_SECONDS
-    while not _TURNS.acquire(timeout=0.25):
-        if time.monotonic() > give_up:
-            raise OverBudgetError(
-                f"Every core of this server has been training for other visitors for {MAX_WAIT_SECONDS:g} s; try "
-                "again in a minute, or train with the command line (python -m bpe_core train FILE ...)."
-            )
-        if progress is not None:
-            progress(0, 0)
+def _turn(waiting: Callable[[int], None] | None) -> Iterator[None]:
+    """Wait until a core of this machine is free for this job, and hold it."""
     try:
-        yield
-    finally:
-        _TURNS.release()
+        with MACHINE_TURNS.turn(wait_seconds=MAX_WAIT_SECONDS, waiting=waiting):
+            yield
+    except NoTurnError:
+        raise OverBudgetError(
+            f"Every core of this server has been training for other visitors for {MAX_WAIT_SECONDS:g} s; try "
+            "again in a minute, or train with the command line (python -m bpe_core train FILE ...)."
+        ) from None
 
 
 def _train_in_a_process(corpus, budget: Budget, progress, settings: dict) -> Tokenizer:

@@ -351,19 +351,17 @@ def test_an_exception_in_progress_stops_the_job_at_once():
 
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
-def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch):
-    import threading
-
+def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch, tmp_path):
     from bpe_core import budgeted_training
+    from bpe_core.machine_turns import MachineTurns
 
-    monkeypatch.setattr(budgeted_training, "_TURNS", threading.BoundedSemaphore(1))
+    monkeypatch.setattr(budgeted_training, "MACHINE_TURNS", MachineTurns(tmp_path, cores=1))
     monkeypatch.setattr(budgeted_training, "MAX_WAIT_SECONDS", 0.6)
-    budgeted_training._TURNS.acquire()  # every core busy with another visitor's training
     heard = []
-    with pytest.raises(OverBudgetError, match="training for other visitors .*python -m bpe_core train"):
-        train_within_budget("low lower", ROOMY, num_merges=2, progress=lambda *done: heard.append(done))
-    assert heard and set(heard) == {(0, 0)}  # the page hears it is waiting, and can be cancelled
-    budgeted_training._TURNS.release()
+    with budgeted_training.MACHINE_TURNS.turn(wait_seconds=0):  # every core busy with another visitor's training
+        with pytest.raises(OverBudgetError, match="training for other visitors .*python -m bpe_core train"):
+            train_within_budget("low lower", ROOMY, num_merges=2, waiting=heard.append)
+    assert heard and set(heard) == {0}  # the page hears it is waiting, first in line, and can be cancelled
     assert train_within_budget("low lower", ROOMY, num_merges=2).merges  # a free core: it trains
 
 

@@ -2,8 +2,6 @@
 
 import threading
 
-import pytest
-
 from bpe_core.shared_jobs import SharedJobs
 
 

@@ -1,4 +1,4 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
+from .chat import TEMPLATES, chat_prompt, messages_from_json
 from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
@@ -285,6 +286,26 @@ def command_tax(args: argparse.Namespace) -> None:
                   f"{row.parity.premium:>9.2f}{row.token_change:>+9.0%}")
 
 
+def command_chat(args: argparse.Namespace) -> None:
+    try:
+        document = json.loads(read_text(args.file))
+    except json.JSONDecodeError as error:
+        raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
+    prompt = chat_prompt(messages_from_json(document), args.with_, load_encoding(args.with_))
+    turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
+             for turn, message in enumerate(prompt.messages)]
+    if args.json:
+        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "text": prompt.text, "turns": turns,
+                          "template_tokens": prompt.template_tokens}, ensure_ascii=False))
+        return
+    print(prompt.text)
+    print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
+    for number, turn in enumerate(turns, start=1):
+        print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
+    print(f"{len(prompt.ids):,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+          f"({len(prompt.ids) - prompt.template_tokens:,} for the turns' text)")
+
+
 def every_loadable_encoding() -> dict:
     """OpenAI's encodings and every zoo model whose package is installed; a
     note on standard error names each one left out and its pip command."""
@@ -374,6 +395,17 @@ def build_parser() -> argparse.ArgumentParser:
     tax.add_argument("--json", action="store_true",
                      help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
     tax.set_defaults(run=command_tax)
+
+    chat = commands.add_parser("chat", help="a conversation as a model's chat prompt: its tokens, per turn",
+                               description="Wrap a conversation in a model family's chat template and count its "
+                               "tokens: the ids of the prompt that asks for the next assistant turn.")
+    chat.add_argument("file", metavar="MESSAGES.json",
+                      help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
+    chat.add_argument("--with", dest="with_", required=True, choices=list(TEMPLATES), metavar="NAME",
+                      help=f"the model family's template and tokenizer: {', '.join(TEMPLATES)}")
+    chat.add_argument("--json", action="store_true",
+                      help='print {"ids": [...], "text", "turns": [{"role", "tokens", "text_tokens"}], "template_tokens"}')
+    chat.set_defaults(run=command_chat)
     return parser
 
 

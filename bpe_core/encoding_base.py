@@ -36,7 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from .specials import SpecialChoice, check_no_disallowed, resolve_specials
 
 # The names makers give the token that ends a text.
-END_OF_TEXT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>")
+END_OF_TEXT_NAMES = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<EOT>")
 
 
 class EncodingBase(ABC):
@@ -97,7 +97,7 @@ class EncodingBase(ABC):
     @property
     def eot_token(self) -> int:
         """The id of the token that ends a text ("<|endoftext|>", Llama's
-        "<|end_of_text|>", SentencePiece's "</s>")."""
+        "<|end_of_text|>", SentencePiece's "</s>", Claude 1/2's "<EOT>")."""
         for special in END_OF_TEXT_NAMES:
             if special in self.special_tokens:
                 return self.special_tokens[special]

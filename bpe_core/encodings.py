@@ -24,29 +24,22 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 from __future__ import annotations
 
 import functools
-import gzip
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from .bundled_files import RANK_FILES, read_checked
 from .formats.tiktoken_file import parse_tiktoken_ranks
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from .sentencepiece_model import SentencePieceTokenizer
 from .tokenizer import Tokenizer
 from .zoo import ZOO, load_zoo_encoding
 
-RANK_FILES = Path(__file__).parent / "rank_files"
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
 FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
-
-
-class EncodingFileError(RuntimeError):
-    """A bundled rank file is missing or does not match its pinned hash."""
 
 
 @dataclass(frozen=True)
@@ -171,18 +164,8 @@ def load_ranks(name: str) -> dict[bytes, int]:
 @functools.cache
 def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     """A bundled rank file, read once however many encodings share it."""
-    path = RANK_FILES / rank_file
-    try:
-        contents = gzip.decompress(path.read_bytes())
-    except (OSError, EOFError) as error:
-        raise EncodingFileError(f"Cannot read the bundled rank file {path}: {error}") from None
-    digest = hashlib.sha256(contents).hexdigest()
-    if digest != sha256:
-        raise EncodingFileError(
-            f"{path} does not match its pinned SHA-256 (expected {sha256}, got {digest}); "
-            "the file is corrupt or was replaced."
-        )
-    return parse_tiktoken_ranks(contents)
+    rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/rank_files/rebuild_p50k.py)."
+    return parse_tiktoken_ranks(read_checked(RANK_FILES / rank_file, sha256, rebuild))
 
 
 @functools.cache

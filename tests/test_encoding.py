@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from bpe_core import PRESETS, TokenSpan, train
 from bpe_core import encodings as encodings_module
-from bpe_core.encodings import EncodingFileError, list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
+from bpe_core.bundled_files import BundledFileError
+from bpe_core.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 NAMES = list_encoding_names()  # every OpenAI encoding tiktoken knows
@@ -82,7 +83,7 @@ def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(encodings_module, "RANK_FILES", tmp_path)
     encodings_module._verified_ranks.cache_clear()  # the files are read once per process
     try:
-        with pytest.raises(EncodingFileError, match="SHA-256"):
+        with pytest.raises(BundledFileError, match="SHA-256"):
             load_ranks("gpt2")
     finally:
         encodings_module._verified_ranks.cache_clear()

@@ -1,0 +1,138 @@
+"""The atlas of the tokenization tax over the UDHR corpus: premiums are
+tiktoken's (and the makers') own counts on the shipped texts, the texts are
+the package's, and the precomputed counts are those of today's tokenizers."""
+
+import unicodedata
+
+import pytest
+
+from bpe_core.analysis.atlas import (
+    Precomputed,
+    TokenizerCounts,
+    atlas_rows,
+    count_tokenizer,
+    counts_for,
+    precomputed,
+    read_precomputed,
+    words_per_declaration,
+)
+from bpe_core.analysis.words import count_words
+from bpe_core.encodings import CATALOGUE, load_encoding, tiktoken_encoding
+from bpe_core.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+
+# A dozen languages over nine scripts, with and without NFC as written.
+DOZEN = ["eng", "deu_1996", "vie", "hin", "mya", "amh", "cmn_hans", "jpn", "arb", "rus", "kor", "tha", "yor"]
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+
+
+def tiktoken_count(name: str, text: str) -> int:
+    return len(tiktoken_encoding(name).encode(text, disallowed_special=()))
+
+
+def test_the_corpus_holds_every_complete_declaration_with_its_metadata():
+    about = declarations()
+    texts = declaration_texts()
+    assert len(about) == len(texts) == source()["declarations"] == 527
+    assert list(about) == list(texts)
+    english = about["eng"]
+    assert (english.name, english.bcp47, english.iso6393, english.direction, english.script) == (
+        "English", "en", "eng", "ltr", "Latin")
+    assert about["arb"].direction == "rtl" and about["arb"].script == "Arabic"
+    assert about["amh"].script == "Ethiopic" and about["jpn"].script == "Japanese"
+    assert -90 <= min(d.latitude for d in about.values()) and max(d.longitude for d in about.values()) <= 180
+
+
+def test_a_declaration_is_its_preamble_articles_and_headings_without_the_title():
+    english = declaration_texts()["eng"]
+    assert english.startswith("Preamble\nWhereas recognition of the inherent dignity")
+    assert "Universal Declaration of Human Rights\n" not in english  # the title
+    assert "\nArticle 30\nNothing in this Declaration may be interpreted" in english
+    assert english.count("\nArticle ") == 30
+
+
+def test_texts_are_kept_as_written_and_their_normalization_is_recorded():
+    about, texts = declarations(), declaration_texts()
+    for code, text in texts.items():
+        assert about[code].nfc == unicodedata.is_normalized("NFC", text), code
+    assert not about["vie"].nfc and about["eng"].nfc
+
+
+def test_a_damaged_corpus_file_is_refused(tmp_path):
+    for name in ("languages.csv", "source.json"):
+        (tmp_path / name).write_bytes((UDHR_DIR / name).read_bytes())
+    (tmp_path / "declarations.json.xz").write_bytes(b"not the declarations")
+    with pytest.raises(CorpusFileError, match="SHA-256"):
+        declaration_texts(tmp_path)
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=[] if name == "gpt2" else pytest.mark.slow) for name in OPENAI])
+def test_premiums_are_tiktokens_own_counts_for_a_dozen_languages(name):
+    texts = declaration_texts()
+    rows = {row.code: row for row in atlas_rows({name: counts_for(name, load_encoding(name))},
+                                                 words_per_declaration(), codes=DOZEN)}
+    english = tiktoken_count(name, texts["eng"])
+    for code in DOZEN:
+        assert rows[code].tax.cost.tokens == tiktoken_count(name, texts[code]), code
+        assert rows[code].premium == tiktoken_count(name, texts[code]) / english, code
+        nfc = tiktoken_count(name, unicodedata.normalize("NFC", texts[code]))
+        assert rows[code].nfc_premium == nfc / english, code
+
+
+def test_any_declaration_can_be_the_base():
+    texts = declaration_texts()
+    (row,) = atlas_rows({"cl100k_base": counts_for("cl100k_base", load_encoding("cl100k_base"))}, {},
+                        base="hin", codes=["eng"])
+    assert row.premium == tiktoken_count("cl100k_base", texts["eng"]) / tiktoken_count("cl100k_base", texts["hin"])
+    with pytest.raises(ValueError, match="no declaration 'xx'"):
+        atlas_rows({}, {}, base="xx")
+
+
+def test_vietnamese_as_written_pays_for_its_decomposed_tones():
+    (row,) = atlas_rows({"cl100k_base": counts_for("cl100k_base", load_encoding("cl100k_base"))},
+                        words_per_declaration(), codes=["vie"])
+    assert row.premium > 4 and row.nfc_premium < 3
+
+
+def test_words_are_counted_where_icu_knows_them_and_nowhere_else():
+    about, texts, words = declarations(), declaration_texts(), words_per_declaration()
+    assert {code for code, declaration in about.items() if not declaration.words_known} == {"bod", "iii", "jav_java"}
+    assert set(words) == {code for code in about if about[code].words_known}
+    for code in ("eng", "tha", "amh"):
+        assert words[code] == count_words(texts[code], about[code].bcp47)
+    (tibetan,) = atlas_rows({"gpt2": counts_for("gpt2", load_encoding("gpt2"))}, words, codes=["bod"])
+    assert tibetan.tax.cost.fertility is None and tibetan.tax.cost.split_share is None
+
+
+@pytest.mark.slow  # loads every vocabulary
+def test_the_precomputed_counts_are_todays_tokenizers_on_todays_texts():
+    stored = precomputed()
+    assert stored is not None and stored.declarations_sha256 == source()["declarations_sha256"]
+    texts = declaration_texts()
+    sample = {code: texts[code] for code in ("eng", "vie", "mya", "bod")}
+    for name in stored.tokenizers:
+        tokenizer = load_encoding(name)
+        assert stored.counts(name, tokenizer.fingerprint) is not None, f"{name} changed: rebuild token_counts.json"
+        fresh = count_tokenizer(tokenizer, sample)
+        kept = stored.tokenizers[name]
+        for code in sample:
+            assert kept.tokens[code] == fresh.tokens[code], (name, code)
+            assert kept.nfc_tokens.get(code) == fresh.nfc_tokens.get(code), (name, code)
+            assert kept.split_words.get(code) == fresh.split_words.get(code), (name, code)
+
+
+def test_a_tokenizer_missing_from_the_precomputed_counts_or_changed_is_counted_afresh():
+    stored = read_precomputed()
+    assert set(CATALOGUE) >= set(stored.tokenizers)
+    kept = stored.tokenizers["gpt2"]
+    changed = Precomputed(stored.declarations_sha256, stored.words,
+                          {"gpt2": TokenizerCounts("another fingerprint", kept.tokens)})
+    assert changed.counts("gpt2", load_encoding("gpt2").fingerprint) is None
+    assert changed.counts("cl100k_base", load_encoding("cl100k_base").fingerprint) is None
+    assert stored.counts("gpt2", load_encoding("gpt2").fingerprint) is kept
+
+
+def test_precomputed_counts_of_other_texts_are_not_used(tmp_path):
+    path = tmp_path / "token_counts.json"
+    path.write_text('{"declarations_sha256": "0000", "words": {}, "tokenizers": {}}', encoding="utf-8")
+    assert read_precomputed(path) is None
+    assert read_precomputed(tmp_path / "missing.json") is None

@@ -2,6 +2,7 @@
 tiktoken's (and the makers') own counts on the shipped texts, the texts are
 the package's, and the precomputed counts are those of today's tokenizers."""
 
+import json
 import unicodedata
 
 import pytest
@@ -19,6 +20,7 @@ from bpe_core.analysis.atlas import (
 from bpe_core.analysis.words import count_words
 from bpe_core.encodings import CATALOGUE, load_encoding, tiktoken_encoding
 from bpe_core.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+from tests.cli import run_cli
 
 # A dozen languages over nine scripts, with and without NFC as written.
 DOZEN = ["eng", "deu_1996", "vie", "hin", "mya", "amh", "cmn_hans", "jpn", "arb", "rus", "kor", "tha", "yor"]
@@ -80,9 +82,9 @@ def test_premiums_are_tiktokens_own_counts_for_a_dozen_languages(name):
 
 def test_any_declaration_can_be_the_base():
     texts = declaration_texts()
-    (row,) = atlas_rows({"cl100k_base": counts_for("cl100k_base", load_encoding("cl100k_base"))}, {},
+    (row,) = atlas_rows({"gpt2": counts_for("gpt2", load_encoding("gpt2"))}, {},
                         base="hin", codes=["eng"])
-    assert row.premium == tiktoken_count("cl100k_base", texts["eng"]) / tiktoken_count("cl100k_base", texts["hin"])
+    assert row.premium == tiktoken_count("gpt2", texts["eng"]) / tiktoken_count("gpt2", texts["hin"])
     with pytest.raises(ValueError, match="no declaration 'xx'"):
         atlas_rows({}, {}, base="xx")
 
@@ -136,3 +138,43 @@ def test_precomputed_counts_of_other_texts_are_not_used(tmp_path):
     path.write_text('{"declarations_sha256": "0000", "words": {}, "tokenizers": {}}', encoding="utf-8")
     assert read_precomputed(path) is None
     assert read_precomputed(tmp_path / "missing.json") is None
+
+
+# ---------------------------------------------------------------- the CLI
+
+
+def test_cli_json_gives_every_declarations_premiums_against_any_base():
+    code, out, err = run_cli("tax", "--corpus", "udhr", "--json", "--with", "gpt2", "--base", "hin")
+    assert code == 0, err
+    printed = json.loads(out)
+    assert printed["base"] == "hin" and list(printed["tokenizers"]) == ["gpt2"]
+    figures = printed["tokenizers"]["gpt2"]
+    assert set(figures) == set(declarations()) and figures["hin"]["premium"] == 1.0
+    texts = declaration_texts()
+    hindi = tiktoken_count("gpt2", texts["hin"])
+    for code in ("eng", "vie", "mya"):
+        assert figures[code]["tokens"] == tiktoken_count("gpt2", texts[code])
+        assert figures[code]["premium"] == tiktoken_count("gpt2", texts[code]) / hindi
+    vietnamese = tiktoken_count("gpt2", unicodedata.normalize("NFC", texts["vie"]))
+    assert figures["vie"]["nfc_premium"] == vietnamese / tiktoken_count("gpt2", unicodedata.normalize("NFC", texts["hin"]))
+    assert figures["bod"]["fertility"] is None and figures["eng"]["fertility"] > 1
+    assert printed["declarations"]["amh"]["script"] == "Ethiopic" and not printed["declarations"]["amh"]["whole"]
+
+
+@pytest.mark.slow  # loads every vocabulary
+def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default():
+    code, out, err = run_cli("tax", "--corpus", "udhr", "--json")
+    assert code == 0, err
+    printed = json.loads(out)
+    assert printed["base"] == "eng" and list(printed["tokenizers"]) == list(CATALOGUE)
+    assert all(len(figures) == len(declarations()) for figures in printed["tokenizers"].values())
+
+
+def test_cli_table_and_bad_input():
+    code, out, _ = run_cli("tax", "--corpus", "udhr", "--with", "gpt2", "--measure", "fertility")
+    assert code == 0 and "Tokens per word per declaration" in out
+    assert any(line.startswith("bod ") and line.rstrip().endswith("-") for line in out.splitlines())
+    code, _, err = run_cli("tax", "--corpus", "udhr", "--base", "en")
+    assert code == 1 and "unknown base declaration 'en'" in err
+    code, _, err = run_cli("tax", "--corpus", "udhr", "--parity", "100")
+    assert code == 1 and "--corpus passage" in err

@@ -61,13 +61,14 @@ def train_within_budget(
     bad split pattern); running out of memory, or of time before the first
     merge, raises OverBudgetError; running out of time later returns the
     merges learned by then."""
-    with _turn(progress):
+    with take_turn(progress):
         return _train_in_a_process(corpus, budget, progress, settings)
 
 
 @contextlib.contextmanager
-def _turn(progress: Callable[[int, int], None] | None) -> Iterator[None]:
-    """Wait until a core is free for this job, and hold it."""
+def take_turn(progress: Callable[[int, int], None] | None) -> Iterator[None]:
+    """Wait until a core is free for this job, and hold it (every job in a
+    worker process takes a turn: training, and counting in `budgeted_counting`)."""
     give_up = time.monotonic() + MAX_WAIT_SECONDS
     while not _TURNS.acquire(timeout=0.25):
         if time.monotonic() > give_up:
@@ -127,7 +128,7 @@ def _train_in_a_process(corpus, budget: Budget, progress, settings: dict) -> Tok
 def _job(corpus, settings: dict, budget: Budget, sender) -> None:
     """In the training process: cap memory, train, send the result."""
     deadline = time.monotonic() + budget.seconds
-    _cap_memory(budget.memory_bytes)
+    cap_memory(budget.memory_bytes)
     try:
         tokenizer = train(
             corpus, deadline=deadline, progress=lambda done, total: sender.send(("progress", done, total)), **settings
@@ -146,7 +147,8 @@ def _job(corpus, settings: dict, budget: Budget, sender) -> None:
         sender.send(("failed", traceback.format_exc()))
 
 
-def _cap_memory(extra_bytes: int) -> None:
+def cap_memory(extra_bytes: int) -> None:
+    """Let this process grow by at most `extra_bytes` (a MemoryError past that)."""
     try:
         import resource
 

@@ -33,6 +33,8 @@ from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
+    POINT_SIZE,
+    PRESENTED_POINT_SIZE,
     atlas_frame,
     atlas_map_figure,
     atlas_summary,
@@ -59,7 +61,7 @@ from bpe_core.patterns import PRESET_LABELS
 from bpe_core.udhr import declaration_texts, declarations
 from bpe_core.udhr import source as udhr_source
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
+from pages.common.presenter import presenting, show_figure, show_table
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
@@ -553,6 +555,7 @@ DEFAULT_LANGUAGE = "hin"
 def show_atlas() -> None:
     """The UDHR in 527 languages: the map, the scripts, the table, one language."""
     about = declarations()
+    map_place = st.container() if presenting() else None  # a projector shows the map first, the controls below it
     selected, base, mapped = atlas_controls(about)
     if not selected:
         st.info("Choose at least one tokenizer.")
@@ -562,8 +565,11 @@ def show_atlas() -> None:
         return
     rows = atlas_rows(counts, words_per_declaration(), base)
     st.html(f"<p style='font-size:1.1rem'>{html.escape(atlas_summary(rows, about, mapped, base))}</p>")
-    show_figure(atlas_map_figure(rows, about, mapped, base, st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)),
-                key=MAP_KEY, config=MAP_CONFIG, on_select=choose_from_map, selection_mode="points")
+    with map_place or st.container():
+        chosen = st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)
+        size = PRESENTED_POINT_SIZE if presenting() else POINT_SIZE
+        show_figure(atlas_map_figure(rows, about, mapped, base, chosen, size), key=MAP_KEY, config=MAP_CONFIG,
+                    on_select=choose_from_map, selection_mode="points")
     st.caption(f"Each point is one declaration at the udhr package's coordinates for it, coloured by its premium under "
                f"{markdown_literal(mapped)} on a log scale: white is {markdown_literal(about[base].name)}'s 1×, red "
                "costs more, blue less. Hover for the numbers, click a point to read it below.")

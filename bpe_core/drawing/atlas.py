@@ -38,6 +38,8 @@ from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, LEGEND_ON_TOP, PR
 TOPOJSON_URL = "app/static/topojson/"
 MAP_CONFIG = {"topojsonURL": TOPOJSON_URL, "displaylogo": False}
 MAP_HEIGHT = 560
+POINT_SIZE = 9  # px; a projector's map takes PRESENTED_POINT_SIZE
+PRESENTED_POINT_SIZE = 14
 LAND, BORDERS, OCEAN = "#ECECEC", "#BBBBBB", "#F7FBFF"
 SELECTED_COLOUR = "#000"
 # A declaration's point: its name and script, premium (after NFC where that differs), tokens, characters.
@@ -63,10 +65,11 @@ def nfc_note(row: AtlasRow, declaration: Declaration) -> str:
 
 
 def atlas_map_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], tokenizer: str, base: str,
-                     selected: str | None = None) -> go.Figure:
+                     selected: str | None = None, point_size: int = POINT_SIZE) -> go.Figure:
     """Every declaration of `tokenizer` a point on the world map, coloured by
     log2 of its premium (white is 1×, the base's cost; red, more; blue,
-    less); the base is a black-edged star, the selected declaration ringed."""
+    less); the base is a black-edged star, the selected declaration ringed.
+    `point_size` in pixels (larger for a projector)."""
     by_code = rows_of(rows, tokenizer)
     codes = sorted(by_code, key=lambda code: by_code[code].premium)  # the most taxed on top
     reach = premium_reach(by_code[code].premium for code in codes)
@@ -81,7 +84,7 @@ def atlas_map_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration],
         mode="markers",
         name="declarations",
         marker=dict(
-            size=9, opacity=0.9, line=dict(width=0.5, color="#555"),
+            size=point_size, opacity=0.9, line=dict(width=0.5, color="#555"),
             color=[math.log2(by_code[code].premium) for code in codes],
             colorscale=HEATMAP_COLOURS, cmid=0, cmin=-reach, cmax=reach,
             colorbar=dict(
@@ -91,9 +94,9 @@ def atlas_map_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration],
             ),
         ),
     ))
-    marks = [(base, "star", 18, BASE_LINE_COLOUR, f"base: {about[base].name}")]
+    marks = [(base, "star", 2 * point_size, BASE_LINE_COLOUR, f"base: {about[base].name}")]
     if selected in by_code and selected != base:
-        marks.append((selected, "circle-open", 22, SELECTED_COLOUR, f"chosen: {about[selected].name}"))
+        marks.append((selected, "circle-open", 2.4 * point_size, SELECTED_COLOUR, f"chosen: {about[selected].name}"))
     for code, symbol, size, colour, label in marks:
         row = by_code[code]
         figure.add_trace(go.Scattergeo(
@@ -109,7 +112,7 @@ def atlas_map_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration],
         countrycolor=BORDERS, showocean=True, oceancolor=OCEAN, showframe=False, lataxis_range=[-58, 84],
     )
     figure.update_layout(
-        height=MAP_HEIGHT, margin=dict(l=0, r=0, t=30, b=0), font=dict(size=FONT_SIZE),
+        height=MAP_HEIGHT, margin=dict(l=0, r=0, t=20, b=0), font=dict(size=FONT_SIZE),
         hoverlabel=dict(font_size=TICK_FONT_SIZE), legend=LEGEND_ON_TOP, uirevision="atlas",
         clickmode="event+select",
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 
 from .analysis.atlas import TokenizerCounts, count_tokenizer
@@ -24,7 +24,9 @@ from .patterns import PatternError
 from .tokenizer import Tokenizer
 from .worker_processes import worker_context
 
-COUNTING_BUDGET = Budget(seconds=60, memory_bytes=1_500_000_000)
+# Counting runs in Python per token (words split, see `analysis.words`): a
+# small vocabulary makes many tokens, about a minute on a busy core.
+COUNTING_BUDGET = Budget(seconds=120, memory_bytes=1_500_000_000)
 
 
 class OutOfTime(Exception):
@@ -32,15 +34,16 @@ class OutOfTime(Exception):
 
 
 def count_within_budget(tokenizer: Tokenizer, budget: Budget = COUNTING_BUDGET, *,
+                        texts: Mapping[str, str] | None = None,
                         progress: Callable[[int, int], None] | None = None) -> TokenizerCounts:
-    """`analysis.atlas.count_tokenizer(tokenizer)` in a process of its own,
-    within `budget`. Running out of time or memory raises OverBudgetError;
+    """`analysis.atlas.count_tokenizer(tokenizer, texts)` (every declaration
+    by default) in a process of its own, within `budget`. Running out of time or memory raises OverBudgetError;
     a split pattern that fails, PatternError. An exception raised in
     `progress` stops the job (the process is killed)."""
     with take_turn(progress):
         context = worker_context()
         receiver, sender = context.Pipe(duplex=False)
-        job = context.Process(target=_job, args=(tokenizer_to_json(tokenizer), budget, sender))
+        job = context.Process(target=_job, args=(tokenizer_to_json(tokenizer), texts, budget, sender))
         job.start()
         sender.close()
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
@@ -72,7 +75,7 @@ def count_within_budget(tokenizer: Tokenizer, budget: Budget = COUNTING_BUDGET, 
             job.join()
 
 
-def _job(tokenizer_json: str, budget: Budget, sender) -> None:
+def _job(tokenizer_json: str, texts: Mapping[str, str] | None, budget: Budget, sender) -> None:
     """In the counting process: cap memory, count, send the counts."""
     deadline = time.monotonic() + budget.seconds
     cap_memory(budget.memory_bytes)
@@ -83,7 +86,7 @@ def _job(tokenizer_json: str, budget: Budget, sender) -> None:
         sender.send(("progress", done, total))
 
     try:
-        counts = count_tokenizer(tokenizer_from_json(tokenizer_json), progress=report)
+        counts = count_tokenizer(tokenizer_from_json(tokenizer_json), texts, progress=report)
         sender.send(("done", asdict(counts)))
     except OutOfTime:
         sender.send(("time",))

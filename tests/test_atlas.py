@@ -178,3 +178,45 @@ def test_cli_table_and_bad_input():
     assert code == 1 and "unknown base declaration 'en'" in err
     code, _, err = run_cli("tax", "--corpus", "udhr", "--parity", "100")
     assert code == 1 and "--corpus passage" in err
+
+
+# ------------------------------------------------- a visitor's tokenizer
+
+
+@pytest.fixture(scope="module")
+def small_tokenizer():
+    from bpe_core import train
+
+    return train(declaration_texts()["eng"], vocab_size=400, pattern="cl100k")
+
+
+@pytest.mark.slow  # a worker process
+def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_tokenizer):
+    import multiprocessing
+
+    from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
+
+    heard = []
+    sample = {code: declaration_texts()[code] for code in ("eng", "vie", "bod")}
+    counts = count_within_budget(small_tokenizer, COUNTING_BUDGET, texts=sample,
+                                 progress=lambda done, total: heard.append((done, total)))
+    assert heard == [(1, 3), (2, 3), (3, 3)]
+    here = count_tokenizer(small_tokenizer, sample)
+    for code in sample:
+        assert counts.tokens[code] == here.tokens[code] == len(small_tokenizer.encode(sample[code], disallowed_special=()))
+        assert counts.nfc_tokens.get(code) == here.nfc_tokens.get(code)
+        assert counts.split_words.get(code) == here.split_words.get(code)
+    assert counts.fingerprint == small_tokenizer.fingerprint
+    assert not multiprocessing.active_children()
+
+
+@pytest.mark.slow  # a worker process
+def test_counting_past_its_budget_stops_with_a_message(small_tokenizer):
+    import multiprocessing
+
+    from bpe_core.budgeted_counting import Budget, count_within_budget
+    from bpe_core.budgeted_training import OverBudgetError
+
+    with pytest.raises(OverBudgetError, match=r"takes longer than the 0\.5 s"):
+        count_within_budget(small_tokenizer, Budget(seconds=0.5, memory_bytes=1_500_000_000))
+    assert not multiprocessing.active_children()

@@ -220,3 +220,22 @@ def test_counting_past_its_budget_stops_with_a_message(small_tokenizer):
     with pytest.raises(OverBudgetError, match=r"takes longer than the 0\.5 s"):
         count_within_budget(small_tokenizer, Budget(seconds=0.5, memory_bytes=1_500_000_000))
     assert not multiprocessing.active_children()
+
+
+@pytest.mark.slow  # loads two vocabularies
+def test_the_readme_reports_the_spearman_correlations_with_petrov_et_al():
+    import re
+    import sys
+
+    from tests.conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from petrov_correlation import correlations
+
+    found = correlations()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for corpus, label in (("passage", "the 30-language passage"), ("udhr", "the UDHR")):
+        (gpt2, languages), (cl100k, _) = found[corpus]["gpt2"], found[corpus]["cl100k_base"]
+        row = rf"\| {label} \| {languages} \| {gpt2:.2f} \| {cl100k:.2f} \|"
+        assert re.search(row, readme), row
+    assert found["udhr"]["gpt2"][1] > 150  # languages both cover

@@ -444,6 +444,17 @@ def show_passage() -> None:
 ATLAS_COUNTS = SharedCache(max_entries=32, max_bytes=50_000_000)  # (name, fingerprint) -> TokenizerCounts
 COUNTS_SIZE = 200_000  # bytes one tokenizer's counts of 527 declarations take, roughly
 UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
+MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
+DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
+ATLAS_COLUMNS = {
+    "premium": st.column_config.NumberColumn(format="%.2f×"),
+    "NFC premium": st.column_config.NumberColumn(format="%.2f×", help="After Unicode NFC normalization; "
+                                                 "empty where the text is in NFC as written."),
+    "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Empty where ICU cannot find words."),
+    "words split": st.column_config.NumberColumn(format="percent", help="Share of words split into several tokens"),
+    "characters": st.column_config.NumberColumn(format="localized"),
+    "tokens": st.column_config.NumberColumn(format="localized"),
+}
 
 
 def declaration_label(code: str) -> str:
@@ -539,18 +550,6 @@ def show_language(rows, about, base: str, mapped: str) -> None:
     show_table(language_frame(rows, language), hide_index=True, column_config=ATLAS_COLUMNS)
 
 
-ATLAS_COLUMNS = {
-    "premium": st.column_config.NumberColumn(format="%.2f×"),
-    "NFC premium": st.column_config.NumberColumn(format="%.2f×", help="After Unicode NFC normalization; "
-                                                 "empty where the text is in NFC as written."),
-    "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Empty where ICU cannot find words."),
-    "words split": st.column_config.NumberColumn(format="percent", help="Share of words split into several tokens"),
-    "characters": st.column_config.NumberColumn(format="localized"),
-    "tokens": st.column_config.NumberColumn(format="localized"),
-}
-MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
-DEFAULT_LANGUAGE = "hin"
-
 
 def show_atlas() -> None:
     """The UDHR in 527 languages: the map, the scripts, the table, one language."""
@@ -578,7 +577,7 @@ def show_atlas() -> None:
     show_figure(script_figure(rows, about, list(counts), base), key="tax_scripts")
     st.caption("Each row is one writing system (how many declarations in brackets): per tokenizer, a dot at the median "
                "premium of its declarations and a bar over the middle half of them. Scripts are ordered by their "
-               "median under the first tokenizer; within a script, tokenizers differ far less than scripts do.")
+               "median under the first tokenizer.")
     st.subheader("Every declaration")
     table = atlas_frame(rows, about, mapped)
     st.caption(f"Premiums against {markdown_literal(about[base].name)} under each tokenizer; the last columns are "

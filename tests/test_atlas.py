@@ -202,8 +202,8 @@ def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_to
                                  progress=lambda done, total: heard.append((done, total)))
     assert heard == [(1, 3), (2, 3), (3, 3)]
     here = count_tokenizer(small_tokenizer, sample)
-    for code in sample:
-        assert counts.tokens[code] == here.tokens[code] == len(small_tokenizer.encode(sample[code], disallowed_special=()))
+    for code, text in sample.items():
+        assert counts.tokens[code] == here.tokens[code] == len(small_tokenizer.encode(text, disallowed_special=()))
         assert counts.nfc_tokens.get(code) == here.nfc_tokens.get(code)
         assert counts.split_words.get(code) == here.split_words.get(code)
     assert counts.fingerprint == small_tokenizer.fingerprint

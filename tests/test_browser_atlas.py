@@ -27,7 +27,7 @@ def offline(page, app_url: str) -> list[str]:
 
     def route(request_route):
         url = request_route.request.url
-        if url.startswith(app_url) or url.startswith(("data:", "blob:")):
+        if url.startswith((app_url, "data:", "blob:")):
             request_route.continue_()
         else:
             refused.append(url)

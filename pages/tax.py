@@ -65,6 +65,7 @@ from pages.common.presenter import presenting, show_figure, show_table
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
+    DISTINCT_ENCODINGS,
     OPENAI_ENCODINGS,
     loadable_encodings,
     short_label,
@@ -407,7 +408,7 @@ def show_passage() -> None:
     controls = st.columns([5, 2], vertical_alignment="bottom")
     with controls[0]:
         selected = pick_tokenizers(
-            "Tokenizers", TOKENIZERS_KEY, list(BUNDLED_ENCODINGS),
+            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
             help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
             "trained one.",
         )
@@ -500,7 +501,7 @@ def atlas_controls(about) -> tuple[list[str], str, str | None]:
     controls = st.columns([5, 3, 3], vertical_alignment="bottom")
     with controls[0]:
         selected = pick_tokenizers(
-            "Tokenizers", TOKENIZERS_KEY, list(BUNDLED_ENCODINGS),
+            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
             help="OpenAI's and the model zoo's; one trained here or loaded from a file is counted in a worker "
             "process, like training.",
         )

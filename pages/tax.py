@@ -15,7 +15,7 @@ import html
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer
-from bpe_core.analysis.atlas import DEFAULT_BASE, TokenizerCounts, atlas_rows, counts_for, words_per_declaration
+from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
@@ -30,7 +30,6 @@ from bpe_core.analysis.tax import (
     training_mix,
 )
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
-from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
     POINT_SIZE,
@@ -60,15 +59,14 @@ from bpe_core.drawing.tax import (
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.udhr import declaration_texts, declarations
 from bpe_core.udhr import source as udhr_source
+from pages.common.declaration_counts import declaration_counts
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_figure, show_table
-from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
     DISTINCT_ENCODINGS,
     OPENAI_ENCODINGS,
     loadable_encodings,
-    short_label,
     tokenizer_by_name,
     tokenizer_choices,
     train_on,
@@ -442,8 +440,6 @@ def show_passage() -> None:
 
 # --------------------------------------------------------------- the atlas
 
-ATLAS_COUNTS = SharedCache(max_entries=32, max_bytes=50_000_000)  # (name, fingerprint) -> TokenizerCounts
-COUNTS_SIZE = 200_000  # bytes one tokenizer's counts of 527 declarations take, roughly
 UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
 MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
 DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
@@ -461,39 +457,6 @@ ATLAS_COLUMNS = {
 def declaration_label(code: str) -> str:
     declaration = declarations()[code]
     return f"{declaration.name} ({code}) · {declaration.script}"
-
-
-def declaration_counts(name: str) -> TokenizerCounts | None:
-    """A tokenizer's counts on every declaration, kept for every session: a
-    bundled one's are shipped (or counted here once, with a progress bar,
-    when it is new or changed since); the session's own tokenizers are
-    counted in a worker process within a budget, like training."""
-    if name in BUNDLED_ENCODINGS and not loadable_encodings([name]):
-        return None
-    tokenizer = tokenizer_by_name(name)
-    key = (name, tokenizer.fingerprint)
-    counts = ATLAS_COUNTS.get(key)
-    if counts is not None:
-        return counts
-    bar = st.empty()
-
-    def show(done: int, total: int) -> None:
-        bar.progress(done / total if total else 0.0,
-                     text=f"Counting {name} on every declaration (once): {done:,} / {total:,}" if total
-                     else "Waiting for a free core…")
-
-    try:
-        if name in BUNDLED_ENCODINGS:
-            counts = counts_for(name, tokenizer, progress=show)
-        else:
-            counts = count_within_budget(tokenizer, COUNTING_BUDGET, progress=show)
-    except ValueError as error:  # over its budget, or a split pattern that fails on some script
-        st.warning(f"{markdown_literal(short_label(name))} could not be measured: {markdown_literal(str(error))}")
-        return None
-    finally:
-        bar.empty()
-    ATLAS_COUNTS.put(key, counts, COUNTS_SIZE)
-    return counts
 
 
 def atlas_controls(about) -> tuple[list[str], str, str | None]:

@@ -111,7 +111,8 @@ def test_one_language_shows_its_tokens_beside_the_bases_and_its_premiums_under_e
     change(at, at.selectbox(key="tax_udhr_language"), "vie")
     labels = [metric.label for metric in at.metric]
     assert "English (eng) · Latin" in labels and "Vietnamese (vie) · Latin" in labels
-    assert next(m.value for m in at.metric if m.label.startswith("Vietnamese")) == f"{tokens('o200k_base', 'vie'):,} tokens"
+    vietnamese = next(m.value for m in at.metric if m.label.startswith("Vietnamese"))
+    assert vietnamese == f"{tokens('o200k_base', 'vie'):,} tokens"
     notice = " ".join(info.value for info in at.info)
     as_written, nfc = (tokens("o200k_base", "vie", nfc=flag) / tokens("o200k_base", "eng") for flag in (False, True))
     assert "not in Unicode's NFC" in notice and f"{as_written:.2f}×" in notice and f"{nfc:.2f}×" in notice
@@ -145,3 +146,23 @@ def test_a_link_to_an_unknown_declaration_falls_back_to_english():
     at = open_atlas({"tax_udhr_base": "<script>", "tax_udhr_language": "xx"}, tax_tokenizers=["gpt2"])
     assert at.selectbox(key="tax_udhr_base").value == "eng"
     assert at.selectbox(key="tax_udhr_language").value == "hin"
+
+
+def test_a_tokenizer_missing_from_the_shipped_counts_is_counted_at_first_use(monkeypatch):
+    from bpe_core.analysis.atlas import Precomputed
+    from pages.common import declaration_counts
+    from pages.common.shared_cache import SharedCache
+
+    monkeypatch.setattr(declaration_counts, "ATLAS_COUNTS", SharedCache(max_entries=8, max_bytes=10_000_000))
+    stored = bpe_core.analysis.atlas.precomputed()
+    without_gpt2 = Precomputed(stored.declarations_sha256, stored.words,
+                               {name: counts for name, counts in stored.tokenizers.items() if name != "gpt2"})
+    monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", lambda: without_gpt2)
+    counted = []
+    original = bpe_core.analysis.atlas.count_tokenizer
+    monkeypatch.setattr(bpe_core.analysis.atlas, "count_tokenizer",
+                        lambda tokenizer, *args, **kwargs: counted.append(tokenizer.name) or original(tokenizer, *args,
+                                                                                                     **kwargs))
+    at = open_atlas({"tax_map_tokenizer": "gpt2"}, tax_tokenizers=["gpt2"])
+    assert counted == ["gpt2"]
+    assert declaration_table(at).loc["mya", "gpt2"] == tokens("gpt2", "mya") / tokens("gpt2", "eng")

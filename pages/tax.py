@@ -504,7 +504,7 @@ def show_language(rows, about, base: str, mapped: str) -> None:
                    "understates the tax.")
     tokenizer = tokenizer_by_name(mapped)
     texts = declaration_texts()
-    for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language)):
+    for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language), strict=True):
         text = texts[code]
         spans = encode_for_view(tokenizer, text, allow_special=False)
         with column:

@@ -31,7 +31,8 @@ def test_the_map_has_every_declaration_at_its_place_coloured_by_log_premium(rows
     points = figure.data[0]
     assert len(points.lat) == len(about)
     premiums = {row.code: row.premium for row in rows if row.tax.tokenizer == "o200k_base"}
-    for code, lat, lon, colour in zip((c[0] for c in points.customdata), points.lat, points.lon, points.marker.color):
+    codes = [c[0] for c in points.customdata]
+    for code, lat, lon, colour in zip(codes, points.lat, points.lon, points.marker.color, strict=True):
         assert (lat, lon) == (about[code].latitude, about[code].longitude)
         assert colour == math.log2(premiums[code])
     assert list(points.marker.color) == sorted(points.marker.color)  # the most taxed drawn last, on top
@@ -82,7 +83,8 @@ def test_the_table_has_a_row_per_declaration_the_most_taxed_first(rows):
     assert frame["gpt2"].is_monotonic_decreasing
     assert frame.loc["eng", "gpt2"] == 1.0 and frame.loc["eng", "text"] == "all"
     assert math.isnan(frame.loc["eng", "NFC premium"]) and frame.loc["vie", "NFC premium"] < frame.loc["vie", "gpt2"]
-    assert frame.loc["ike", "text"] == "23 of 30 articles" and frame.loc["ykg", "text"] == "no preamble, 29 of 30 articles"
+    assert frame.loc["ike", "text"] == "23 of 30 articles"
+    assert frame.loc["ykg", "text"] == "no preamble, 29 of 30 articles"
     assert frame.loc["bod", "tokens per word"] is None or math.isnan(frame.loc["bod", "tokens per word"])
 
 

@@ -129,7 +129,7 @@ def test_the_script_view_ranks_writing_systems_per_tokenizer():
     assert [trace["name"] for trace in scripts["data"]] == ["gpt2", "o200k_base"]
     rows = scripts["data"][0]["y"]
     assert f"Latin ({sum(d.script == 'Latin' for d in declarations().values())})" in rows
-    medians = dict(zip(rows, scripts["data"][0]["x"]))
+    medians = dict(zip(rows, scripts["data"][0]["x"], strict=True))
     assert medians[rows[0]] == max(medians.values())  # the most taxed script on top
     assert medians["Myanmar (3)"] > 4 * medians[next(row for row in rows if row.startswith("Latin"))]
 

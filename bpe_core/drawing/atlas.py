@@ -112,8 +112,11 @@ def atlas_map_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration],
         countrycolor=BORDERS, showocean=True, oceancolor=OCEAN, showframe=False, lataxis_range=[-58, 84],
     )
     figure.update_layout(
-        height=MAP_HEIGHT, margin=dict(l=0, r=0, t=20, b=0), font=dict(size=FONT_SIZE),
-        hoverlabel=dict(font_size=TICK_FONT_SIZE), legend=LEGEND_ON_TOP, uirevision="atlas",
+        height=MAP_HEIGHT, margin=dict(l=0, r=0, t=10, b=0), font=dict(size=FONT_SIZE),
+        hoverlabel=dict(font_size=TICK_FONT_SIZE), uirevision="atlas",
+        # over the North Pacific's corner, where it takes no room from the map
+        legend=dict(x=0.0, y=1.0, xanchor="left", yanchor="top", bgcolor="rgba(255,255,255,0.85)",
+                    font=dict(size=TICK_FONT_SIZE)),
         clickmode="event+select",
     )
     return figure

@@ -155,14 +155,17 @@ def test_a_tokenizer_missing_from_the_shipped_counts_is_counted_at_first_use(mon
 
     monkeypatch.setattr(declaration_counts, "ATLAS_COUNTS", SharedCache(max_entries=8, max_bytes=10_000_000))
     stored = bpe_core.analysis.atlas.precomputed()
-    without_gpt2 = Precomputed(stored.declarations_sha256, stored.words,
-                               {name: counts for name, counts in stored.tokenizers.items() if name != "gpt2"})
-    monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", lambda: without_gpt2)
+    without_it = Precomputed(stored.declarations_sha256, stored.words,
+                             {name: counts for name, counts in stored.tokenizers.items() if name != "o200k_base"})
+    monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", lambda: without_it)
     counted = []
     original = bpe_core.analysis.atlas.count_tokenizer
-    monkeypatch.setattr(bpe_core.analysis.atlas, "count_tokenizer",
-                        lambda tokenizer, *args, **kwargs: counted.append(tokenizer.name) or original(tokenizer, *args,
-                                                                                                     **kwargs))
-    at = open_atlas({"tax_map_tokenizer": "gpt2"}, tax_tokenizers=["gpt2"])
-    assert counted == ["gpt2"]
-    assert declaration_table(at).loc["mya", "gpt2"] == tokens("gpt2", "mya") / tokens("gpt2", "eng")
+
+    def count(tokenizer, *args, **kwargs):
+        counted.append(tokenizer.name)
+        return original(tokenizer, *args, **kwargs)
+
+    monkeypatch.setattr(bpe_core.analysis.atlas, "count_tokenizer", count)
+    at = open_atlas(tax_tokenizers=["o200k_base"])
+    assert counted == ["o200k_base"]
+    assert declaration_table(at).loc["mya", "o200k_base"] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")

@@ -19,7 +19,6 @@ from dataclasses import asdict
 
 from .analysis.atlas import TokenizerCounts, count_tokenizer
 from .budgeted_training import GRACE_SECONDS, Budget, OverBudgetError, cap_memory, take_turn
-from .formats import tokenizer_from_json, tokenizer_to_json
 from .patterns import PatternError
 from .tokenizer import Tokenizer
 from .worker_processes import worker_context
@@ -43,7 +42,8 @@ def count_within_budget(tokenizer: Tokenizer, budget: Budget = COUNTING_BUDGET, 
     with take_turn(progress):
         context = worker_context()
         receiver, sender = context.Pipe(duplex=False)
-        job = context.Process(target=_job, args=(tokenizer_to_json(tokenizer), texts, budget, sender))
+        # The tokenizer travels pickled: any kind pickles (one trained here, one loaded from a rank file).
+        job = context.Process(target=_job, args=(tokenizer, texts, budget, sender))
         job.start()
         sender.close()
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
@@ -75,7 +75,7 @@ def count_within_budget(tokenizer: Tokenizer, budget: Budget = COUNTING_BUDGET, 
             job.join()
 
 
-def _job(tokenizer_json: str, texts: Mapping[str, str] | None, budget: Budget, sender) -> None:
+def _job(tokenizer: Tokenizer, texts: Mapping[str, str] | None, budget: Budget, sender) -> None:
     """In the counting process: cap memory, count, send the counts."""
     deadline = time.monotonic() + budget.seconds
     cap_memory(budget.memory_bytes)
@@ -86,7 +86,7 @@ def _job(tokenizer_json: str, texts: Mapping[str, str] | None, budget: Budget, s
         sender.send(("progress", done, total))
 
     try:
-        counts = count_tokenizer(tokenizer_from_json(tokenizer_json), texts, progress=report)
+        counts = count_tokenizer(tokenizer, texts, progress=report)
         sender.send(("done", asdict(counts)))
     except OutOfTime:
         sender.send(("time",))

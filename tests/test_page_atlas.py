@@ -169,3 +169,32 @@ def test_a_tokenizer_missing_from_the_shipped_counts_is_counted_at_first_use(mon
     at = open_atlas(tax_tokenizers=["o200k_base"])
     assert counted == ["o200k_base"]
     assert declaration_table(at).loc["mya", "o200k_base"] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")
+
+
+def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeypatch):
+    import gzip
+
+    from bpe_core import budgeted_counting
+    from bpe_core.encodings import RANK_FILES
+    from bpe_core.formats import tokenizer_from_file
+    from pages.common import declaration_counts
+    from pages.common.names import LOADED_TOKENIZERS
+
+    workers = []
+    real = budgeted_counting.count_within_budget
+
+    def in_worker(tokenizer, *args, **kwargs):
+        workers.append(tokenizer.name)
+        return real(tokenizer, *args, **kwargs)
+
+    monkeypatch.setattr(declaration_counts, "count_within_budget", in_worker)
+    # An upload of o200k_base's rank file: ranks, not a merge history, as such files are.
+    ranks = gzip.decompress((RANK_FILES / "o200k_base.tiktoken.gz").read_bytes())
+    loaded = tokenizer_from_file("mine.tiktoken", ranks, "o200k")
+    name = "loaded: mine.tiktoken"
+    session = {"tax_tokenizers": [name], LOADED_TOKENIZERS: {"mine.tiktoken": loaded}}
+    at = open_atlas({"tax_map_tokenizer": name}, **session)
+    assert workers == [loaded.name]
+    assert not at.warning, [warning.value for warning in at.warning]
+    table = declaration_table(at)
+    assert table.loc["mya", name] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")

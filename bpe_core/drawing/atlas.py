@@ -179,6 +179,13 @@ def _spread(values: list[float]) -> tuple[float, float, float, float, float]:
     return min(values), lower, median, upper, max(values)
 
 
+MISSING = math.nan  # a number a table leaves empty (no words known, or NFC as written)
+
+
+def _or_missing(value: float | None) -> float:
+    return MISSING if value is None else float(value)
+
+
 def parts(declaration: Declaration) -> str:
     """What of the declaration is there: "all", or what is missing."""
     if declaration.whole:
@@ -204,10 +211,10 @@ def atlas_frame(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], toke
                   "characters": row.tax.cost.chars}
         record.update({name: float(by_tokenizer[name][code].premium) for name in names})
         record.update({
-            "NFC premium": float(row.nfc_premium) if not declaration.nfc else None,
+            "NFC premium": float(row.nfc_premium) if not declaration.nfc else MISSING,
             "tokens": row.tax.cost.tokens,
-            "tokens per word": row.tax.cost.fertility,
-            "words split": row.tax.cost.split_share,
+            "tokens per word": _or_missing(row.tax.cost.fertility),
+            "words split": _or_missing(row.tax.cost.split_share),
         })
         records.append(record)
     return pd.DataFrame(records)
@@ -217,8 +224,8 @@ def language_frame(rows: Sequence[AtlasRow], code: str) -> pd.DataFrame:
     """One declaration under every tokenizer: premiums, tokens and the per-word measures."""
     return pd.DataFrame([
         {"tokenizer": row.tax.tokenizer, "premium": float(row.premium), "NFC premium": float(row.nfc_premium),
-         "tokens": row.tax.cost.tokens, "tokens per word": row.tax.cost.fertility,
-         "words split": row.tax.cost.split_share}
+         "tokens": row.tax.cost.tokens, "tokens per word": _or_missing(row.tax.cost.fertility),
+         "words split": _or_missing(row.tax.cost.split_share)}
         for row in rows if row.code == code
     ])
 

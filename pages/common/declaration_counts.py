@@ -41,13 +41,17 @@ def declaration_counts(name: str) -> TokenizerCounts | None:
     def show(done: int, total: int) -> None:
         bar.progress(done / total if total else 0.0,
                      text=f"Counting {name} on every declaration (once): {done:,} / {total:,}" if total
-                     else "Waiting for a free core…")
+                     else f"Counting {name} on every declaration (once)…")
+
+    def wait(ahead: int) -> None:
+        bar.progress(0.0, text="Waiting for a free core: other visitors' jobs use every one"
+                     + (f" ({ahead} ahead of you)" if ahead else " (you are next)"))
 
     try:
         if name in BUNDLED_ENCODINGS:
             counts = counts_for(name, tokenizer, progress=show)
         else:
-            counts = count_within_budget(tokenizer, COUNTING_BUDGET, progress=show)
+            counts = count_within_budget(tokenizer, COUNTING_BUDGET, progress=show, waiting=wait)
     except ValueError as error:  # over its budget, or a split pattern that fails on some script
         st.warning(f"{markdown_literal(short_label(name))} could not be measured: {markdown_literal(str(error))}")
         return None

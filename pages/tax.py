@@ -446,8 +446,8 @@ DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, an
 ATLAS_COLUMNS = {
     "premium": st.column_config.NumberColumn(format="%.2f×"),
     "NFC premium": st.column_config.NumberColumn(format="%.2f×", help="After Unicode NFC normalization; "
-                                                 "empty where the text is in NFC as written."),
-    "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Empty where ICU cannot find words."),
+                                                 "None where the text is in NFC as written."),
+    "tokens per word": st.column_config.NumberColumn(format="%.2f", help="None where ICU cannot find words."),
     "words split": st.column_config.NumberColumn(format="percent", help="Share of words split into several tokens"),
     "characters": st.column_config.NumberColumn(format="localized"),
     "tokens": st.column_config.NumberColumn(format="localized"),

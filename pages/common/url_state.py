@@ -83,8 +83,10 @@ def _whole_number_from_link(key: str, default: int | None, minimum: int | None, 
     return default if too_small or too_large else number
 
 
-def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, default: str, **widget_options) -> str:
-    """`place.selectbox` over `options` (id -> label): it shows the labels
+def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, default: str,
+                    widget: str = "selectbox", **widget_options) -> str:
+    """`place.selectbox` (or another one-choice `widget`, such as
+    "segmented_control") over `options` (id -> label): it shows the labels
     and keeps the chosen id in the link, where Streamlit's own binding would
     write the label. An id the link or the session has that is not offered
     (an upload of another session) falls back to `default`."""
@@ -92,7 +94,8 @@ def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, 
     if st.session_state.get(key) not in ids:
         linked = st.query_params.get(key)
         st.session_state[key] = linked if linked in ids else default if default in ids else ids[0]
-    chosen = place.selectbox(label, ids, key=key, format_func=options.get, persist_state="session", **widget_options)
+    chosen = getattr(place, widget)(label, ids, key=key, format_func=options.get, persist_state="session",
+                                    **widget_options)
     keep_in_link(key, chosen, default)
     return chosen
 

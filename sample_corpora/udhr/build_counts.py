@@ -1,0 +1,41 @@
+"""Rebuild `token_counts.json`: every bundled tokenizer's counts on every
+declaration (about 20 s a tokenizer), so the app's first visit does not
+count them.
+
+    python sample_corpora/udhr/build_counts.py          # count what is new or changed
+    python sample_corpora/udhr/build_counts.py --all    # count everything again
+
+Every name in `bpe_core.encodings.CATALOGUE` whose package is installed is
+kept; one whose stored counts are of the same tokenizer (its fingerprint)
+and the same texts is not counted again. A tokenizer added to the catalogue
+later, or changed, is counted by the app when first needed until this is
+run again.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bpe_core.analysis.atlas import count_tokenizer, read_precomputed, word_counts, write_precomputed  # noqa: E402
+from bpe_core.encodings import CATALOGUE, load_encoding  # noqa: E402
+from bpe_core.zoo import ModelPackageMissing  # noqa: E402
+
+
+def main(everything: bool) -> None:
+    stored = None if everything else read_precomputed()
+    counts = {}
+    for name in CATALOGUE:
+        try:
+            tokenizer = load_encoding(name)
+        except ModelPackageMissing as error:
+            print(f"left out: {error}", file=sys.stderr)
+            continue
+        kept = stored.counts(name, tokenizer.fingerprint) if stored is not None else None
+        counts[name] = kept if kept is not None else count_tokenizer(tokenizer)
+        print(f"{'kept' if kept is not None else 'counted'} {name}", file=sys.stderr)
+    write_precomputed(stored.words if stored is not None else word_counts(), counts)
+
+
+if __name__ == "__main__":
+    main(everything="--all" in sys.argv[1:])

@@ -1,0 +1,98 @@
+"""The atlas's figures and tables, as plain functions (no browser): from the
+shipped counts, checked against the numbers they are drawn from."""
+
+import math
+import statistics
+
+import pytest
+
+from bpe_core.analysis.atlas import TokenizerCounts, atlas_rows, precomputed
+from bpe_core.drawing.atlas import (
+    MAP_CONFIG,
+    TOPOJSON_URL,
+    atlas_frame,
+    atlas_map_figure,
+    atlas_summary,
+    language_frame,
+    script_figure,
+)
+from bpe_core.udhr import declarations
+
+
+@pytest.fixture(scope="module")
+def rows():
+    stored = precomputed()
+    return atlas_rows({name: stored.tokenizers[name] for name in ("gpt2", "o200k_base")}, stored.words)
+
+
+def test_the_map_has_every_declaration_at_its_place_coloured_by_log_premium(rows):
+    about = declarations()
+    figure = atlas_map_figure(rows, about, "o200k_base", "eng", selected="amh")
+    points = figure.data[0]
+    assert len(points.lat) == len(about)
+    premiums = {row.code: row.premium for row in rows if row.tax.tokenizer == "o200k_base"}
+    codes = [c[0] for c in points.customdata]
+    for code, lat, lon, colour in zip(codes, points.lat, points.lon, points.marker.color, strict=True):
+        assert (lat, lon) == (about[code].latitude, about[code].longitude)
+        assert colour == math.log2(premiums[code])
+    assert list(points.marker.color) == sorted(points.marker.color)  # the most taxed drawn last, on top
+    assert points.marker.cmid == 0 and -points.marker.cmin == points.marker.cmax >= 2
+    assert "1× = English" in points.marker.colorbar.ticktext
+    base, chosen = figure.data[1], figure.data[2]
+    assert base.marker.symbol == "star" and base.customdata[0][0] == "eng"
+    assert chosen.marker.symbol == "circle-open" and chosen.customdata[0][0] == "amh"
+    assert figure.layout.geo.resolution == 110 and MAP_CONFIG["topojsonURL"] == TOPOJSON_URL
+
+
+def test_the_maps_hover_says_name_script_premium_tokens_and_characters(rows):
+    figure = atlas_map_figure(rows, declarations(), "o200k_base", "eng")
+    vietnamese = next(c for c in figure.data[0].customdata if c[0] == "vie")
+    row = next(r for r in rows if r.code == "vie" and r.tax.tokenizer == "o200k_base")
+    assert vietnamese[1:4] == ["Vietnamese", "Latin", row.premium]
+    assert vietnamese[4] == f" as written, {row.nfc_premium:.2f}× in NFC"
+    assert vietnamese[5:] == [row.tax.cost.tokens, row.tax.cost.chars]
+    for part in ("customdata[1]", "customdata[2]", "premium", "tokens", "characters"):
+        assert part in figure.data[0].hovertemplate
+
+
+def test_names_reach_the_figures_escaped():
+    stored = precomputed()
+    hostile = "<img src=x onerror=alert(1)>"
+    rows = atlas_rows({hostile: TokenizerCounts("x", stored.tokenizers["gpt2"].tokens)}, stored.words)
+    figure = script_figure(rows, declarations(), [hostile], "eng")
+    assert figure.data[0].name == "&lt;img src=x onerror=alert(1)&gt;"
+
+
+def test_the_script_view_gives_each_scripts_median_and_quartiles(rows):
+    about = declarations()
+    figure = script_figure(rows, about, ["gpt2", "o200k_base"], "eng")
+    gpt2 = figure.data[0]
+    cyrillic = [row.premium for row in rows if row.tax.tokenizer == "gpt2" and about[row.code].script == "Cyrillic"]
+    at = list(gpt2.y).index(f"Cyrillic ({len(cyrillic)})")
+    lower, median, upper = statistics.quantiles(cyrillic, n=4, method="inclusive")
+    assert gpt2.x[at] == median
+    assert gpt2.error_x.array[at] == upper - median and gpt2.error_x.arrayminus[at] == median - lower
+    assert list(gpt2.x) == sorted(gpt2.x, reverse=True)  # the most taxed script first
+    assert figure.layout.scattermode == "group" and figure.layout.xaxis.type == "log"
+
+
+def test_the_table_has_a_row_per_declaration_the_most_taxed_first(rows):
+    about = declarations()
+    frame = atlas_frame(rows, about, "gpt2").set_index("code")
+    assert len(frame) == len(about)
+    assert frame["gpt2"].is_monotonic_decreasing
+    assert frame.loc["eng", "gpt2"] == 1.0 and frame.loc["eng", "text"] == "all"
+    assert math.isnan(frame.loc["eng", "NFC premium"]) and frame.loc["vie", "NFC premium"] < frame.loc["vie", "gpt2"]
+    assert frame.loc["ike", "text"] == "23 of 30 articles"
+    assert frame.loc["ykg", "text"] == "no preamble, 29 of 30 articles"
+    assert math.isnan(frame.loc["bod", "tokens per word"]) and frame["tokens per word"].dtype == float
+
+
+def test_one_language_under_every_tokenizer_and_the_maps_sentence(rows):
+    frame = language_frame(rows, "mya").set_index("tokenizer")
+    assert list(frame.index) == ["gpt2", "o200k_base"]
+    assert frame.loc["gpt2", "premium"] > 4 * frame.loc["o200k_base", "premium"]
+    summary = atlas_summary(rows, declarations(), "o200k_base", "eng")
+    premiums = [row.premium for row in rows if row.tax.tokenizer == "o200k_base"]
+    assert summary.startswith(f"Under o200k_base, the median declaration costs {statistics.median(premiums):.2f}×")
+    assert f"{sum(p >= 2 for p in premiums)} of 527 cost twice as many or more" in summary

@@ -1,0 +1,200 @@
+"""The Tax page's atlas (corpus `udhr`), run headless with Streamlit's AppTest.
+
+Every number is checked against tiktoken run here on the shipped
+declarations, independently of the page and of the precomputed counts.
+"""
+
+import json
+import unicodedata
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import bpe_core.analysis.atlas
+import bpe_core.udhr
+from bpe_core.encodings import CATALOGUE, tiktoken_encoding
+from bpe_core.udhr import declaration_texts, declarations
+from tests.apptest import all_html
+from tests.apptest import open_page as open_app
+
+pytestmark = pytest.mark.slow  # each opens the page: seconds
+
+PAGE = "pages/tax.py"
+OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
+
+
+def open_atlas(query: dict | None = None, **session) -> AppTest:
+    return open_app(PAGE, query={"tax_corpus": "udhr", **(query or {})}, **session)
+
+
+def tokens(name: str, code: str, nfc: bool = False) -> int:
+    text = declaration_texts()[code]
+    return len(tiktoken_encoding(name).encode(unicodedata.normalize("NFC", text) if nfc else text))
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def declaration_table(at: AppTest):
+    return next(frame.value for frame in at.dataframe if "ISO 639-3" in frame.value.columns).set_index("code")
+
+
+def change(at: AppTest, widget, value) -> AppTest:
+    widget.set_value(value).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_first_visit_reads_no_declaration(monkeypatch):
+    """The passage view is the default and stays as fast as it was: the
+    UDHR texts and counts are read only when the atlas is shown."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the passage view read the UDHR corpus")
+
+    monkeypatch.setattr(bpe_core.udhr, "declaration_texts", refuse)
+    monkeypatch.setattr(bpe_core.udhr, "declarations", refuse)
+    monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", refuse)
+    at = open_app(PAGE, tax_tokenizers=["gpt2"])
+    assert at.segmented_control(key="tax_corpus").value == "passage"
+    assert any("byte premium" in frame.value.columns for frame in at.dataframe)
+
+
+def test_the_atlas_maps_every_declaration_with_its_premium_against_english():
+    at = open_atlas(tax_tokenizers=OPENAI)
+    assert at.selectbox(key="tax_udhr_base").value == "eng"
+    assert at.selectbox(key="tax_map_tokenizer").value == "o200k_base"
+    world = charts(at)[0]
+    points = world["data"][0]
+    assert points["type"] == "scattergeo" and len(points["lat"]) == len(declarations()) == 527
+    by_code = {row[0]: row for row in points["customdata"]}
+    english = tokens("o200k_base", "eng")
+    assert by_code["mya"][3] == tokens("o200k_base", "mya") / english
+    assert by_code["mya"][5] == tokens("o200k_base", "mya")
+    assert by_code["mya"][6] == len(declaration_texts()["mya"])
+    assert by_code["mya"][1] == "Burmese" and by_code["mya"][2] == "Myanmar"
+    assert "in NFC" in by_code["vie"][4] and by_code["eng"][4] == ""  # Vietnamese as written is not NFC
+    colours = points["marker"]
+    assert colours["cmid"] == 0 and "1× = English" in colours["colorbar"]["ticktext"]  # log scale, 1× marked
+    assert world["data"][1]["name"] == "base: English" and world["data"][2]["name"] == "chosen: Hindi"
+    assert world["layout"]["geo"]["resolution"] == 110
+    summary = next(element.value for element in at.html if "median declaration" in element.value)
+    assert "Under o200k_base" in summary and "527" in summary
+
+
+def test_the_table_lists_every_declaration_under_every_tokenizer():
+    at = open_atlas(tax_tokenizers=OPENAI)
+    table = declaration_table(at)
+    assert len(table) == 527 and set(OPENAI) <= set(table.columns)
+    for code in ("vie", "amh", "cmn_hans", "deu_1996"):
+        for name in OPENAI:
+            assert table.loc[code, name] == tokens(name, code) / tokens(name, "eng"), (code, name)
+    assert table.loc["vie", "NFC premium"] == tokens("o200k_base", "vie", nfc=True) / tokens("o200k_base", "eng")
+    assert table.loc["amh", "text"] == "no preamble" and table.loc["eng", "text"] == "all"
+    assert table["o200k_base"].is_monotonic_decreasing  # the most taxed first
+    assert any(button.label == "Every declaration (CSV)" for button in at.get("download_button"))
+
+
+def test_any_declaration_can_be_the_base_and_the_map_can_show_another_tokenizer():
+    at = open_atlas({"tax_udhr_base": "hin", "tax_map_tokenizer": "gpt2"}, tax_tokenizers=OPENAI)
+    table = declaration_table(at)
+    assert (table.loc["hin", OPENAI] == 1.0).all()
+    assert table.loc["eng", "gpt2"] == tokens("gpt2", "eng") / tokens("gpt2", "hin")
+    assert table.loc["eng", "tokens"] == tokens("gpt2", "eng")  # the map tokenizer's own columns
+    assert "Under gpt2" in next(element.value for element in at.html if "median declaration" in element.value)
+    change(at, at.selectbox(key="tax_udhr_base"), "eng")
+    assert (declaration_table(at).loc["eng", OPENAI] == 1.0).all()
+
+
+def test_one_language_shows_its_tokens_beside_the_bases_and_its_premiums_under_every_tokenizer():
+    at = open_atlas(tax_tokenizers=OPENAI)
+    change(at, at.selectbox(key="tax_udhr_language"), "vie")
+    labels = [metric.label for metric in at.metric]
+    assert "English (eng) · Latin" in labels and "Vietnamese (vie) · Latin" in labels
+    vietnamese = next(m.value for m in at.metric if m.label.startswith("Vietnamese"))
+    assert vietnamese == f"{tokens('o200k_base', 'vie'):,} tokens"
+    notice = " ".join(info.value for info in at.info)
+    as_written, nfc = (tokens("o200k_base", "vie", nfc=flag) / tokens("o200k_base", "eng") for flag in (False, True))
+    assert "not in Unicode's NFC" in notice and f"{as_written:.2f}×" in notice and f"{nfc:.2f}×" in notice
+    row = next(frame.value for frame in at.dataframe if "tokenizer" in frame.value.columns).set_index("tokenizer")
+    assert list(row.index) == OPENAI
+    assert row.loc["gpt2", "premium"] == tokens("gpt2", "vie") / tokens("gpt2", "eng")
+    views = all_html(at)
+    assert views.count('class="bpe-text') == 2 and "text: reamble\">reamble<" in views
+
+
+def test_the_script_view_ranks_writing_systems_per_tokenizer():
+    at = open_atlas(tax_tokenizers=["gpt2", "o200k_base"])
+    scripts = charts(at)[1]
+    assert [trace["name"] for trace in scripts["data"]] == ["gpt2", "o200k_base"]
+    rows = scripts["data"][0]["y"]
+    assert f"Latin ({sum(d.script == 'Latin' for d in declarations().values())})" in rows
+    medians = dict(zip(rows, scripts["data"][0]["x"], strict=True))
+    assert medians[rows[0]] == max(medians.values())  # the most taxed script on top
+    assert medians["Myanmar (3)"] > 4 * medians[next(row for row in rows if row.startswith("Latin"))]
+
+
+def test_every_openai_and_zoo_tokenizer_is_measured_by_default():
+    at = open_atlas()
+    table = declaration_table(at)
+    distinct = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # variants are a choice away
+    assert set(distinct) <= set(table.columns)
+    assert not at.warning
+
+
+def test_a_link_to_an_unknown_declaration_falls_back_to_english():
+    at = open_atlas({"tax_udhr_base": "<script>", "tax_udhr_language": "xx"}, tax_tokenizers=["gpt2"])
+    assert at.selectbox(key="tax_udhr_base").value == "eng"
+    assert at.selectbox(key="tax_udhr_language").value == "hin"
+
+
+def test_a_tokenizer_missing_from_the_shipped_counts_is_counted_at_first_use(monkeypatch):
+    from bpe_core.analysis.atlas import Precomputed
+    from pages.common import declaration_counts
+    from pages.common.shared_cache import SharedCache
+
+    monkeypatch.setattr(declaration_counts, "ATLAS_COUNTS", SharedCache(max_entries=8, max_bytes=10_000_000))
+    stored = bpe_core.analysis.atlas.precomputed()
+    without_it = Precomputed(stored.declarations_sha256, stored.words,
+                             {name: counts for name, counts in stored.tokenizers.items() if name != "o200k_base"})
+    monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", lambda: without_it)
+    counted = []
+    original = bpe_core.analysis.atlas.count_tokenizer
+
+    def count(tokenizer, *args, **kwargs):
+        counted.append(tokenizer.name)
+        return original(tokenizer, *args, **kwargs)
+
+    monkeypatch.setattr(bpe_core.analysis.atlas, "count_tokenizer", count)
+    at = open_atlas(tax_tokenizers=["o200k_base"])
+    assert counted == ["o200k_base"]
+    assert declaration_table(at).loc["mya", "o200k_base"] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")
+
+
+def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeypatch):
+    import gzip
+
+    from bpe_core import budgeted_counting
+    from bpe_core.encodings import RANK_FILES
+    from bpe_core.formats import tokenizer_from_file
+    from pages.common import declaration_counts
+    from pages.common.names import LOADED_TOKENIZERS
+
+    workers = []
+    real = budgeted_counting.count_within_budget
+
+    def in_worker(tokenizer, *args, **kwargs):
+        workers.append(tokenizer.name)
+        return real(tokenizer, *args, **kwargs)
+
+    monkeypatch.setattr(declaration_counts, "count_within_budget", in_worker)
+    # An upload of o200k_base's rank file: ranks, not a merge history, as such files are.
+    ranks = gzip.decompress((RANK_FILES / "o200k_base.tiktoken.gz").read_bytes())
+    loaded = tokenizer_from_file("mine.tiktoken", ranks, "o200k")
+    name = "loaded: mine.tiktoken"
+    session = {"tax_tokenizers": [name], LOADED_TOKENIZERS: {"mine.tiktoken": loaded}}
+    at = open_atlas({"tax_map_tokenizer": name}, **session)
+    assert workers == [loaded.name]
+    assert not at.warning, [warning.value for warning in at.warning]
+    table = declaration_table(at)
+    assert table.loc["mya", name] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")

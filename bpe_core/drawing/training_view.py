@@ -6,7 +6,7 @@ step its merge, the corpus's length and the leading pairs; the shown text
 as stretches, each with its HTML after every merge that changed it (made
 of fragments that its versions share); the labels and colours of every
 token these mention; and the curve of the corpus's length over the whole
-run. The browser's part (pages/common/stepper.js) only picks and joins.
+run. The browser's part (step_control.js) only picks and joins.
 """
 
 from __future__ import annotations

@@ -8,12 +8,12 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
-from bpe_core.analysis.training_view import held_steps, leading_pairs, window_pieces, word_list, word_pieces
+from bpe_core.analysis.training_view import held_steps
 from bpe_core.budgeted_training import OverBudgetError
-from bpe_core.corpus import corpus_fingerprint, corpus_size, count_pieces
+from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import pieces_html
-from bpe_core.drawing.training_view import training_view_data
+from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.samples import catalog
@@ -31,10 +31,6 @@ from pages.common.stepper import as_view, kept_view, linked_speed, linked_step, 
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
-WINDOW_CHARS = 1_500  # how much of the training text the step view colours
-WORDS_SHOWN = 200  # how many words of a word-count corpus the step view colours
-FULL_PAIRS_BYTES = 5_000_000  # up to this, the leading pairs are counted on the whole corpus ...
-PAIRS_WINDOW_CHARS = 1_000_000  # ... above it, on this many characters
 STEPPER_KEY = "train_stepper"
 STEP_PARAM, SPEED_PARAM = "train_step", "train_speed"  # the link's names for the step and Play's speed
 
@@ -210,28 +206,8 @@ def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_ste
     """Everything the step control shows for steps `first_step` to
     `last_step` (see bpe_core.analysis.training_view), once per tokenizer
     and span."""
-    tokenizer, corpus = _trained.tokenizer, _trained.corpus
     steps = range(first_step, last_step + 1)
-    if isinstance(corpus, str):
-        start = opening_of(_trained)
-        text = corpus[start : start + WINDOW_CHARS]
-        pieces = window_pieces(tokenizer, text)
-        where = "the start of the text" if start == 0 else f"from character {start:,}, where the text proper starts"
-        text_note = f"{len(text):,} characters, {where}" if len(corpus) > len(text) else "the whole text"
-    else:
-        text, spans = word_list(corpus, WORDS_SHOWN)
-        pieces = word_pieces(tokenizer, text, spans)
-        text_note = "each word with its count" + (f", the first {WORDS_SHOWN}" if len(corpus) > WORDS_SHOWN else "")
-    size_bytes, size_chars = corpus_size(_pieces)
-    counted = _pieces if size_bytes <= FULL_PAIRS_BYTES else count_pieces(
-        corpus[:PAIRS_WINDOW_CHARS], tokenizer.pattern, tuple(tokenizer.special_tokens))
-    pairs_note = "on the whole corpus; the first is the one merged" if counted is _pieces else (
-        f"on the first {PAIRS_WINDOW_CHARS:,} characters; on the whole corpus the first may differ")
-    view = training_view_data(
-        tokenizer, text, pieces, leading_pairs(tokenizer, counted, steps), steps,
-        corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
-    )
-    return as_view({**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note})
+    return as_view(training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained)))
 
 
 def opening_of(trained: TrainedTokenizer) -> int:

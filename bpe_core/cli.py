@@ -319,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
     tax.add_argument("--json", action="store_true",
                      help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
     tax.set_defaults(run=command_tax)
+
+    from .stage_commands import add_stage_commands  # html and gif; that module uses this one's helpers
+
+    add_stage_commands(commands)
     return parser
 
 

@@ -12,6 +12,7 @@ from bpe_core.analysis.training_view import held_steps
 from bpe_core.budgeted_training import OverBudgetError
 from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
@@ -251,10 +252,10 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
     stepping()
 
 
-def downloads(trained: TrainedTokenizer) -> None:
+def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
     tokenizer = trained.tokenizer
     st.subheader("Download")
-    columns = st.columns(4)
+    columns = st.columns(5)
     columns[0].download_button("Tokenizer (JSON)", lambda: tokenizer_to_json(tokenizer), "tokenizer.json",
                                "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
     columns[1].download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
@@ -272,6 +273,15 @@ def downloads(trained: TrainedTokenizer) -> None:
         columns[3].download_button("Hugging Face tokenizer.json", lambda: hf_tokenizer_json(tokenizer), "hf_tokenizer.json",
                                    "application/json", key="download_hf",
                                    help="Load with tokenizers.Tokenizer.from_file." + exactness)
+    if len(tokenizer.trace) > MAX_SAVED_STEPS:
+        columns[4].caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary to save one.")
+    else:
+        columns[4].download_button(
+            "Download as a page", lambda: training_page(tokenizer, trained.corpus, corpus_label=trained.corpus_label,
+                                                        opening=opening_of(trained), pieces=pieces),
+            "train.html", "text/html", key="download_page", on_click="ignore",
+            help="These steps as one HTML file with the same step control: it opens in any browser with no "
+            "server and no network, for a talk offline.")
 
 
 # ------------------------------------------------------------------- page
@@ -294,4 +304,4 @@ else:
     corpus_key = corpus_fingerprint(trained.corpus)
     pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
     step_through(trained, corpus_key, pieces)
-    downloads(trained)
+    downloads(trained, pieces)

@@ -55,6 +55,7 @@ body {{ margin: 0; padding: 1rem 2rem 2rem; font-family: "Source Sans Pro", syst
 .sa-counts b {{ display: block; font-size: 1.5rem; font-weight: 600; color: #111; }}
 .sa-footer {{ margin-top: 1.5rem; color: #555; font-size: 0.8rem; }}
 html.sa-presenting .sa-footer, html.sa-presenting .sa-keys {{ display: none; }}
+html.sa-presenting body {{ padding-bottom: 0; }}  /* the step view ends at the bottom of the window */
 """
 
 

@@ -83,6 +83,7 @@ def training_view_data(
         | {pair_id for ranking in leading_pairs for pair, _ in ranking for pair_id in pair}
         | {tokenizer.first_merge_id + step - 1 for step in range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)}
     )
+    n_vocab = tokenizer.n_vocab  # counted over the whole vocabulary: once, not per token
     fragments: dict[str, int] = {}  # HTML -> index: equal markup (" the", a unit a merge left alone) is sent once
     special_ids = set(tokenizer.special_tokens.values())
 
@@ -114,7 +115,7 @@ def training_view_data(
         "labels": {
             token_id: [label_html(tokenizer.token_bytes(token_id)), colour_for(0, token_id, "id")]
             for token_id in sorted(labelled)
-            if token_id < tokenizer.n_vocab
+            if token_id < n_vocab
         },
         "cards": {token_id: card_text(f"id {token_id}", tokenizer.token_bytes(token_id), origin)
                   for token_id, origin in token_origins(tokenizer, shown_ids).items()},

@@ -36,7 +36,7 @@ from .tokens import TOKEN_KEYS_JS, token_html
 from .training_view import training_run_view
 
 HERE = Path(__file__).parent
-MAX_SAVED_STEPS = 20_000  # merges a saved Train page holds (about 4 MB); a longer run is saved in part
+MAX_SAVED_STEPS = 20_000  # merges a saved Train page holds (about 5 MB of Shakespeare); a longer run is refused
 PRESENTER_FONT_SIZE = "clamp(20px, 1.25vw, 30px)"  # the root font on a projector: everything in rem grows
 
 PAGE_CSS = f"""

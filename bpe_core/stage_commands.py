@@ -121,24 +121,12 @@ def command_html_view(args: argparse.Namespace) -> None:
 
 
 def command_gif_train(args: argparse.Namespace) -> None:
-    from .drawing.merges_gif import merges_gif
+    from .drawing.merges_gif import merge_range, merges_gif
 
-    first, last = _step_range(args.steps)
+    merge_range(args.steps, sys.maxsize)  # a malformed range is told before training
     tokenizer, corpus, _, opening = _trained(args)
-    total = len(tokenizer.trace)
-    if last > total:
-        raise UserError(f"--steps {args.steps} asks for merges up to {last:,}, but training learned {total:,}")
-    gif = merges_gif(tokenizer, corpus, range(first + 1, last + 1), opening=opening, width=args.width,
-                     seconds=args.seconds)
-    _write(args.output, gif)
-
-
-def _step_range(text: str) -> tuple[int, int]:
-    """"A:B" as (A, B), whole numbers with A < B."""
-    first, colon, last = text.partition(":")
-    if not (colon and first.isdigit() and last.isdigit() and int(first) < int(last)):
-        raise UserError(f"--steps takes A:B, whole numbers with A < B (such as 0:40), not {text!r}")
-    return int(first), int(last)
+    steps = merge_range(args.steps, len(tokenizer.trace))
+    _write(args.output, merges_gif(tokenizer, corpus, steps, opening=opening, width=args.width, seconds=args.seconds))
 
 
 def _write(path: str, content: str | bytes) -> None:

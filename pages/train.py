@@ -12,6 +12,7 @@ from bpe_core.analysis.training_view import held_steps
 from bpe_core.budgeted_training import OverBudgetError
 from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
@@ -282,6 +283,24 @@ def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
             "train.html", "text/html", key="download_page", on_click="ignore",
             help="These steps as one HTML file with the same step control: it opens in any browser with no "
             "server and no network, for a talk offline.")
+    merges_as_gif(trained)
+
+
+def merges_as_gif(trained: TrainedTokenizer) -> None:
+    """An animated GIF of the merges asked for, for slides."""
+    total = len(trained.tokenizer.trace)
+    asked, button = st.columns([1, 3], vertical_alignment="bottom")
+    merges = asked.text_input("Merges for a GIF (A:B)", value=f"0:{min(40, total)}", key="train_gif",
+                              help=f"The merges after step A up to step B, one 16:9 frame each (up to {MAX_FRAMES}).")
+    try:
+        steps = merge_range(merges, total)
+    except ValueError as error:
+        button.caption(markdown_literal(str(error)))
+        return
+    button.download_button(
+        "Merges as a GIF", lambda: merges_gif(trained.tokenizer, trained.corpus, steps, opening=opening_of(trained)),
+        "merges.gif", "image/gif", key="download_gif", on_click="ignore",
+        help="The training text as each merge lands, the new token outlined, with the step counter: for slides.")
 
 
 # ------------------------------------------------------------------- page

@@ -4,6 +4,7 @@ no app.
     python -m bpe_core html train --sample english_prose --vocab-size 1000 -o train.html
     python -m bpe_core html replay --encoding cl100k_base --text "unbelievably" -o replay.html
     python -m bpe_core html view --encoding o200k_base --text "..." -o view.html
+    python -m bpe_core html deck talk.deck -o talk.html
     python -m bpe_core gif train --sample english_prose --vocab-size 1000 --steps 0:40 -o merges.gif
 
 The drawing happens in `bpe_core.drawing` (`standalone`, `merges_gif`),
@@ -54,6 +55,16 @@ def add_stage_commands(commands) -> None:
                          help="position (neighbours differ) or id (a token always has one colour)")
     viewing.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
     viewing.set_defaults(run=command_html_view)
+
+    deck = kinds.add_parser("deck", help="a talk deck: the app's permalinks and saved pages, walked with a clicker",
+                            description="Save a deck file (one slide a line: link | title | note) as one HTML file. "
+                            "Saved pages among its slides (train.html?train_step=40) are found beside it; the app's "
+                            "permalinks are shown from the app at --app.")
+    deck.add_argument("file", metavar="DECK", help="the deck file ('-' for stdin)")
+    deck.add_argument("--app", default="http://localhost:8501", metavar="ADDRESS",
+                      help="where the app runs during the talk (default http://localhost:8501)")
+    deck.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
+    deck.set_defaults(run=command_html_deck)
 
     gif = commands.add_parser("gif", help="an animated GIF of training merges, for slides")
     gif_kinds = gif.add_subparsers(dest="view", required=True, metavar="VIEW")
@@ -118,6 +129,13 @@ def command_html_view(args: argparse.Namespace) -> None:
     page = token_view_page(pick_tokenizer(args), text, allow_special=args.allow_special, show_ids=args.ids,
                            colour_by=args.colour_by)
     _write(args.output, page)
+
+
+def command_html_deck(args: argparse.Namespace) -> None:
+    from .deck import parse_deck
+    from .drawing.deck import deck_page
+
+    _write(args.output, deck_page(parse_deck(read_text(args.file)), app_address=args.app))
 
 
 def command_gif_train(args: argparse.Namespace) -> None:

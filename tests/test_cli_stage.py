@@ -67,3 +67,16 @@ def test_bad_input_is_one_line(tmp_path, args, message):
 def test_an_unwritable_output_is_one_line(tmp_path):
     code, _, err = run("html", "view", "--encoding", "gpt2", "--text", "hi", "-o", tmp_path / "no" / "such" / "dir.html")
     assert code == 1 and err.startswith("error: cannot write")
+
+
+def test_html_deck_saves_a_deck_file_as_a_page(tmp_path):
+    deck = tmp_path / "talk.deck"
+    deck.write_text("# a talk\ntrain.html | Saved | note\n/train?train_step=4 | The app\n", encoding="utf-8")
+    page = tmp_path / "talk.html"
+    code, _, err = run("html", "deck", deck, "--app", "http://localhost:8600", "-o", page)
+    assert code == 0, err
+    slides = saved_settings(page)["slides"]
+    assert [slide["src"] for slide in slides] == ["train.html", "http://localhost:8600/train?train_step=4&present=true"]
+    deck.write_text("/train\njavascript:alert(1)\n", encoding="utf-8")
+    code, _, err = run("html", "deck", deck, "-o", page)
+    assert code == 1 and err.startswith("error: line 2: 'javascript:alert(1)' is not a link of this app")

@@ -1,7 +1,7 @@
-// A saved page's own script: presenter sizing, and (on a page with steps)
-// the host of the step control. The app's server hands the control its data
-// through Streamlit; here the page holds it, every step at once, so the
-// control never waits for a span of steps and has no server to tell.
+// A saved page's own script: presenter sizing, and the host of the step
+// control (on a page with steps) or of a deck. The app's server hands them
+// their data through Streamlit; here the page holds it (every step at once,
+// so the control never waits for a span of steps and has no server to tell).
 
 function presenter() {
   const button = document.querySelector(".sa-present");
@@ -30,5 +30,13 @@ function hostStepControl(mount) {
   mount({ data: { ...settings, view }, parentElement, setStateValue: () => {} });
 }
 
+function hostDeck(mount) {
+  const data = JSON.parse(document.getElementById("sa-settings").textContent);
+  const asked = new URL(window.location.href).searchParams.get(data.param); // 1 for the first slide
+  if (asked !== null && /^[0-9]{1,4}$/.test(asked)) data.slide = Number(asked) - 1;
+  mount({ data, parentElement: document.querySelector(".sa-deck") });
+}
+
 presenter();
 if (typeof mountStepControl === "function") hostStepControl(mountStepControl);
+if (typeof mountDeck === "function") hostDeck(mountDeck);

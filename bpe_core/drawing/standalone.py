@@ -30,6 +30,7 @@ from ..budgeted_encoding import encode_within_budget
 from ..corpus import count_pieces
 from ..patterns import PRESET_LABELS
 from ..tokenizer import Tokenizer
+from .deck import DECK_KEYS_JS
 from .replay import merge_tree_html, replay_frames
 from .step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, control_data, view_json
 from .tokens import TOKEN_KEYS_JS, token_html
@@ -134,7 +135,7 @@ def token_view_page(tokenizer, text: str, *, allow_special: bool = False, show_i
     if encoded.left_out:
         body += f'<p class="sa-note">{html.escape(encoded.left_out)}</p>'
     about = f"{tokenizer.name}. Hover, click or Tab to a token for its card (then ← → walk the tokens)."
-    return _page("Inspect", about, body + view, script=f"{TOKEN_KEYS_JS}\n{_read('standalone.js')}")
+    return saved_page("Inspect", about, body + view)
 
 
 # -------------------------------------------------------------- the frame
@@ -146,19 +147,25 @@ def _stepping_page(title: str, about: str, data: dict, *, keys: str, after: str 
     body = (
         f'<p class="sa-note sa-keys">Keys: {html.escape(keys)}. The address keeps the step: copy it to open this step.</p>'
         f'<div class="sa-control">{CONTROLS_HTML}</div>{after}'
-        f'<script type="application/json" id="sa-settings">{_json_in_html(json.dumps(data))}</script>'
-        f'<script type="application/json" id="sa-view">{_json_in_html(view)}</script>'
+        f'<script type="application/json" id="sa-settings">{json_in_html(json.dumps(data))}</script>'
+        f'<script type="application/json" id="sa-view">{json_in_html(view)}</script>'
     )
-    return _page(title, about, body, script=f"{_module_as_function(CONTROL_JS)}\n{_read('standalone.js')}",
-                 css=CONTROL_CSS)
+    return saved_page(title, about, body, module=CONTROL_JS, module_name="mountStepControl", css=CONTROL_CSS)
 
 
-def _page(title: str, about: str, body: str, *, script: str, css: str = "") -> str:
+def saved_page(title: str, about: str, body: str, *, module: str | None = None, module_name: str = "",
+               css: str = "", frames: str | None = None) -> str:
     """The whole document. `about` is plain text; `body` is markup already
-    escaped; `script` runs as a module, the only script the page allows."""
+    escaped. The page's one script (a module, the only script it allows)
+    is `module` with its default export named `module_name`, then the
+    token views' and a deck frame's keys, then standalone.js, which mounts
+    it. `frames`: the sources the page may show in frames (a deck's)."""
+    script = "\n".join([_module_as_function(module, module_name) if module else "", TOKEN_KEYS_JS, DECK_KEYS_JS,
+                        _read("standalone.js")])
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{base64.b64encode(hashlib.sha256(script.encode('utf-8')).digest()).decode()}'"
+        + (f"; frame-src {frames}" if frames else "")
     )
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -180,16 +187,17 @@ def _page(title: str, about: str, body: str, *, script: str, css: str = "") -> s
 """
 
 
-def _module_as_function(module: str) -> str:
-    """The step control's module, its default export named `mountStepControl`
-    so that the page's own script, inlined after it, can call it."""
+def _module_as_function(module: str, name: str) -> str:
+    """A component's module (the step control's, the deck's), its default
+    export named `name` so that the page's script, inlined after it, can
+    call it as Streamlit calls the default export."""
     export = "export default function ("
     if module.count(export) != 1:
-        raise RuntimeError("step_control.js must have exactly one `export default function (`")
-    return module.replace(export, "function mountStepControl(")
+        raise RuntimeError("a component's module must have exactly one `export default function (`")
+    return module.replace(export, f"function {name}(")
 
 
-def _json_in_html(text: str) -> str:
+def json_in_html(text: str) -> str:
     """JSON text safe inside a <script> element: "<" (which could close the
     element) and "&" as JSON escapes, which parse back to the same text."""
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from bpe_core.drawing.deck import DECK_KEYS_JS
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
 
@@ -40,21 +41,24 @@ input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, b
 """
 
 # Page Up and Page Down follow the links to the previous and next page
-# (present in presenter mode only).
-PAGE_KEYS_HTML = """
+# (present in presenter mode only); in a talk deck's frame, they move the
+# deck instead (DECK_KEYS_JS, which runs first).
+PAGE_KEYS_HTML = f"""
+<script>{DECK_KEYS_JS}</script>
 <script>
-if (!window.bpePageKeys) {
+if (!window.bpePageKeys) {{
   window.bpePageKeys = true;
-  document.addEventListener("keydown", (event) => {
-    if (!["PageUp", "PageDown"].includes(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+  document.addEventListener("keydown", (event) => {{
+    if (event.defaultPrevented || !["PageUp", "PageDown"].includes(event.key)) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.composedPath().some((el) => el.matches && el.matches("input, textarea, select"))) return;
-    const link = document.querySelector(`.st-key-present_${event.key === "PageDown" ? "next" : "previous"} a`);
-    if (link) {
+    const link = document.querySelector(`.st-key-present_${{event.key === "PageDown" ? "next" : "previous"}} a`);
+    if (link) {{
       event.preventDefault();
       link.click();
-    }
-  });
-}
+    }}
+  }});
+}}
 </script>
 """
 

@@ -27,7 +27,7 @@ from .training import train
 
 def add_stage_commands(commands) -> None:
     """The `html` and `gif` commands, on the command line's subcommands."""
-    html = commands.add_parser("html", help="save Train, Encode replay or a token view as one HTML file (no server, offline)",
+    html = commands.add_parser("html", help="save Train, Encode replay, a token view or a deck as one HTML file",
                                description="Save a view as one self-contained HTML file: it opens from disk in "
                                "any current browser with no network, with the app's step control and keys.")
     kinds = html.add_subparsers(dest="view", required=True, metavar="VIEW")
@@ -75,7 +75,8 @@ def add_stage_commands(commands) -> None:
     merges.add_argument("--steps", default="0:20", metavar="A:B",
                         help="the merges after step A up to step B, one frame each (default 0:20)")
     merges.add_argument("--seconds", type=float, default=1.0, help="how long each frame shows (default 1)")
-    merges.add_argument("--width", type=int, default=1280, help="frame width in pixels; height is 9/16 of it (default 1280)")
+    merges.add_argument("--width", type=int, default=1280,
+                        help="frame width in pixels; height is 9/16 of it (default 1280)")
     merges.add_argument("-o", "--output", required=True, metavar="FILE", help="the GIF file to write")
     merges.set_defaults(run=command_gif_train)
 
@@ -85,7 +86,8 @@ def _add_training_choice(parser: argparse.ArgumentParser) -> None:
     corpus.add_argument("--sample", choices=list(catalog()), metavar="NAME",
                         help=f"a bundled sample ({', '.join(catalog())})")
     corpus.add_argument("--file", metavar="FILE", help="a UTF-8 text file to train on ('-' for stdin)")
-    parser.add_argument("--vocab-size", type=int, default=1_000, help="256 + number of merges, with bytes (default 1000)")
+    parser.add_argument("--vocab-size", type=int, default=1_000,
+                        help="256 + number of merges, with bytes (default 1000)")
     parser.add_argument("--pattern", default="cl100k", help=f"{', '.join(PRESETS)} or a regex (default cl100k)")
     parser.add_argument("--units", choices=["bytes", "chars"], default="bytes")
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")

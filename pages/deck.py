@@ -39,7 +39,8 @@ def app_slides_problem(slides) -> str | None:
     pages = {page.url_path for page in PAGES}
     for slide in slides:
         if not slide.saved_page and urlsplit(slide.link).path.strip("/") not in pages:
-            return f"“{slide.link}” is no page of this app (its pages: {', '.join(sorted(p or '/' for p in pages))})."
+            names = ", ".join(sorted(f"/{path}" for path in pages))
+            return f"“{slide.link}” is no page of this app (its pages: {names})."
     return None
 
 
@@ -53,7 +54,8 @@ def downloads(slides) -> None:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(st.context.url)) if st.context.url else "http://localhost:8501"
     deck_file, page, _ = st.columns([1, 1, 3])
     deck_file.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
-                              on_click="ignore", help="python -m bpe_core html deck talk.deck -o talk.html saves it as a page")
+                              on_click="ignore",
+                              help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
     page.download_button("Deck as a page", lambda: deck_page(slides, app_address=origin), "talk.html", "text/html",
                          key="deck_page", on_click="ignore",
                          help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")

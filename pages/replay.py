@@ -11,10 +11,11 @@ from bpe_core.analysis.replay import MAX_REPLAY_CHARS, merge_tree, replay, shown
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.replay import merge_tree_html, replay_frames
 from bpe_core.drawing.standalone import replay_page
+from bpe_core.drawing.step_control import view_json
 from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
 from pages.common.navigation import page_header
-from pages.common.stepper import as_view, linked_step, stepper, told_position
+from pages.common.stepper import linked_step, stepper, told_position
 from pages.common.url_state import LINKED, keep_in_link
 from pages.common.widgets import pick_tokenizer
 
@@ -99,7 +100,7 @@ def step_through(story, tokenizer_key: str) -> None:
     told = told_position(STEPPER_KEY)
     step = min(told[0] if told else linked_step(STEP_PARAM, story.steps), story.steps)
     view_key = f"{tokenizer_key}:{story.text}"
-    stepper(as_view(replay_frames(story)), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
+    stepper(view_json(replay_frames(story)), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
             steps=range(story.steps + 1))
     keep_in_link(STEP_PARAM, step, 0)
 

@@ -14,6 +14,7 @@ from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
+from bpe_core.drawing.step_control import view_json
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
@@ -29,7 +30,7 @@ from pages.common.tokenizers import (
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
-from pages.common.stepper import as_view, kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
@@ -209,7 +210,8 @@ def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_ste
     `last_step` (see bpe_core.analysis.training_view), once per tokenizer
     and span."""
     steps = range(first_step, last_step + 1)
-    return as_view(training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained)))
+    view = training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))
+    return view_json(view)
 
 
 def opening_of(trained: TrainedTokenizer) -> int:
@@ -275,7 +277,8 @@ def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
                                    "application/json", key="download_hf",
                                    help="Load with tokenizers.Tokenizer.from_file." + exactness)
     if len(tokenizer.trace) > MAX_SAVED_STEPS:
-        columns[4].caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary to save one.")
+        columns[4].caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary "
+                           "to save one.")
     else:
         columns[4].download_button(
             "Download as a page", lambda: training_page(tokenizer, trained.corpus, corpus_label=trained.corpus_label,

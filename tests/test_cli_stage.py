@@ -43,7 +43,8 @@ def test_html_replay_and_view(tmp_path):
     assert run("html", "replay", "--encoding", "cl100k_base", "--text", "unbelievably", "-o", replay)[0] == 0
     assert saved_view(replay)["total"] == 9
     view = tmp_path / "view.html"
-    code, _, err = run("html", "view", "--encoding", "o200k_base", "--file", "-", "-o", view, stdin="नमस्ते दुनिया".encode())
+    code, _, err = run("html", "view", "--encoding", "o200k_base", "--file", "-", "-o", view,
+                       stdin="नमस्ते दुनिया".encode())
     assert code == 0, err
     tokens = tiktoken_encoding("o200k_base").encode("नमस्ते दुनिया")
     assert f"Tokens<b>{len(tokens)}</b>" in view.read_text(encoding="utf-8")
@@ -65,7 +66,7 @@ def test_bad_input_is_one_line(tmp_path, args, message):
 
 
 def test_an_unwritable_output_is_one_line(tmp_path):
-    code, _, err = run("html", "view", "--encoding", "gpt2", "--text", "hi", "-o", tmp_path / "no" / "such" / "dir.html")
+    code, _, err = run("html", "view", "--encoding", "gpt2", "--text", "hi", "-o", tmp_path / "no" / "dir" / "x.html")
     assert code == 1 and err.startswith("error: cannot write")
 
 

@@ -26,7 +26,8 @@ DECK_HTML = """
     <span class="dk-position" aria-live="polite"></span>
     <button type="button" data-move="next" title="Next slide (Page Down, →)" aria-label="Next slide">▶</button>
     <span class="dk-title"></span>
-    <button type="button" class="dk-speaker-button" title="The note and the next slide, in a window for your screen">Speaker view</button>
+    <button type="button" class="dk-speaker-button"
+      title="The note and the next slide, in a window for your screen">Speaker view</button>
   </div>
   <div class="dk-unplayable" hidden></div>
   <iframe class="dk-frame" title="Slide"></iframe>
@@ -38,7 +39,8 @@ DECK_CSS = """
 .dk-bar { display: flex; align-items: center; gap: 0.6rem; margin-bottom: 0.4rem; }
 .dk-bar button { font: inherit; font-size: 1rem; padding: 0.2rem 0.7rem; border-radius: 0.4rem; cursor: pointer;
   border: 1px solid rgba(49, 51, 63, 0.3); background: #fff; color: #111; }
-.dk-position { font-size: 1.3rem; font-weight: 700; font-variant-numeric: tabular-nums; min-width: 4.5rem; text-align: center; }
+.dk-position { font-size: 1.3rem; font-weight: 700; font-variant-numeric: tabular-nums; min-width: 4.5rem;
+  text-align: center; }
 .dk-title { flex: 1; font-size: 1.1rem; }
 .dk-frame { display: block; width: 100%; height: 70vh; border: 1px solid #d0d4da; border-radius: 0.4rem; }
 .dk-unplayable { padding: 2rem; border: 1px dashed #888; border-radius: 0.4rem; color: #333; }
@@ -74,7 +76,8 @@ def deck_data(slides: list[Slide], *, slide: int, app_address: str | None) -> di
         query = parse_qsl(parts.query, keep_blank_values=True)
         if not any(name == "present" for name, _ in query):
             query.append(("present", "true"))  # a deck is for a projector
-        return (app_address or "").rstrip("/") + urlunsplit(("", "", parts.path, urlencode(query, quote_via=quote), parts.fragment))
+        path = urlunsplit(("", "", parts.path, urlencode(query, quote_via=quote), parts.fragment))
+        return (app_address or "").rstrip("/") + path
 
     shown = [{"link": item.link, "src": shown_at(item), "title": item.title, "note": item.note} for item in slides]
     return {"slides": shown, "slide": min(max(slide, 0), len(slides) - 1), "param": DECK_PARAM}

@@ -145,7 +145,8 @@ def _stepping_page(title: str, about: str, data: dict, *, keys: str, after: str 
     """A page around the step control, which gets `data` as the app's does."""
     view = data.pop("view")
     body = (
-        f'<p class="sa-note sa-keys">Keys: {html.escape(keys)}. The address keeps the step: copy it to open this step.</p>'
+        f'<p class="sa-note sa-keys">Keys: {html.escape(keys)}. '
+        "The address keeps the step: copy it to open this step.</p>"
         f'<div class="sa-control">{CONTROLS_HTML}</div>{after}'
         f'<script type="application/json" id="sa-settings">{json_in_html(json.dumps(data))}</script>'
         f'<script type="application/json" id="sa-view">{json_in_html(view)}</script>'
@@ -178,7 +179,8 @@ def saved_page(title: str, about: str, body: str, *, module: str | None = None, 
 </head>
 <body>
 <header class="sa-header"><h1>{html.escape(title)}</h1><span class="sa-about">{html.escape(about)}</span>
-<button type="button" class="sa-present" aria-pressed="false" title="Larger type, for a projector">Presenter</button></header>
+<button type="button" class="sa-present" aria-pressed="false" title="Larger type, for a projector">Presenter</button>
+</header>
 <main>{body}</main>
 <footer class="sa-footer">Saved from the BPE playground. This file needs no server and no network.</footer>
 <script type="module">{script}</script>

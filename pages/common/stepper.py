@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data, view_json
+from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data
 
 # The control's markup, style and script are the core's (bpe_core.drawing.step_control):
 # a page saved to stand alone mounts the very same control.
@@ -27,21 +27,13 @@ _STEPPER = st.components.v2.component(
 def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
             speed_param: str | None = None, steps: range, playable: bool = False) -> None:
     """Mount the step control over `view` (the data of a training view, or
-    frames, as JSON: see `as_view`), holding `steps`; `view_key` names that
+    frames, as JSON: see `view_json`), holding `steps`; `view_key` names that
     data (the browser keeps what it shows while it gets the same view again,
     at whatever step); `param` (and `speed_param`) are the link's names for
     the step (and the speed)."""
     data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
                         speed_param=speed_param, playable=playable)
     _STEPPER(data=data, key=key, on_position_change=lambda: None)
-
-
-def as_view(view: dict) -> str:
-    """A view's data as the JSON text the step control takes. Kept in a cache
-    as text, a view of a thousand steps is one object, not tens of
-    thousands of lists: the garbage collector, which Streamlit runs after
-    every script run, need not walk it, and no rerun encodes it again."""
-    return view_json(view)
 
 
 def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:

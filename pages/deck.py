@@ -61,9 +61,24 @@ def downloads(slides) -> None:
                          help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")
 
 
+def load_deck_file() -> None:
+    """A deck file replaces the slides (before the text box is drawn); a file that is no text is refused."""
+    uploaded = st.session_state.get("deck_upload")
+    if uploaded is None:
+        return
+    try:
+        st.session_state["deck"] = uploaded.getvalue().decode("utf-8")[:MAX_DECK_CHARS + 1]
+    except UnicodeDecodeError:
+        st.session_state["deck_upload_error"] = f"“{uploaded.name}” is not UTF-8 text: a deck file is one slide a line."
+
+
 with st.expander("Slides", expanded="deck" not in st.query_params):  # a deck's link opens it presenting
     text = st.text_area("One slide a line: link | title | note", value=EXAMPLE, key="deck", height=220,
                         max_chars=MAX_DECK_CHARS, **LINKED)
+    st.file_uploader("Or open a deck file", type=["deck", "txt"], key="deck_upload", on_change=load_deck_file,
+                     max_upload_size=1)
+    if "deck_upload_error" in st.session_state:
+        st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
 try:
     slides = parse_deck(text)
 except ValueError as error:

@@ -84,3 +84,12 @@ def test_the_deck_page_explains_a_bad_deck():
     at.text_area(key="deck").set_value("/nowhere?x=1 | lost").run()
     assert any("“/nowhere?x=1” is no page of this app" in m for m in messages(at.error))
     assert not at.exception
+
+
+def test_the_deck_page_opens_a_deck_file():
+    at = open_page("pages/deck.py")
+    at.file_uploader(key="deck_upload").upload("talk.deck", b"/inspect?text=hi | One | a note\n", "text/plain").run()
+    assert at.text_area(key="deck").value == "/inspect?text=hi | One | a note\n"
+    assert at.query_params["deck"] == "/inspect?text=hi | One | a note\n"  # the deck is in the link
+    at.file_uploader(key="deck_upload").upload("bad.deck", b"\xff\xfe", "text/plain").run()
+    assert any("“bad.deck” is not UTF-8 text" in m for m in messages(at.error))

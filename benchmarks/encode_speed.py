@@ -17,7 +17,10 @@ both. Rows:
   8 scripts and the long pieces; the character-level variant, which
   tiktoken cannot load, against the export of its byte-level twin;
 - `encode_at_step` (the vocabulary half-way through training) on 100 KB,
-  against a plain encode.
+  against a plain encode;
+- tiktoken's interface (`import bpe_core as tiktoken`): `get_encoding`
+  against tiktoken's `Encoding` built from the same bundled ranks, and
+  `encode_batch` of the 8 scripts' 2,000 lines.
 
 Targets (issue 13): within 2x of tiktoken (never above 3x); encode_at_step
 within 3x of a plain encode.
@@ -125,10 +128,34 @@ def at_step(kind: str, path: Path) -> None:
           f"plain encode {plain['seconds']:7.3f} s (CPU {plain['cpu_seconds']:6.3f})   -> {ratio(ours['seconds'], plain['seconds'])}")
 
 
+def interface(name: str) -> None:
+    """Loading by name, and batches, as tiktoken's interface does them."""
+    ranks = f"from bpe_core.encodings import ENCODINGS, load_ranks\nranks = load_ranks({name!r})\nspec = ENCODINGS[{name!r}]\n"
+    runs = cold({
+        "get_encoding": (ranks + "import bpe_core", f"[bpe_core.get_encoding({name!r})]"),
+        "tiktoken": (ranks + "import tiktoken",
+                     f"[tiktoken.Encoding({name!r}, pat_str=spec.pattern, mergeable_ranks=ranks, "
+                     "special_tokens=spec.special_tokens, explicit_n_vocab=spec.explicit_n_vocab)]"),
+    })
+    report(f"{name}: get_encoding", runs["get_encoding"], runs["tiktoken"], "tiktoken.Encoding")
+    lines = f"lines = [line for code in {SCRIPTS!r} for line in open({str(PARALLEL)!r} + '/' + code + '.txt', encoding='utf-8')] * 8\n"
+    runs = cold({
+        "ours": (lines + f"import bpe_core\ntok = bpe_core.get_encoding({name!r})", "tok.encode_batch(lines)"),
+        "tiktoken": (lines + f"from bpe_core import tiktoken_encoding\nenc = tiktoken_encoding({name!r})", "enc.encode_batch(lines)"),
+    })
+    report(f"{name}: encode_batch, 8 scripts' lines x 8", runs["ours"], runs["tiktoken"], "tiktoken")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument("--interface", action="store_true", help="only tiktoken's interface: loading by name, batches")
+    args = parser.parse_args()
     print(f"machine: {machine_load()}")
+    print("tiktoken's interface")
+    for name in ("cl100k_base", "o200k_base"):
+        interface(name)
+    if args.interface:
+        return
     for name in ("gpt2", "cl100k_base", "o200k_base"):
         bundled(name)
     with tempfile.TemporaryDirectory() as folder:

@@ -5,7 +5,11 @@
     tok.encode("hello world")                    # tiktoken's interface
     gpt4 = load_encoding("cl100k_base")          # same ids as tiktoken, offline
 
-The engine, at the top of the package: `patterns` (pre-tokenization),
+    import bpe_core as tiktoken                  # a drop-in for tiktoken's public interface
+    enc = tiktoken.encoding_for_model("gpt-4o")
+
+The engine, at the top of the package: `encoding_base` (tiktoken's
+interface, once for every kind of tokenizer), `patterns` (pre-tokenization),
 `specials` (special tokens), `utf8`, `corpus` (text to weighted pieces),
 `merge_learning` (the training algorithm), `merge_loop` (encoding one
 piece), `tokenizer` (the Tokenizer), `training` (`train`), `encodings` (the
@@ -20,7 +24,17 @@ written), `analysis` (what the pages compute) and `drawing` (HTML, charts
 and slides).
 """
 
-from .encodings import load_encoding, tiktoken_encoding
+from .encoding_base import EncodingBase
+from .encodings import (
+    ENCODING_NAMES,
+    Encoding,
+    encoding_for_model,
+    encoding_name_for_model,
+    get_encoding,
+    list_encoding_names,
+    load_encoding,
+    tiktoken_encoding,
+)
 from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
 from .merge_learning import MergeStep
 from .patterns import PRESETS, PatternError
@@ -28,12 +42,19 @@ from .tokenizer import Tokenizer, TokenSpan
 from .training import train
 
 __all__ = [
+    "ENCODING_NAMES",
+    "Encoding",
+    "EncodingBase",
     "MergeStep",
     "PRESETS",
     "PatternError",
     "TokenSpan",
     "Tokenizer",
     "TokenizerFileError",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "get_encoding",
+    "list_encoding_names",
     "load_encoding",
     "load_tokenizer",
     "save_tokenizer",

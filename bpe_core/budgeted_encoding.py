@@ -18,8 +18,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .specials import SpecialChoice, resolve_specials, split_on_specials
-from .tokenizer import Tokenizer, TokenSpan
+from .encoding_base import EncodingBase
+from .specials import SpecialChoice, split_on_specials
+from .tokenizer import TokenSpan
 from .utf8 import encodable
 
 MAX_VIEW_CHARS = 200_000
@@ -34,7 +35,7 @@ class ViewEncoding:
 
 
 def encode_within_budget(
-    tokenizer: Tokenizer,
+    tokenizer: EncodingBase,
     text: str,
     *,
     allowed_special: SpecialChoice = frozenset(),
@@ -44,43 +45,37 @@ def encode_within_budget(
 ) -> ViewEncoding:
     """`tokenizer.encode_with_offsets(text)` (special-token text that is not
     allowed is plain text) for as much of `text` as the budget allows.
-    A split pattern that fails raises PatternError, as encoding does."""
+    A split pattern that fails raises PatternError, as encoding does.
+
+    Special tokens are dealt with here, once: the text is cut at each one
+    allowed, which becomes its own span, and the ordinary text between them
+    is encoded as plain text."""
     max_chars = MAX_VIEW_CHARS if max_chars is None else max_chars
     seconds = VIEW_SECONDS if seconds is None else seconds
     deadline = time.monotonic() + seconds
     shown = text[:max_chars]
-    allowed, _ = resolve_specials(tokenizer.special_tokens, allowed_special, ())
-    stretches = _stretches(shown, allowed)
-    if len(stretches) == 1:  # the common case: no special token to cut at
-        spans = tokenizer.encode_with_offsets(shown, allowed_special=allowed, disallowed_special=(), step=step)
-        too_long = f"a view encodes at most {max_chars:,} characters"
+    allowed = tokenizer.allowed_specials(shown, allowed_special, disallowed_special=())
+    segments = split_on_specials(shown, allowed)
+    too_long = f"a view encodes at most {max_chars:,} characters"
+    if len(segments) == 1 and not segments[0][1]:  # the common case: no special token to cut at
+        spans = tokenizer.encode_with_offsets(shown, disallowed_special=(), step=step)
         return ViewEncoding(shown, spans, _left_out(text, len(shown), too_long))
     spans: list[TokenSpan] = []
     chars = offset = 0
-    for stretch in stretches:
-        if chars and time.monotonic() > deadline:  # the first stretch is shown whatever it costs
-            break
-        for span in tokenizer.encode_with_offsets(stretch, allowed_special=allowed, disallowed_special=(), step=step):
-            spans.append(TokenSpan(span.id, span.start + offset, span.end + offset))
-        chars += len(stretch)
-        offset += len(encodable(stretch).encode("utf-8"))  # as encoding measures it
-    why = (
-        f"encoding the rest would take longer than the {seconds:g} s a view may take"
-        if chars < len(shown)
-        else f"a view encodes at most {max_chars:,} characters"
-    )
-    return ViewEncoding(shown[:chars], spans, _left_out(text, chars, why))
-
-
-def _stretches(text: str, allowed: frozenset[str]) -> list[str]:
-    """The text cut after each allowed special token (at least one stretch)."""
-    stretches, current = [], ""
-    for segment, is_special in split_on_specials(text, allowed):
-        current += segment
+    for segment, is_special in segments:
+        if chars and not is_special and time.monotonic() > deadline:  # a special token costs nothing;
+            break  # the first text is shown whatever it costs
+        size = len(encodable(segment).encode("utf-8"))  # as encoding measures it
         if is_special:
-            stretches.append(current)
-            current = ""
-    return [*stretches, current] if current or not stretches else stretches
+            spans.append(TokenSpan(tokenizer.special_tokens[segment], offset, offset + size))
+        else:
+            for span in tokenizer.encode_with_offsets(segment, disallowed_special=(), step=step):
+                spans.append(TokenSpan(span.id, span.start + offset, span.end + offset))
+        chars += len(segment)
+        offset += size
+    out_of_time = f"encoding the rest would take longer than the {seconds:g} s a view may take"
+    why = out_of_time if chars < len(shown) else too_long
+    return ViewEncoding(shown[:chars], spans, _left_out(text, chars, why))
 
 
 def _left_out(text: str, chars: int, why: str) -> str | None:

@@ -18,7 +18,7 @@ from .analysis.words import HOW_WORDS_ARE_COUNTED
 from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
-from .formats import load_tokenizer, save_tokenizer
+from .formats import save_tokenizer, tokenizer_from_file
 from .hf_trainers import train_unigram, train_wordpiece
 from .patterns import PRESETS, compile_pattern
 from .specials import found_in
@@ -50,17 +50,37 @@ def read_text(source: str) -> str:
         ) from None
 
 
+def read_tokenizer_file(path: str, pattern: str) -> Tokenizer:
+    """Any tokenizer file the app takes as an upload: one saved by 'train', a
+    Hugging Face tokenizer.json, or a .tiktoken rank file (split by `pattern`,
+    as rank files name none); plain or gzip-compressed."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
+    return tokenizer_from_file(Path(path).name, data, pattern)
+
+
 def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.tokenizer:
-        return load_tokenizer(args.tokenizer)
+        return read_tokenizer_file(args.tokenizer, args.rank_file_pattern)
     return load_encoding(args.encoding)
+
+
+TOKENIZER_FILE_HELP = "a tokenizer file: saved by 'train', a Hugging Face tokenizer.json or a .tiktoken rank file"
+
+
+def _add_rank_file_pattern(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rank-file-pattern", default="cl100k", metavar="PATTERN",
+                        help=f"how a .tiktoken rank file splits text: {', '.join(PRESETS)} or a regex (default cl100k)")
 
 
 def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group(required=True)
     choice.add_argument("--encoding", choices=ENCODING_NAMES, metavar="NAME",
                         help=f"a bundled OpenAI encoding or a model's ({', '.join(ENCODING_NAMES)})")
-    choice.add_argument("--tokenizer", metavar="FILE", help="a tokenizer saved by 'train'")
+    choice.add_argument("--tokenizer", metavar="FILE", help=TOKENIZER_FILE_HELP)
+    _add_rank_file_pattern(parser)
 
 
 def command_train(args: argparse.Namespace) -> None:
@@ -188,7 +208,7 @@ def command_decode(args: argparse.Namespace) -> None:
 def command_compare(args: argparse.Namespace) -> None:
     text = read_text(args.file)
     tokenizers = [load_encoding(name) for name in args.with_]
-    tokenizers += [load_tokenizer(path) for path in args.tokenizer]
+    tokenizers += [read_tokenizer_file(path, args.rank_file_pattern) for path in args.tokenizer]
     if not tokenizers:
         raise UserError("name at least one tokenizer: --with cl100k_base, or --tokenizer FILE")
     rows = [(tok.name, len(tok.encode(text, disallowed_special=()))) for tok in tokenizers]
@@ -305,7 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
     comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
                           help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
-    comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help="a saved tokenizer")
+    comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help=TOKENIZER_FILE_HELP + " (repeatable)")
+    _add_rank_file_pattern(comparer)
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 

@@ -28,8 +28,9 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
+from .encoding_base import EncodingBase
 from .formats.hf_json import byte_to_unicode
-from .specials import SpecialChoice, check_no_disallowed, resolve_specials
+from .specials import SpecialChoice
 from .tokenizer import TokenSpan, TokenSpans
 from .utf8 import encodable
 
@@ -41,7 +42,7 @@ SPACE = "\N{LOWER ONE EIGHTH BLOCK}"  # "▁", Metaspace's space
 KINDS = {"wordpiece": "WordPiece", "unigram": "Unigram", "byte_bpe": "byte-level BPE"}
 
 
-class HFTokenizer:
+class HFTokenizer(EncodingBase):
     """A trained Hugging Face tokenizer with this engine's interface.
 
     `kind` is "wordpiece", "unigram" or "byte_bpe"; `pieces[id]` is each
@@ -94,8 +95,7 @@ class HFTokenizer:
         """Token ids. Hugging Face matches its special tokens ("[UNK]") in
         text wherever they appear; tiktoken's rule refuses such text unless
         told otherwise, and that rule is kept."""
-        _, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-        check_no_disallowed(text, disallowed)
+        self.allowed_specials(text, allowed_special, disallowed_special)
         return self.hf.encode(encodable(text), add_special_tokens=False).ids
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -110,9 +110,8 @@ class HFTokenizer:
         the first character, which the next token covers too)."""
         if step is not None:
             raise ValueError(f"{self.name} was trained by Hugging Face: it has no training steps to replay.")
-        _, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
         text = encodable(text)
-        check_no_disallowed(text, disallowed)
+        self.allowed_specials(text, allowed_special, disallowed_special)
         encoding = self.hf.encode(text, add_special_tokens=False)
         if self.kind == "byte_bpe":  # bytes end to end: a token may hold part of a character
             lengths = (len(self.token_bytes(token_id)) for token_id in encoding.ids)
@@ -133,6 +132,16 @@ class HFTokenizer:
         """Hugging Face's decoder: WordPiece rejoins pieces with spaces
         between words; Unigram turns "▁" back into spaces."""
         return self.hf.decode(list(ids), skip_special_tokens=False)
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """Byte-level BPE: the tokens' bytes, joined (they may split a
+        character); the others: `decode`'s text."""
+        if self.kind == "byte_bpe":
+            return b"".join(map(self.token_bytes, ids))
+        return self.decode(ids).encode("utf-8")
+
+    def _arguments(self) -> dict:
+        return dict(name=self.name, tokenizer=self.hf, kind=self.kind)
 
     def to_json(self) -> str:
         """The tokenizer.json Hugging Face reads back with `Tokenizer.from_str`."""

@@ -31,8 +31,9 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
+from .encoding_base import EncodingBase
 from .merge_loop import OnMerge, merge_lowest_rank_first
-from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
+from .specials import SpecialChoice, split_on_specials
 from .tokenizer import TokenSpan
 from .utf8 import encodable
 
@@ -40,7 +41,7 @@ SPACE = "\N{LOWER ONE EIGHTH BLOCK}"  # "▁", SentencePiece's stand-in for a sp
 _BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")
 
 
-class SentencePieceTokenizer:
+class SentencePieceTokenizer(EncodingBase):
     """A SentencePiece BPE model with the `Tokenizer`'s interface: `encode`,
     `encode_ordinary`, `encode_with_offsets`, `decode`, `decode_bytes`,
     `token_bytes`, `special_tokens`, `vocab`, `n_vocab`, `name`.
@@ -59,6 +60,7 @@ class SentencePieceTokenizer:
         from sentencepiece import sentencepiece_model_pb2
 
         self.name = name
+        self._model_proto = model_proto
         self._processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
         self.fingerprint = hashlib.sha256(model_proto).hexdigest()
         model = sentencepiece_model_pb2.ModelProto()
@@ -99,10 +101,6 @@ class SentencePieceTokenizer:
     @property
     def n_vocab(self) -> int:
         return len(self.pieces)
-
-    @property
-    def special_tokens_set(self) -> set[str]:
-        return set(self.special_tokens)
 
     def _piece_bytes(self, token_id: int) -> bytes:
         if token_id in self._byte_of:
@@ -173,8 +171,7 @@ class SentencePieceTokenizer:
 
     def _spans(self, text: str, allowed_special, disallowed_special, reference: bool) -> list[TokenSpan]:
         text = encodable(text)
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-        check_no_disallowed(text, disallowed)
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         spans, offset = [], 0
         for segment, is_special in split_on_specials(text, allowed):
             size = len(segment.encode("utf-8"))
@@ -293,9 +290,8 @@ class SentencePieceTokenizer:
             parts.append(token)
         return b"".join(parts)
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Decode to text; bytes that are not valid UTF-8 become U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+    def _arguments(self) -> dict:
+        return dict(name=self.name, model_proto=self._model_proto)
 
     def __repr__(self) -> str:
         return f"<SentencePieceTokenizer {self.name!r}: {self.n_vocab} pieces, {len(self.special_tokens)} special>"

@@ -32,11 +32,12 @@ import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
+from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
-from .specials import SpecialChoice, check_no_disallowed, resolve_specials, split_on_specials
+from .specials import SpecialChoice, split_on_specials
 from .utf8 import encodable
 
 Units = Literal["bytes", "chars"]
@@ -129,8 +130,9 @@ class TokenSpans(Sequence[TokenSpan]):
         return f"TokenSpans({list(self)!r})"
 
 
-class Tokenizer:
-    """Byte-level (or character-level) BPE with tiktoken's interface.
+class Tokenizer(EncodingBase):
+    """Byte-level (or character-level) BPE with tiktoken's interface (see
+    `encoding_base`).
 
     Attributes: `name`; `pattern` (the split regex); `units` ("bytes" or
     "chars"); `vocab` (id -> token, ordinary tokens only); `special_tokens`
@@ -216,10 +218,6 @@ class Tokenizer:
         return max([*self.vocab, *self._special_by_id], default=-1) + 1
 
     @property
-    def special_tokens_set(self) -> set[str]:
-        return set(self.special_tokens)
-
-    @property
     def mergeable_ranks(self) -> Mapping[Token, int]:
         """Token -> id for every token encoding can produce (tiktoken's name:
         ids are ranks). Bytes, or strings in the character-level variant; of
@@ -297,8 +295,7 @@ class Tokenizer:
         reference: bool = False,
     ) -> list[int]:
         """Encode like tiktoken, special-token rules included (see `specials`)."""
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-        check_no_disallowed(text, disallowed)
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         text = encodable(text)
         rust_bpe = self._whole_text_engine(None, reference)
         if rust_bpe is not None:
@@ -397,8 +394,7 @@ class Tokenizer:
         """Encode with only the first `step` merges, exactly as training had it
         (special tokens follow `encode`'s rules)."""
         self.check_step(step)
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-        check_no_disallowed(text, disallowed)
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         text = encodable(text)
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:
@@ -421,8 +417,7 @@ class Tokenizer:
         `step`, only the first `step` merges apply (training's own state).
         """
         text = encodable(text)
-        allowed, disallowed = resolve_specials(self.special_tokens, allowed_special, disallowed_special)
-        check_no_disallowed(text, disallowed)
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         if step is not None:
             self.check_step(step)
         rust_bpe = self._whole_text_engine(step, reference)
@@ -619,9 +614,29 @@ class Tokenizer:
         """The bytes the tokens stand for, concatenated."""
         return b"".join(self.token_bytes(_as_token_id(token_id, self)) for token_id in ids)
 
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
-        """Decode to text; bytes that are not valid UTF-8 become U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+    # --------------------------------------------------- tiktoken's extras
+
+    def encode_with_unstable(
+        self, text: str, *, allowed_special: SpecialChoice = frozenset(), disallowed_special: SpecialChoice = "all"
+    ) -> tuple[list[int], list[list[int]]]:
+        """tiktoken's `encode_with_unstable`: the tokens of `text` that more
+        text cannot change, and every token sequence that may follow them
+        once the text goes on. Byte-level tokenizers with a preset or
+        model's split pattern (tiktoken's engine reads it as `regex` does)."""
+        allowed = self.allowed_specials(text, allowed_special, disallowed_special)
+        if self._rust_bpe is None:
+            raise NotImplementedError(
+                f"encode_with_unstable needs a byte-level tokenizer with a preset split pattern; {self.name!r} "
+                f"is {self.units}-level with the {self.pattern_name} pattern."
+            )
+        return self._rust_bpe.encode_with_unstable(encodable(text), allowed_special=allowed, disallowed_special=())
+
+    def _arguments(self) -> dict:
+        return dict(
+            name=self.name, pattern=self.pattern, vocab=self.vocab, units=self.units,
+            special_tokens=self.special_tokens, merges=self._learned_merges, trace=self.trace,
+            stop_reason=self.stop_reason, unknown_id=self.unknown_id,
+        )
 
     def __repr__(self) -> str:
         return (

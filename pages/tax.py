@@ -47,6 +47,7 @@ from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
+    DISTINCT_ENCODINGS,
     OPENAI_ENCODINGS,
     loadable_encodings,
     tokenizer_by_name,
@@ -386,7 +387,7 @@ def show_parity_experiment(base: str) -> None:
 controls = st.columns([5, 2], vertical_alignment="bottom")
 with controls[0]:
     selected = pick_tokenizers(
-        "Tokenizers", TOKENIZERS_KEY, list(BUNDLED_ENCODINGS),
+        "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
         help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
         "trained one.",
     )

@@ -6,7 +6,9 @@ import sys
 
 import pytest
 
+from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
+from bpe_core.formats import hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from tests.cli import run_cli as run
 from tests.conftest import ROOT
 
@@ -29,6 +31,21 @@ def test_train_encode_decode_round_trip(tmp_path, text_file):
     code, out, _ = run("decode", "--tokenizer", model, stdin=json.dumps(ids).encode())
     assert code == 0
     assert out.rstrip("\n") == text_file.read_text()
+
+
+def test_tokenizer_reads_every_format_the_app_uploads(tmp_path, text_file):
+    trained = train(text_file.read_text(), vocab_size=300, pattern="gpt2", special_tokens=["<|end|>"])
+    files = {"tok.json": tokenizer_to_json(trained), "tokenizer.json": hf_tokenizer_json(trained),
+             "tok.tiktoken": tiktoken_file_text(trained)}
+    expected = trained.encode_ordinary(text_file.read_text())
+    for file_name, contents in files.items():
+        (tmp_path / file_name).write_text(contents, encoding="utf-8")
+        code, out, err = run("encode", "--tokenizer", tmp_path / file_name, "--rank-file-pattern", "gpt2", "--json",
+                             text_file)
+        assert (code, json.loads(out or "null")) == (0, expected), (file_name, err)
+    code, out, err = run("compare", text_file, "--tokenizer", tmp_path / "tok.tiktoken",
+                         "--tokenizer", tmp_path / "tokenizer.json", "--rank-file-pattern", "gpt2", "--json")
+    assert (code, set(json.loads(out).values())) == (0, {len(expected)}), err
 
 
 def test_encode_with_a_bundled_encoding_matches_tiktoken(text_file):
@@ -79,7 +96,8 @@ def test_compare_reports_counts_per_tokenizer(text_file):
         (["train", "-", "--vocab-size", "100", "-o", "x.json"], b"text", "at least 256"),
         (["train", "-", "--vocab-size", "300", "-o", "x.json"], b"", "empty"),
         (["train", "-", "--merges", "3", "--pattern", "(", "-o", "x.json"], b"ab", "not a valid regular expression"),
-        (["encode", "--tokenizer", "tests/texts.py"], b"x", "not valid JSON"),
+        (["encode", "--tokenizer", "tests/texts.py"], b"x", "Not a .tiktoken rank file: Line 1"),
+        (["encode", "--tokenizer", "tests/no-such-file.json"], b"x", "cannot read"),
         (["compare", "-"], b"x", "at least one tokenizer"),
     ],
 )

@@ -25,13 +25,13 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from ..corpus import corpus_size, count_pieces
-from ..encodings import load_encoding
+from ..encodings import OPENAI_GENERATIONS, load_encoding
 from ..samples import SAMPLES_DIR, catalog
 from ..tokenizer import Tokenizer
 from .tax import languages, parallel_text
 
 HELD_OUT_FRACTION = 0.1
-REFERENCE_ENCODINGS = ("gpt2", "cl100k_base", "o200k_base")
+REFERENCE_ENCODINGS = OPENAI_GENERATIONS
 MAX_TRAINING_POINTS = 400  # enough for a smooth line; a 20k trace would be 20k points
 MIN_SAMPLE_BYTES = 1_000  # shorter samples ("aaabdaaabac") teach merges, not compression
 

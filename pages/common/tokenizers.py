@@ -20,7 +20,7 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE
+from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.training import MAX_VOCAB_SIZE
@@ -31,8 +31,12 @@ from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
 BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
-# The OpenAI ones, which pages compare against by default.
-OPENAI_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].maker == "OpenAI"}
+# Each one but variants of another (p50k_base: gpt2's tokens and 24 runs of
+# spaces; o200k_harmony: o200k_base's tokens and chat tokens): what a page
+# that measures them all measures by default.
+DISTINCT_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].variant_of is None}
+# One per generation of OpenAI's models, which pages compare against by default.
+OPENAI_ENCODINGS = {name: BUNDLED_ENCODINGS[name] for name in OPENAI_GENERATIONS}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
 LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files

@@ -1,0 +1,25 @@
+# tiktoken's public test suite (tests/test_helpers.py of tiktoken 0.14.0, MIT, (c) 2022 OpenAI, Shantanu Jain; see
+# LICENSE beside this file), run against this project: `import tiktoken` reads `import bpe_core as tiktoken`.
+
+import bisect
+import functools
+import os
+
+import pytest
+
+import bpe_core as tiktoken
+
+MAX_EXAMPLES: int = int(os.environ.get("TIKTOKEN_MAX_EXAMPLES", "100"))
+
+ENCODINGS = ["r50k_base", "cl100k_base"]
+SOME_ENCODINGS = ["cl100k_base"]
+
+
+ENCODING_FACTORIES = [
+    pytest.param(functools.partial(tiktoken.get_encoding, name), id=name) for name in ENCODINGS
+]
+SOME_ENCODING_FACTORIES = [
+    pytest.param(functools.partial(tiktoken.get_encoding, name), id=name) for name in SOME_ENCODINGS
+]
+
+

@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from bpe_core.drawing.deck import DECK_KEYS_JS
+from bpe_core.drawing.standalone import PRESENTER_FONT_SIZE
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
 
 if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not with every page
     import plotly.graph_objects as go
 
-PRESENTER_CSS = """
-<style>
-html { font-size: clamp(20px, 1.25vw, 30px); }
+# The root font as a saved page's presenter mode sizes it; everything in rem follows.
+PRESENTER_CSS = f"\n<style>\nhtml {{ font-size: {PRESENTER_FONT_SIZE}; }}" + """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
 [data-testid="stToolbar"], [data-testid="stDecoration"], footer, .st-key-intro { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.8rem 2rem 2rem; max-width: 100%; }

@@ -1,5 +1,6 @@
 """A view of the app saved as one HTML file that needs no server: the Train
-step-through, an Encode replay, or a token view.
+step-through, an Encode replay, or a token view (and the frame of a talk
+deck saved as a page, see `deck`).
 
 Speakers prepare at home and present on a venue's laptop and network. A
 saved page opens from disk in any current browser, with no Python and no

@@ -18,6 +18,7 @@ def saved_settings(path) -> dict:
     return json.loads(re.search(r'id="sa-settings">(.*?)</script>', path.read_text(encoding="utf-8"), flags=re.S)[1])
 
 
+@pytest.mark.slow
 def test_html_train_saves_every_merge_of_a_sample(tmp_path):
     page = tmp_path / "train.html"
     code, _, err = run("html", "train", "--sample", "english_prose", "--vocab-size", 1000, "--step", 40, "-o", page)

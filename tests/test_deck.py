@@ -76,6 +76,7 @@ def test_a_saved_deck_frames_only_its_files_and_the_app_and_keeps_notes_as_text(
         deck_page(slides, app_address="javascript:alert(1)")
 
 
+@pytest.mark.slow
 def test_the_deck_page_explains_a_bad_deck():
     at = open_page("pages/deck.py")
     assert not at.error and "Deck file" in {button.proto.label for button in at.download_button}
@@ -86,6 +87,7 @@ def test_the_deck_page_explains_a_bad_deck():
     assert not at.exception
 
 
+@pytest.mark.slow
 def test_the_deck_page_opens_a_deck_file():
     at = open_page("pages/deck.py")
     at.file_uploader(key="deck_upload").upload("talk.deck", b"/inspect?text=hi | One | a note\n", "text/plain").run()

@@ -30,6 +30,7 @@ def frames(gif: bytes) -> list[Image.Image]:
     return found
 
 
+@pytest.mark.slow
 def test_one_frame_per_merge_asked_for_at_16_to_9(tokenizer):
     drawn = frames(merges_gif(tokenizer, TEXT, range(3, 11), seconds=0.5))
     assert len(drawn) == 8
@@ -76,6 +77,7 @@ def test_a_range_names_the_merges_after_a_up_to_b():
     assert merge_range(" 10:12 ", 744) == range(11, 13)
 
 
+@pytest.mark.slow
 def test_the_command_line_draws_one_frame_per_merge(tmp_path):
     gif = tmp_path / "merges.gif"
     code, _, err = run("gif", "train", "--sample", "english_prose", "--vocab-size", 300, "--steps", "0:6", "-o", gif)
@@ -87,6 +89,7 @@ def test_the_command_line_draws_one_frame_per_merge(tmp_path):
         assert code == 1 and err.startswith("error: ") and message in err
 
 
+@pytest.mark.slow
 def test_the_train_page_offers_the_gif_and_explains_a_bad_range():
     at = open_page("pages/train.py")
     assert "Merges as a GIF" in {button.proto.label for button in at.download_button}

@@ -41,6 +41,7 @@ def embedded(page: str, element_id: str):
     return json.loads(found[1])
 
 
+@pytest.mark.slow
 def test_a_saved_training_page_holds_every_step_of_the_run_in_a_few_hundred_kilobytes(alice, saved_training):
     tokenizer = alice[0]
     view = embedded(saved_training, "sa-view")
@@ -51,6 +52,7 @@ def test_a_saved_training_page_holds_every_step_of_the_run_in_a_few_hundred_kilo
     assert len(saved_training.encode("utf-8")) < 1_000_000  # 0.30 MB when written
 
 
+@pytest.mark.slow
 def test_the_saved_page_runs_the_apps_own_step_control_and_style(saved_training):
     (script,) = scripts(saved_training)
     body = CONTROL_JS.split("export default function (", 1)[1]
@@ -59,6 +61,7 @@ def test_the_saved_page_runs_the_apps_own_step_control_and_style(saved_training)
     assert CONTROL_CSS in saved_training
 
 
+@pytest.mark.slow
 def test_the_page_may_make_no_request_and_run_only_its_own_script(saved_training):
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', saved_training)[1]
     assert "default-src 'none'" in policy
@@ -68,6 +71,7 @@ def test_the_page_may_make_no_request_and_run_only_its_own_script(saved_training
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", saved_training)
 
 
+@pytest.mark.slow
 def test_user_text_in_a_saved_page_is_escaped():
     tokenizer = train(f"{XSS} " * 20, vocab_size=270, pattern="gpt2")
     page = training_page(tokenizer, f"{XSS} " * 20, corpus_label=XSS)
@@ -89,6 +93,7 @@ def test_a_replay_page_holds_every_merge_and_the_merge_tree():
     assert "Merge tree of the longest token" in page
 
 
+@pytest.mark.slow
 def test_a_token_view_page_has_cards_and_counts():
     text = "Tokenizers don't see words"
     page = token_view_page(load_encoding("o200k_base"), text, colour_by="id")
@@ -108,6 +113,7 @@ def test_bad_input_gets_a_clear_message(make, message):
         make()
 
 
+@pytest.mark.slow
 def test_a_run_longer_than_a_page_holds_is_refused_with_what_to_do(monkeypatch, alice):
     import bpe_core.drawing.standalone as standalone
 

@@ -32,6 +32,7 @@ class Deck {
     this.onKey = (event) => this.key(event);
     this.onMessage = (event) => this.message(event);
     this.fit = () => this.fitToWindow();
+    this.settling = new ResizeObserver(this.fit); // the page above may still be laid out
   }
 
   load(data) {
@@ -46,7 +47,6 @@ class Deck {
     window.addEventListener("keydown", this.onKey, true); // before the page's own keys (Page Down leaves the page)
     window.addEventListener("message", this.onMessage);
     window.addEventListener("resize", this.fit);
-    this.settling = new ResizeObserver(this.fit);
     this.settling.observe(document.body);
     this.show(this.index === null ? data.slide : this.index);
   }
@@ -55,7 +55,7 @@ class Deck {
     window.removeEventListener("keydown", this.onKey, true);
     window.removeEventListener("message", this.onMessage);
     window.removeEventListener("resize", this.fit);
-    if (this.settling) this.settling.disconnect();
+    this.settling.disconnect();
   }
 
   key(event, fromSpeakerView = false) {

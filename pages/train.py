@@ -207,7 +207,7 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
                   _pieces: dict[str, int]) -> str:
     """Everything the step control shows for steps `first_step` to
-    `last_step` (see bpe_core.analysis.training_view), once per tokenizer
+    `last_step` (see bpe_core.drawing.training_view.training_run_view), once per tokenizer
     and span."""
     steps = range(first_step, last_step + 1)
     view = training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))

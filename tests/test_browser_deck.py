@@ -14,8 +14,7 @@ from bpe_core.drawing.deck import deck_page
 from bpe_core.drawing.standalone import replay_page, training_page
 from bpe_core.encodings import load_encoding
 from bpe_core.samples import catalog
-from tests.browser import SCREENSHOTS, assert_no_exception, new_page, open_page
-from tests.test_browser_saved_pages import closed_cleanly, open_offline
+from tests.browser import SCREENSHOTS, assert_no_exception, closed_cleanly, new_page, open_offline, open_page
 
 pytestmark = pytest.mark.browser
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from bpe_core import load_encoding, train
 from bpe_core.drawing.standalone import replay_page, token_view_page, training_page
 from bpe_core.samples import catalog
-from tests.browser import SCREENSHOTS, WAIT_SECONDS, new_page, open_page
+from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_offline, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -36,32 +36,6 @@ def saved(tmp_path_factory) -> dict[str, Path]:
     for name, page in pages.items():
         (folder / f"{name}.html").write_text(page, encoding="utf-8")
     return {name: folder / f"{name}.html" for name in pages}
-
-
-def open_offline(browser, path: Path, query: str = "", **viewport):
-    """`path` from file://, every other request refused (and recorded in
-    `page.refused`), script errors and dialogs recorded."""
-    page = browser.new_context(viewport=viewport or {"width": 1440, "height": 900}).new_page()
-    page.set_default_timeout(WAIT_SECONDS * 1000)
-    page.refused, page.errors, page.dialogs = [], [], []
-
-    def only_files(route):
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            page.refused.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_files)
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(path.as_uri() + query)
-    return page
-
-
-def closed_cleanly(page) -> None:
-    assert page.refused == [] and page.errors == [] and page.dialogs == []
-    page.context.close()
 
 
 def position(page):

@@ -3,6 +3,12 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
 
     python benchmarks/page_speed.py [--rounds 7]
 
+- fully drawn, first visit: from starting a fresh server to each page drawn
+  (Streamlit's "script finished", its script state idle, no element still
+  loading), the first request that server serves: a talk's first click on
+  each page; against the bare app's first visit (with --first-visits N);
+- fully drawn, second visit: the same from a page load, on a server that has
+  served every page once, each in a fresh browser session;
 - first paint: from a page load's start to its title (h1) in the page, for
   every page, each in a fresh browser session, against a bare app whose
   script is one st.title; median and worst of the rounds, as ratios;
@@ -32,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pages.common.names import PAGES  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, run, track_runs  # noqa: E402
 
 BARE_APP = textwrap.dedent(
     """
@@ -103,6 +109,28 @@ def title_time(browser, url: str) -> float:
     return seconds
 
 
+def drawn_time(browser, url: str) -> float:
+    """Seconds from a fresh session's page load until the page is fully drawn."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = track_runs(context.new_page())
+    started = time.perf_counter()
+    run(page, lambda: page.goto(url), timeout=300)
+    seconds = time.perf_counter() - started
+    context.close()
+    return seconds
+
+
+def first_visit(browser, script: Path, cwd: Path, path: str) -> float:
+    """Seconds from starting a server to the page at `path` fully drawn, the
+    first page it serves."""
+    server = Server(script, cwd)
+    try:
+        server.wait_until_up()
+        return (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
+    finally:
+        server.stop()
+
+
 def cold_start(browser, script: Path, cwd: Path, path: str) -> float:
     """Seconds from starting a server to its first page's title."""
     server = Server(script, cwd)
@@ -129,7 +157,10 @@ def summary(ours: list[float], bare: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=7)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--first-visits", type=int, default=0, metavar="N",
+                        help="also each page's first visit on N fresh servers (a minute or two per round)")
+    args = parser.parse_args()
+    rounds = args.rounds
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         bare_script = Path(folder) / "bare.py"
         bare_script.write_text(BARE_APP)
@@ -139,6 +170,13 @@ def main() -> None:
         ours = [cold_start(browser, ROOT / "app.py", ROOT, "") for _ in range(3)]
         bare = [cold_start(browser, bare_script, Path(folder), "") for _ in range(3)]
         print(f"  home vs bare app: {summary(ours, bare)}")
+        if args.first_visits:
+            print("First visit, fully drawn (server start to the page drawn, the first it serves), "
+                  f"{args.first_visits} rounds:")
+            bare = [first_visit(browser, bare_script, Path(folder), "") for _ in range(args.first_visits)]
+            for page in PAGES:
+                ours = [first_visit(browser, ROOT / "app.py", ROOT, page.url_path) for _ in range(args.first_visits)]
+                print(f"  {page.title:<17} {summary(ours, bare)}")
 
         app, bare_server = Server(ROOT / "app.py", ROOT), Server(bare_script, Path(folder))
         try:
@@ -146,6 +184,11 @@ def main() -> None:
             bare_server.wait_until_up()
             for page in PAGES:  # warm: every page's imports and shared caches, as on a server in use
                 title_time(browser, f"{app.url}/{page.url_path}")
+            print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each:")
+            bare_times = [drawn_time(browser, bare_server.url) for _ in range(rounds)]
+            for page in PAGES:
+                times = [drawn_time(browser, f"{app.url}/{page.url_path}") for _ in range(rounds)]
+                print(f"  {page.title:<17} {summary(times, bare_times)}")
             print(f"First paint (load to title), {rounds} fresh sessions each:")
             bare_times = [title_time(browser, bare_server.url) for _ in range(rounds)]
             for page in PAGES:

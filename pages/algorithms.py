@@ -21,13 +21,14 @@ from bpe_core.analysis.algorithms import (
     word_language,
 )
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.drawing.algorithms import algorithm_figure, algorithm_frame, only_here_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.hf_trainers import HFTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
-from pages.common.tokenizers import train_on
+from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 
@@ -47,9 +48,11 @@ page_header(
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def rival(corpus_id: str, vocab_size: int, algorithm: str) -> HFTokenizer:
-    """WordPiece or Unigram on a corpus, trained once for every session."""
-    return train_rival(algorithm, corpus_parts(corpus_id)[0], vocab_size)
+def rival(corpus_id: str, vocab_size: int, algorithm: str, _waiting) -> HFTokenizer:
+    """WordPiece or Unigram on a corpus, trained once for every session, in
+    a worker process within the training budget."""
+    arguments = (algorithm, corpus_parts(corpus_id)[0], vocab_size)
+    return train_rival_within_budget(train_rival, arguments, TRAINING_BUDGET, waiting=_waiting)
 
 
 def trained_three(corpus_id: str, vocab_size: int) -> dict:
@@ -60,8 +63,13 @@ def trained_three(corpus_id: str, vocab_size: int) -> dict:
     bar = st.progress(0.0)
     rivals = {}
     for done, algorithm in enumerate(RIVALS):
-        bar.progress(done / len(RIVALS), text=f"Training {ALGORITHMS[algorithm]} ({done + 2} of 3)…")
-        rivals[algorithm] = rival(corpus_id, vocab_size, algorithm)
+        training = f"Training {ALGORITHMS[algorithm]} ({done + 2} of 3)…"
+        bar.progress(done / len(RIVALS), text=training)
+
+        def wait(ahead: int) -> None:
+            bar.progress(done / len(RIVALS), text=f"{training} waiting for a free core ({ahead} ahead of you)")
+
+        rivals[algorithm] = rival(corpus_id, vocab_size, algorithm, wait)
     bar.empty()
     return {"bpe": bpe, **rivals}
 
@@ -125,7 +133,11 @@ corpus_id = settings[0].selectbox("Training text", list(corpora), format_func=co
 vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=2_000,
                                 min_value=300, max_value=8_000, step=500)
 st.markdown(HOW_EACH_LEARNS)
-three = trained_three(corpus_id, int(vocab_size))
+try:
+    three = trained_three(corpus_id, int(vocab_size))
+except (TrainingCancelled, OverBudgetError) as stopped:
+    st.warning(markdown_literal(str(stopped)))
+    st.stop()
 held_out_text = corpus_parts(corpus_id)[1]
 short = [f"{ALGORITHMS[algorithm]} at {tokenizer.n_vocab:,}" for algorithm, tokenizer in three.items()
          if tokenizer.n_vocab < vocab_size]

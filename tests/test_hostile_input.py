@@ -350,20 +350,30 @@ def test_an_exception_in_progress_stops_the_job_at_once():
     assert not multiprocessing.active_children()
 
 
+@pytest.mark.slow  # seconds: worker processes
+def test_hugging_faces_trainers_run_in_a_budgeted_process_too():
+    from bpe_core.analysis.algorithms import train_rival
+    from bpe_core.budgeted_training import train_rival_within_budget
+
+    text = "the lowest and the newest and the widest of them all\n" * 200
+    there = train_rival_within_budget(train_rival, ("unigram", text, 300), ROOMY)
+    assert set(there.pieces.values()) == set(train_rival("unigram", text, 300).pieces.values())
+    with pytest.raises(OverBudgetError, match="needs more than .*python -m bpe_core train"):
+        train_rival_within_budget(train_rival, ("wordpiece", text, 300), Budget(seconds=60, memory_bytes=1_000_000))
+
+
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
-def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch):
-    import threading
+def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch, tmp_path):
+    from bpe_core import budgeted_jobs
+    from bpe_core.machine_turns import MachineTurns
 
-    from bpe_core import budgeted_training
-
-    monkeypatch.setattr(budgeted_training, "_TURNS", threading.BoundedSemaphore(1))
-    monkeypatch.setattr(budgeted_training, "MAX_WAIT_SECONDS", 0.6)
-    budgeted_training._TURNS.acquire()  # every core busy with another visitor's training
+    monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path, cores=1))
+    monkeypatch.setattr(budgeted_jobs, "MAX_WAIT_SECONDS", 0.6)
     heard = []
-    with pytest.raises(OverBudgetError, match="training for other visitors .*python -m bpe_core train"):
-        train_within_budget("low lower", ROOMY, num_merges=2, progress=lambda *done: heard.append(done))
-    assert heard and set(heard) == {(0, 0)}  # the page hears it is waiting, and can be cancelled
-    budgeted_training._TURNS.release()
+    with budgeted_jobs.MACHINE_TURNS.turn(wait_seconds=0):  # every core busy with another visitor's training
+        with pytest.raises(OverBudgetError, match="busy with other visitors' jobs .*python -m bpe_core train"):
+            train_within_budget("low lower", ROOMY, num_merges=2, waiting=heard.append)
+    assert heard and set(heard) == {0}  # the page hears it is waiting, first in line, and can be cancelled
     assert train_within_budget("low lower", ROOMY, num_merges=2).merges  # a free core: it trains
 
 

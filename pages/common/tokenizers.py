@@ -23,6 +23,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
+from bpe_core.shared_jobs import SharedJobs
 from bpe_core.training import MAX_VOCAB_SIZE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
@@ -142,6 +143,7 @@ def starter_tokenizer() -> Tokenizer:
 # memory for long. The command line has no such budget.
 TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
 TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)
+TRAINING_JOBS: SharedJobs[Tokenizer] = SharedJobs()  # visitors asking for the same training at once share it
 CANCELLED = "training_cancelled"  # session key: the training the user cancelled
 
 
@@ -156,8 +158,10 @@ def training_key(corpus, settings: dict) -> tuple:
 
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
-    session: in a worker process within TRAINING_BUDGET, with a progress bar
-    and a Cancel button. Bad settings raise train's ValueError.
+    session (visitors who ask at the same moment share the job): in a
+    worker process within TRAINING_BUDGET, with a progress bar, a place in
+    line while the cores are busy, and a Cancel button. Bad settings raise
+    train's ValueError.
 
     The session's own tokenizer is kept in the session: when many visitors
     have pushed it out of the shared cache, it is not trained again."""
@@ -177,11 +181,17 @@ def train_on(corpus, **settings) -> Tokenizer:
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
         bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus, "
-                     "or waiting while other visitors' training uses every core)")
+                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus)")
+
+    def wait(ahead: int) -> None:
+        bar.progress(0.0, text="Waiting for a free core: other visitors' training uses every one"
+                     + (f" ({ahead} ahead of you)" if ahead else " (you are next)"))
+
+    def training(progress, waiting) -> Tokenizer:
+        return train_within_budget(corpus, TRAINING_BUDGET, progress=progress, waiting=waiting, **settings)
 
     try:
-        tokenizer = train_within_budget(corpus, TRAINING_BUDGET, progress=show, **settings)
+        tokenizer = TRAINING_JOBS.run(key, training, progress=show, waiting=wait)
     finally:
         panel.empty()
     TRAINED_TOKENIZERS.put(key, tokenizer, approximate_size(tokenizer))

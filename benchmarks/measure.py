@@ -124,14 +124,16 @@ def _tree(root: int) -> list[int]:
 
 def tree_rss_mb(root: int) -> float:
     """The resident memory of a process and all its descendants now, in MB."""
-    total = 0.0
-    for pid in _tree(root):
-        try:
-            with open(f"/proc/{pid}/statm") as statm:
-                total += int(statm.read().split()[1]) * _PAGE_MB
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-    return total
+    return sum(process_rss_mb(pid) for pid in _tree(root))
+
+
+def process_rss_mb(pid: int) -> float:
+    """The resident memory of one process now, in MB (0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/statm") as statm:
+            return int(statm.read().split()[1]) * _PAGE_MB
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
 
 
 def machine_load() -> str:

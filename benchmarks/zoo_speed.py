@@ -4,7 +4,9 @@
 
 For each model: how long `load_encoding(name)` takes in a fresh process
 against the maker's own loader (llama-models' `Tokenizer`, mistral-common's
-`Tekkenizer.from_file`, `sentencepiece`), imports done before the clock
+`Tekkenizer.from_file`, `sentencepiece`; for the models whose files ship
+here, the makers' algorithms over those files as tests/test_zoo_more.py
+builds them, and Hugging Face's `tokenizers` for Claude 1/2), imports done before the clock
 starts, and how long a first encode of the parallel corpus (30 languages,
 100 KB) takes against the maker's encode. Our load of the tiktoken-style
 models includes the maker's own loader (it reads the ranks, pattern and
@@ -36,6 +38,13 @@ MAKERS = {
     "mistral_v3": ("import importlib.resources, sentencepiece",
                    "maker = sentencepiece.SentencePieceProcessor(model_file=str(importlib.resources.files("
                    "'mistral_common') / 'data' / 'mistral_instruct_tokenizer_240323.model.v3'))", "maker.encode(text)"),
+    "qwen": ("import unicodedata\nfrom tests.test_zoo_more import qwen_reference", "maker = qwen_reference()",
+             "maker.encode(unicodedata.normalize('NFC', text), allowed_special='all', disallowed_special=())"),
+    "whisper": ("from tests.test_zoo_more import whisper_reference", "maker = whisper_reference()",
+                "maker.encode_ordinary(text)"),
+    "claude_legacy": ("from tests.test_zoo_more import bundled_bytes\nimport tokenizers",
+                      "maker = tokenizers.Tokenizer.from_str(bundled_bytes('claude_legacy').decode('utf-8'))",
+                      "maker.encode(text).ids"),
 }
 
 
@@ -50,14 +59,15 @@ def timed(imports: str, load: str, encode: str | None = None) -> dict:
 def main() -> None:
     print("Fresh processes, medians of three; imports untimed. Wall clock (CPU) seconds; "
           "ratio = ours / maker's, by CPU time (a shared machine's clock is noisy).")
-    print(f"{'model':<11} {'load: ours':>15} {'maker':>15} {'ratio':>7}   {'encode: ours':>15} {'maker':>15} {'ratio':>7}")
+    width = max(map(len, MAKERS))
+    print(f"{'model':<{width}} {'load: ours':>15} {'maker':>15} {'ratio':>7}   {'encode: ours':>15} {'maker':>15} {'ratio':>7}")
     for name, maker in MAKERS.items():
         ours = [part.format(name=name) for part in OURS]
         ours_load, maker_load = timed(*ours[:2]), timed(*maker[:2])
         ours_encode, maker_encode = timed(*ours), timed(*maker)
         assert ours_encode["result"] == maker_encode["result"], name  # the same tokens, or the timing means nothing
         cell = lambda run: f"{run['seconds']:.3f} ({run['cpu_seconds']:.3f})"  # noqa: E731
-        print(f"{name:<11} {cell(ours_load):>15} {cell(maker_load):>15} "
+        print(f"{name:<{width}} {cell(ours_load):>15} {cell(maker_load):>15} "
               f"{ratio(ours_load['cpu_seconds'], maker_load['cpu_seconds']):>7}   "
               f"{cell(ours_encode):>15} {cell(maker_encode):>15} "
               f"{ratio(ours_encode['cpu_seconds'], maker_encode['cpu_seconds']):>7}")

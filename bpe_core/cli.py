@@ -1,4 +1,4 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
+from .chat import TEMPLATES, chat_prompt, messages_from_json
 from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
@@ -85,9 +86,14 @@ def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
 
 def command_train(args: argparse.Namespace) -> None:
     if args.algorithm != "bpe":
+        if args.dask:
+            raise UserError(f"--dask counts pieces for BPE; {args.algorithm} trains on the text itself, here")
         train_hugging_face(args)
         return
-    counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
+    if args.dask:
+        counts = count_on_dask(args.dask, args.corpus, args.pattern, tuple(args.special))
+    else:
+        counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
     if args.save_counts:
         try:
             write_counts(counts, Path(args.save_counts))
@@ -151,12 +157,37 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     return counts
 
 
+def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
+    """The piece counts of the files `specs` name, counted by the Dask
+    cluster at `address` (or "local:N"): the same counts as `count_corpus`."""
+    compile_pattern(pattern)
+    try:
+        from . import dask_counting
+    except ImportError as error:
+        raise UserError(f"--dask needs Dask ({error}): pip install -r requirements-dask.txt") from None
+    bar = ProgressBar("counting", "MB", scale=1e6)
+
+    def show(tasks_done: int, tasks: int, bytes_done: int, total_bytes: int) -> None:
+        bar.note = f", {tasks_done:,} / {tasks:,} tasks"
+        bar.show(bytes_done, total_bytes)
+
+    try:
+        with dask_counting.connect(address) as client:
+            counts = dask_counting.count_on_cluster(client, specs, pattern, special_tokens, progress=show)
+    except KeyboardInterrupt:
+        bar.done()
+        raise UserError("interrupted: the cluster's work on this corpus was cancelled") from None
+    bar.done()
+    return counts
+
+
 class ProgressBar:
     """A one-line progress bar on standard error, drawn only on a terminal."""
 
     def __init__(self, label: str, unit: str, scale: float = 1):
         self.label, self.unit, self.scale = label, unit, scale
         self.done_so_far, self.total = 0, 0
+        self.note = ""  # said after the figures
         self.visible = sys.stderr.isatty()
 
     def advance(self, amount: int) -> None:
@@ -171,7 +202,7 @@ class ProgressBar:
             filled = int(30 * min(done / total, 1))
             sys.stderr.write(
                 f"\r{self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-                f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}"
+                f"{done / self.scale:,.1f} / {total / self.scale:,.1f} {self.unit}{self.note}"
             )
         else:
             sys.stderr.write(f"\r{self.label} {done / self.scale:,.1f} {self.unit}")
@@ -255,6 +286,26 @@ def command_tax(args: argparse.Namespace) -> None:
                   f"{row.parity.premium:>9.2f}{row.token_change:>+9.0%}")
 
 
+def command_chat(args: argparse.Namespace) -> None:
+    try:
+        document = json.loads(read_text(args.file))
+    except json.JSONDecodeError as error:
+        raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
+    prompt = chat_prompt(messages_from_json(document), args.with_, load_encoding(args.with_))
+    turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
+             for turn, message in enumerate(prompt.messages)]
+    if args.json:
+        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "text": prompt.text, "turns": turns,
+                          "template_tokens": prompt.template_tokens}, ensure_ascii=False))
+        return
+    print(prompt.text)
+    print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
+    for number, turn in enumerate(turns, start=1):
+        print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
+    print(f"{len(prompt.ids):,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+          f"({len(prompt.ids) - prompt.template_tokens:,} for the turns' text)")
+
+
 def every_loadable_encoding() -> dict:
     """OpenAI's encodings and every zoo model whose package is installed; a
     note on standard error names each one left out and its pip command."""
@@ -303,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.add_argument("--min-count", type=int, default=1, help="stop when the best pair is rarer")
     trainer.add_argument("-o", "--output", required=True, metavar="FILE", help="where to save the tokenizer (JSON)")
     trainer.add_argument("--save-counts", metavar="FILE", help="also save the corpus's piece counts (JSON), to merge or train from")
+    trainer.add_argument("--dask", metavar="ADDRESS",
+                         help="count the files (paths or fsspec URLs: s3://, gs://, hdfs://, file://) on a Dask cluster: "
+                         "a scheduler's address (tcp://10.0.0.5:8786) or local:N for N worker processes here; "
+                         "needs requirements-dask.txt")
     trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
                          help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
                          "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "
@@ -340,6 +395,17 @@ def build_parser() -> argparse.ArgumentParser:
     tax.add_argument("--json", action="store_true",
                      help='print {"tokenizers": {name: {language: {"premium", "fertility", "split_share", ...}}}}')
     tax.set_defaults(run=command_tax)
+
+    chat = commands.add_parser("chat", help="a conversation as a model's chat prompt: its tokens, per turn",
+                               description="Wrap a conversation in a model family's chat template and count its "
+                               "tokens: the ids of the prompt that asks for the next assistant turn.")
+    chat.add_argument("file", metavar="MESSAGES.json",
+                      help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
+    chat.add_argument("--with", dest="with_", required=True, choices=list(TEMPLATES), metavar="NAME",
+                      help=f"the model family's template and tokenizer: {', '.join(TEMPLATES)}")
+    chat.add_argument("--json", action="store_true",
+                      help='print {"ids": [...], "text", "turns": [{"role", "tokens", "text_tokens"}], "template_tokens"}')
+    chat.set_defaults(run=command_chat)
 
     from .stage_commands import add_stage_commands  # html and gif; that module uses this one's helpers
 

@@ -115,16 +115,18 @@ def stream_chunks(
     special_tokens: tuple[str, ...] = (),
     progress: Progress | None = None,
     block_bytes: int | None = None,
+    first_byte: int = 0,
 ) -> Iterator[str]:
     """The UTF-8 text of a byte stream in chunks of about `block_bytes` (see
     `file_chunks`). A block with no place to cut is kept, and the next block
     read is twice as large, so that a long stretch without one (a megabyte
-    of digits) costs time in proportion to its length."""
+    of digits) costs time in proportion to its length. `first_byte`: where
+    the stream starts in its file, if not at the start (for messages)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     cuttable = can_cut(pattern)
     block_bytes = block_bytes or READ_BYTES
     wanted = block_bytes
-    carried, offset = "", 0  # offset: bytes of the stream before this block
+    carried, offset = "", first_byte  # offset: bytes of the file before this block
     while True:
         block = stream.read(wanted if cuttable else -1)  # -1: all of it
         pending = decoder.getstate()[0]  # the start of a character cut by the last block
@@ -153,17 +155,24 @@ def stream_chunks(
 def read_counts(path: Path) -> dict[str, int]:
     """Ready-made piece counts (or word counts) from a JSON object file."""
     try:
-        data = strict_json(path.read_bytes())
+        return parse_counts(path.read_bytes(), str(path))
     except OSError as error:
         raise CorpusFileError(f"cannot read {path}: {error.strerror or error}") from None
-    except (ValueError, RecursionError) as error:  # not JSON, NaN or Infinity, a number of 5,000 digits
-        raise CorpusFileError(f"{path} is not valid JSON ({error})") from None
-    if not isinstance(data, dict):
-        raise CorpusFileError(f'{path} must hold piece or word counts, e.g. {{"low": 5, "lower": 2}}')
+
+
+def parse_counts(data: bytes, name: str) -> dict[str, int]:
+    """Ready-made piece counts (or word counts) from the bytes of a JSON
+    object file called `name`."""
     try:
-        return checked_counts(data)
+        parsed = strict_json(data)
+    except (ValueError, RecursionError) as error:  # not JSON, NaN or Infinity, a number of 5,000 digits
+        raise CorpusFileError(f"{name} is not valid JSON ({error})") from None
+    if not isinstance(parsed, dict):
+        raise CorpusFileError(f'{name} must hold piece or word counts, e.g. {{"low": 5, "lower": 2}}')
+    try:
+        return checked_counts(parsed)
     except ValueError as error:
-        raise CorpusFileError(f"{path}: {error}") from None
+        raise CorpusFileError(f"{name}: {error}") from None
 
 
 def write_counts(counts: dict[str, int], path: Path) -> None:

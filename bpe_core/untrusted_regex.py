@@ -57,7 +57,8 @@ def _probe_in_a_throwaway_process(source: str, flags: int) -> str | None:
     process = context.Process(target=_probe, args=(source, flags, PROBE_MATCH_SECONDS, sender), daemon=True)
     try:
         process.start()
-    except OSError:  # no processes to be had here: the syntax checks above must do
+    except (OSError, AssertionError):  # no processes to be had here (or a daemon's, such as a Dask
+        # worker, which may start none: its client probed the regex already): the syntax checks above must do
         return _compile_error(source, flags)
     sender.close()
     try:

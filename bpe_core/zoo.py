@@ -17,6 +17,19 @@ are exactly what the maker encodes with.
 - `mistral_v3`: SentencePiece BPE with byte fallback, a different algorithm
   (see `sentencepiece_model`), through the `sentencepiece` package.
 
+Three more makers publish theirs in packages too heavy to depend on (see
+`bundled_files`), so their vocabulary files ship here, checked against the
+packages' SHA-256, and the rest of their tokenizer (split pattern, special
+tokens, normalization) is written below as the maker's code builds it:
+
+- `qwen`: Alibaba's, as `dashscope`'s `QwenTokenizer` counts Qwen tokens:
+  tiktoken ranks, NFC first (see `normalized`), special tokens allowed.
+- `whisper`: OpenAI Whisper's multilingual vocabulary, as
+  `whisper.tokenizer.get_encoding` builds it (with large-v3's 100 languages).
+- `claude_legacy`: the Hugging Face tokenizer.json that Anthropic's SDK
+  shipped until 2024, the tokenizer of Claude 1 and 2 (not of later Claude
+  models, whose tokenizer is not published): NFKC, then GPT-2's split.
+
 A model whose package is missing raises `ModelPackageMissing`, a message
 naming the pip command that adds it.
 """
@@ -26,10 +39,13 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.resources
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .bundled_files import BundledFile
+from .normalized import NormalizingTokenizer
 from .patterns import register_model_pattern
 from .sentencepiece_model import SentencePieceTokenizer
 from .tokenizer import Tokenizer
@@ -54,6 +70,7 @@ class ZooModel:
     source: str  # the file in that package
     licence: str  # what covers the file (see README)
     load: Callable[[str], Tokenizer | SentencePieceTokenizer]
+    bundled: BundledFile | None = None  # the file ships here, not in an installed package
 
 
 def _import(module: str, name: str, package: str | None = None):
@@ -116,6 +133,89 @@ def _mistral_v3(name: str) -> SentencePieceTokenizer:
     return SentencePieceTokenizer(name=name, model_proto=model_file.read_bytes())
 
 
+QWEN_FILE = BundledFile(
+    "qwen.tiktoken.gz", "dashscope", "2.0.2", "dashscope/resources/qwen.tiktoken",
+    "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186", "LICENSE.dashscope",
+)
+# dashscope/tokenizers/qwen_tokenizer.py: PAT_STR, and the special tokens from SPECIAL_START_ID.
+QWEN_PATTERN = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+QWEN_SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *(f"<|extra_{i}|>" for i in range(205))]
+QWEN_SPECIAL_START_ID = 151_643
+
+WHISPER_FILE = BundledFile(
+    "whisper_multilingual.tiktoken.gz", "openai-whisper", "20250625", "whisper/assets/multilingual.tiktoken",
+    "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126", "LICENSE.openai-whisper",
+)
+# whisper/tokenizer.py: get_encoding's pattern, and its special tokens after the ranks.
+WHISPER_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+WHISPER_LANGUAGES = (  # LANGUAGES' codes in order; large-v3 and turbo use all 100, earlier models the first 99
+    "en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk el ms cs ro da hu ta no th ur hr bg lt la mi "
+    "ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd "
+    "gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl mg as tt haw ln ha ba jw su yue"
+).split()
+WHISPER_SPECIAL_TOKENS = [
+    "<|endoftext|>", "<|startoftranscript|>", *(f"<|{code}|>" for code in WHISPER_LANGUAGES),
+    "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|nospeech|>", "<|notimestamps|>",
+    *(f"<|{i * 0.02:.2f}|>" for i in range(1501)),
+]
+
+CLAUDE_LEGACY_FILE = BundledFile(
+    "claude_legacy_tokenizer.json.gz", "anthropic", "0.34.2", "anthropic/tokenizer.json",
+    "c241737df24b4e7f7c9af4fdcee29a0ca903dcb288a8b753bc346a3092911767", "LICENSE.anthropic",
+)
+
+
+def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], special_start: int | None = None,
+                      nfc: bool = False) -> Tokenizer:
+    """A tiktoken-style vocabulary that ships here, with its maker's split
+    pattern and special tokens numbered from `special_start` (by default
+    right after the ranks, as Whisper numbers them); with `nfc`, text is
+    composed first with Python's `unicodedata`, as Qwen's code does."""
+    from .formats.tiktoken_file import parse_tiktoken_ranks
+
+    lines = [line for line in ZOO[name].bundled.read().splitlines() if line.strip()]
+    # Whisper's file ends with an empty token ("=", base64 of nothing) at
+    # 50256, GPT-2's <|endoftext|> place. No text encodes to it, and a token
+    # here holds at least one byte, so it is left out: its id stays a gap.
+    ranks = parse_tiktoken_ranks(b"\n".join(line for line in lines if not line.startswith(b"= ")))
+    start = len(lines) if special_start is None else special_start
+    register_model_pattern(name, pattern)
+    tokenizer = dict(
+        name=name, pattern=pattern, vocab={rank: token for token, rank in ranks.items()},
+        special_tokens={special: start + index for index, special in enumerate(special_tokens)},
+    )
+    if not nfc:
+        return Tokenizer(**tokenizer)
+    nfc_of = functools.partial(unicodedata.normalize, "NFC")
+    return NormalizingTokenizer(normalizer=nfc_of, normalization="NFC", specials_first=False, **tokenizer)
+
+
+def _qwen(name: str) -> Tokenizer:
+    return _bundled_tiktoken(name, QWEN_PATTERN, QWEN_SPECIAL_TOKENS, QWEN_SPECIAL_START_ID, nfc=True)
+
+
+def _whisper(name: str) -> Tokenizer:
+    return _bundled_tiktoken(name, WHISPER_PATTERN, WHISPER_SPECIAL_TOKENS)
+
+
+def _claude_legacy(name: str) -> Tokenizer:
+    """The tokenizer.json read by this project's loader, its NFKC normalizer
+    set aside for `NormalizingTokenizer`, which applies Hugging Face's own
+    NFKC as Hugging Face does: after finding the special tokens in the text
+    as typed."""
+    import json
+
+    from .formats.hf_json import tokenizer_from_hf_json
+
+    normalizers = _import("tokenizers.normalizers", name, "tokenizers")
+
+    document = json.loads(ZOO[name].bundled.read())  # its normalizer is {"type": "NFKC"} (the file is pinned)
+    ranks = tokenizer_from_hf_json({**document, "normalizer": None}, name)
+    return NormalizingTokenizer(normalizer=normalizers.NFKC().normalize_str, normalization="NFKC",
+                                specials_first=True, name=name, pattern=ranks.pattern, vocab=ranks.vocab,
+                                special_tokens=ranks.special_tokens)
+
+
 LLAMA_LICENCE = "Llama {} Community License Agreement (llama-models' LICENSE points to each model's licence)"
 
 ZOO: dict[str, ZooModel] = {
@@ -135,6 +235,18 @@ ZOO: dict[str, ZooModel] = {
         "Mistral", "7B v0.3 / Mixtral / Codestral (v3)", 32_768, "SentencePiece BPE with byte fallback",
         "mistral-common", f"mistral_common/data/{MISTRAL_V3_FILE}", "Apache License 2.0 (mistral-common)",
         _mistral_v3,
+    ),
+    "qwen": ZooModel(
+        "Alibaba", "Qwen (as DashScope counts its tokens)", 151_851, "byte-level BPE over NFC text", "dashscope",
+        QWEN_FILE.path, "Apache License 2.0 (dashscope)", _qwen, QWEN_FILE,
+    ),
+    "whisper": ZooModel(
+        "OpenAI", "Whisper, multilingual (speech)", 51_866, "byte-level BPE", "openai-whisper",
+        WHISPER_FILE.path, "MIT License (openai-whisper)", _whisper, WHISPER_FILE,
+    ),
+    "claude_legacy": ZooModel(
+        "Anthropic", "Claude 1 / 2 only (later Claude's is unpublished)", 65_000, "byte-level BPE over NFKC text",
+        "anthropic", CLAUDE_LEGACY_FILE.path, "MIT License (anthropic)", _claude_legacy, CLAUDE_LEGACY_FILE,
     ),
 }
 

@@ -11,7 +11,7 @@ page_header(
     "BPE playground",
     "See how byte pair encoding turns text into tokens: train a tokenizer merge by merge, "
     "colour any text by its tokens as you type, and compare your tokenizer with the real ones of "
-    "GPT-2, GPT-4, GPT-4o, Llama 3 and 4 and Mistral. Everything runs here, offline.",
+    "GPT-2, GPT-4, GPT-4o, Whisper, Llama 3 and 4, Mistral, Qwen and Claude 1/2. Everything runs here, offline.",
 )
 text_column, settings = st.columns([3, 1])
 with settings:

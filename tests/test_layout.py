@@ -12,7 +12,7 @@ from bpe_core import load_encoding, train
 from bpe_core.formats import tokenizer_from_json, tokenizer_to_json
 from tests.conftest import ROOT
 
-HEAVY = ("streamlit", "plotly", "pandas", "PIL")
+HEAVY = ("streamlit", "plotly", "pandas", "PIL", "dask", "distributed")  # Dask: only for train --dask
 
 ENGINE_USE = """
 import json, sys

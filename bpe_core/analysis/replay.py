@@ -23,6 +23,7 @@ import heapq
 import itertools
 from dataclasses import dataclass
 
+from ..normalized import NormalizingTokenizer
 from ..patterns import split_pieces
 from ..sentencepiece_model import SentencePieceTokenizer
 from ..tokenizer import Token, Tokenizer
@@ -128,6 +129,8 @@ def replay(tokenizer: Tokenizer | SentencePieceTokenizer, text: str) -> Replay:
     costs memory quadratic in the piece's length."""
     if isinstance(tokenizer, SentencePieceTokenizer):
         return _replay_by_score(tokenizer, text)
+    if isinstance(tokenizer, NormalizingTokenizer):  # Qwen, Claude 1/2: BPE runs on the normalized text
+        text = tokenizer.normalize(text)
     pieces = tuple(
         _replay_piece(tokenizer, piece, index)
         for index, piece in enumerate(split_pieces(encodable(text), tokenizer.pattern))

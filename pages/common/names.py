@@ -34,6 +34,10 @@ ALGORITHMS = PageInfo(
     "pages/algorithms.py", "Three algorithms", "🧪",
     "BPE, WordPiece and Unigram trained on the same text: boundaries, compression, what each keeps",
 )
+CHAT = PageInfo(
+    "pages/chat.py", "Chat prompts", "💬",
+    "a conversation as each model family's prompt: role headers, special tokens and what each turn costs",
+)
 TAX = PageInfo("pages/tax.py", "Tokenization tax", "🌍", "what the same content costs in tokens in 30 languages, and why")
 REPLAY = PageInfo(
     "pages/replay.py", "Encode replay", "🎬", "watch the merges build a word's tokens one by one, and any token's merge tree"
@@ -44,7 +48,7 @@ VOCABULARY = PageInfo(
 )
 DECK = PageInfo("pages/deck.py", "Deck", "🎞️", "a talk's states in order, walked with a clicker, with a speaker view")
 
-PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, ALGORITHMS, TAX, REPLAY, QUIRKS, VOCABULARY, DECK]
+PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, ALGORITHMS, CHAT, TAX, REPLAY, QUIRKS, VOCABULARY, DECK]
 
 # Session keys (and link parameters) that more than one page reads or sets.
 SHARED_TEXT = "shared_text"  # the text of the box Home, Inspect and Compare share ...

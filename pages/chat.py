@@ -1,0 +1,135 @@
+"""Chat prompts: a conversation as two model families' prompts, side by side.
+
+Widgets only; the templates are `bpe_core.chat`, the drawing
+`bpe_core.drawing.chat`.
+"""
+
+import streamlit as st
+
+from bpe_core.analysis.token_cards import token_origins
+from bpe_core.chat import MAX_CHAT_CHARS, TEMPLATES, ChatError, Message, chat_prompt
+from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
+from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.encodings import CATALOGUE
+from pages.common.live_text import live_text_area, typed_text
+from pages.common.navigation import page_header
+from pages.common.presenter import presenting, show_table
+from pages.common.tokenizers import bundled_encoding
+from pages.common.url_state import (
+    LINK_TEXT_LIMIT,
+    LINKED,
+    labelled_choice,
+    link_value,
+    linked_value,
+    whole_number_input,
+)
+
+MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
+TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)
+LINK = "chat"  # link parameter: the turns' texts, while they fit
+DEFAULT_TEXTS = {
+    "system": "You are a concise assistant. Answer in the user's language.",
+    "user1": "What does a tokenizer do?",
+    "assistant1": "It cuts text into tokens, the units a model reads and writes.",
+    "user2": "Et en français ? Und auf Deutsch? 日本語では？",
+}
+FAMILY_LABELS = {name: f"{name} — {template.family}" for name, template in TEMPLATES.items()}
+
+
+def slots(with_system: bool, exchanges: int) -> list[tuple[str, str]]:
+    """(slot, role) of every turn: a system turn, user/assistant pairs, the last user turn."""
+    turns = [("system", "system")] if with_system else []
+    for number in range(1, exchanges + 1):
+        turns += [(f"user{number}", "user"), (f"assistant{number}", "assistant")]
+    return turns + [(f"user{exchanges + 1}", "user")]
+
+
+def turn_texts() -> dict[str, str]:
+    """Each slot's text: this session's, else the link's, else the defaults."""
+    if TEXTS not in st.session_state:
+        linked = linked_value(LINK)
+        valid = isinstance(linked, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in linked.items())
+        st.session_state[TEXTS] = {**DEFAULT_TEXTS, **(linked if valid else {})}
+    return st.session_state[TEXTS]
+
+
+def conversation_editor(turns: list[tuple[str, str]]) -> list[Message]:
+    """A box per turn, sent as it is typed; the conversation it holds."""
+    texts = turn_texts()
+    messages = []
+    for slot, role in turns:
+        key = f"chat_box_{slot}"
+        typed = typed_text(key)
+        if typed is not None and typed != st.session_state.get(f"{key}_last"):  # typed since the last run
+            texts[slot] = typed
+        st.session_state[f"{key}_last"] = typed
+        text = texts.get(slot, "")
+        live_text_area(ROLE_LABELS[role], key=key, value=text, height=110 if presenting() else 68,
+                       placeholder=f"What the {role} says")
+        messages.append(Message(role, text))
+    shown = {slot: texts.get(slot, "") for slot, _ in turns}
+    fits = sum(map(len, shown.values())) <= LINK_TEXT_LIMIT
+    link_value(LINK, shown if fits and shown != {s: DEFAULT_TEXTS.get(s, "") for s in shown} else None)
+    if not fits:
+        st.caption(f"These turns are too long to travel in a link (up to {LINK_TEXT_LIMIT:,} characters together).")
+    return messages
+
+
+def show_prompt(name: str, messages: list[Message]) -> None:
+    """One family's prompt: its counts, its tokens turn by turn, the table."""
+    tokenizer = bundled_encoding(name)
+    prompt = chat_prompt(messages, name, tokenizer)
+    st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(TEMPLATES[name].family)}")
+    total, template = len(prompt.ids), prompt.template_tokens
+    counts = st.columns(2)
+    counts[0].metric("Tokens", f"{total:,}")
+    counts[1].metric("Template adds", f"{template:,}", help="Special tokens, role headers and the newlines between "
+                     "turns: what the prompt costs beyond the turns' own text.")
+    st.html(chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.ids),
+                             special_ids=set(tokenizer.special_tokens.values())))
+    rows = [{"turn": str(number), "role": message.role, "tokens": prompt.tokens_of(turn),
+             "its text": prompt.tokens_of(turn, ["text"]), "template": prompt.tokens_of(turn, ["special", "template"])}
+            for number, (turn, message) in enumerate(enumerate(messages), start=1)]
+    rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
+                 "template": prompt.tokens_of(None)})
+    show_table(rows, hide_index=True)
+    with st.expander("The prompt as text"):
+        st.code(prompt.text, language=None, wrap_lines=True)
+    if name in ("tekken", "mistral_v3") and messages[0].role == "system":
+        st.caption("Mistral's template has no system turn: the system text goes in front of the last user "
+                   "turn, and is counted there.")
+    if name == "qwen" and messages[0].role != "system":
+        st.caption("With no system turn, Qwen adds its default one, “You are a helpful assistant.”")
+
+
+@st.fragment  # typing reruns the conversation and its prompts, not the page
+def conversation_and_prompts(names: list[str], with_system: bool, exchanges: int) -> None:
+    editor, views = st.columns([2, 5])
+    with editor:
+        messages = conversation_editor(slots(with_system, exchanges))
+    with views:
+        try:
+            for column, name in zip(st.columns(len(names)), names):
+                with column:
+                    show_prompt(name, messages)
+        except ChatError as error:
+            st.warning(markdown_literal(str(error)))
+
+
+page_header(
+    "Chat prompts",
+    "A chat model reads one stream of tokens: every turn framed by its family's template, with special tokens "
+    "that say who speaks, and a header at the end that asks for the assistant's reply. Type the conversation; "
+    "the template's own tokens are outlined, and the counts say what each turn and the template cost. Ids "
+    "equal the makers' own code (llama-models, mistral-common, Qwen's ChatML).",
+)
+
+choices = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
+left = labelled_choice(choices[0], "Model family", FAMILY_LABELS, key="chat_left", default="llama3")
+right = labelled_choice(choices[1], "Beside it", FAMILY_LABELS, key="chat_right", default="qwen")
+with_system = choices[2].toggle("System turn", key="chat_system", value=True, **LINKED)
+exchanges = whole_number_input(choices[3], "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
+                               max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
+st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in TEMPLATES)} · up to "
+           f"{MAX_CHAT_CHARS:,} characters in all. OpenAI's and Llama 4's chat formats are not here yet.")
+conversation_and_prompts(list(dict.fromkeys([left, right])), with_system, exchanges if exchanges is not None else 1)

@@ -1,0 +1,61 @@
+"""The Chat prompts page in a real Chromium: the prompts follow the
+conversation as it is typed, the template's tokens are marked, and it reads
+at 1440×900 and on a projector (presenter mode, 1920×1080)."""
+
+import pytest
+from playwright.sync_api import expect
+
+from bpe_core import load_encoding
+from bpe_core.chat import Message, chat_prompt
+from pages.chat import DEFAULT_TEXTS
+from tests.browser import assert_no_exception, new_page, open_page, screenshot
+
+pytestmark = pytest.mark.browser
+
+# Every part of a prompt's rows that is wider than the row that holds it.
+OVERFLOWING = """() => [...document.querySelectorAll('.bpe-chat, .bpe-chat-tokens')]
+  .filter(element => element.scrollWidth > element.clientWidth + 1).length"""
+
+
+def expected_tokens(name: str, last_question: str) -> int:
+    messages = [Message("system", DEFAULT_TEXTS["system"]), Message("user", DEFAULT_TEXTS["user1"]),
+                Message("assistant", DEFAULT_TEXTS["assistant1"]), Message("user", last_question)]
+    return len(chat_prompt(messages, name, load_encoding(name)).ids)
+
+
+def tokens_metrics(page):
+    return page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").filter(has_not_text="Template")
+
+
+def test_the_prompts_follow_the_conversation_as_it_is_typed(server, browser):
+    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    open_page(page, f"{server.url}/chat", "Chat prompts")
+    expect(page.locator(".bpe-chat")).to_have_count(2)
+    expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("llama3", DEFAULT_TEXTS["user2"])))
+    header = page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<|start_header_id|>").first
+    expect(header).to_be_visible()
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<|im_start|>").first).to_be_visible()
+    box = page.locator("textarea").last
+    box.fill("")
+    question = "Und <|eot_id|> auf Deutsch, bitte?"
+    box.press_sequentially(question, delay=15)  # no Ctrl+Enter: the prompts follow the typing
+    expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("llama3", question)))
+    expect(tokens_metrics(page).nth(1)).to_contain_text(str(expected_tokens("qwen", question)))
+    expect(box).to_be_focused()
+    screenshot(page, "chat-1440")
+    assert page.evaluate(OVERFLOWING) == 0
+    assert_no_exception(page)
+    page.context.close()
+
+
+def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, browser):
+    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+    open_page(page, f"{server.url}/chat?present=true&chat_left=tekken&chat_right=llama3", "Chat prompts")
+    expect(page.locator(".bpe-chat")).to_have_count(2)
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="[INST]").first).to_be_visible()
+    expect(page.locator('[data-testid="stTable"]')).to_have_count(2)  # plain tables, in the presenter's type
+    assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
+    screenshot(page, "chat-presenter-1920")
+    assert page.evaluate(OVERFLOWING) == 0
+    assert_no_exception(page)
+    page.context.close()

@@ -1,0 +1,353 @@
+"""Counting on a Dask cluster (`train --dask`) gives exactly the counts, and
+so the merges, of counting on this machine; and every way it can go wrong
+is one `error:` line.
+
+The cluster tests start real processes on loopback: a scheduler and two
+workers (`dask scheduler`, `dask worker`), and a LocalCluster whose worker
+is killed mid-run. They wait on the scheduler's state, never on a timer.
+"""
+
+import importlib.util
+import io
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+if importlib.util.find_spec("distributed") is None:
+    if os.environ.get("REQUIRE_DASK_TESTS"):
+        raise ImportError("Dask is not installed; .ci/run installs requirements-dask.txt")
+    pytest.skip("Dask is not installed (pip install -r requirements-dask.txt)", allow_module_level=True)
+
+import distributed  # noqa: E402
+import fsspec  # noqa: E402
+
+import bpe_core  # noqa: E402
+from bpe_core import corpus, dask_counting  # noqa: E402
+from bpe_core.cli import main  # noqa: E402
+from bpe_core.corpus_files import CorpusFileError, corpus_paths, count_files  # noqa: E402
+from bpe_core.dask_counting import CorpusFile, count_block, dask_version_problem, safe_cut  # noqa: E402
+from bpe_core.samples import catalog  # noqa: E402
+from tests.browser import free_port  # noqa: E402
+from tests.cli import run_cli  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+from tests.test_corpus import AWKWARD_TEXT, PRESET_PATTERNS, SPECIALS, Terminal, whole  # noqa: E402
+
+WAIT_SECONDS = 120  # for processes to start and the cluster to change state on a busy machine
+SPECIAL = "<|endoftext|>"
+CUSTOM_PATTERN = r"\w+|\s+|[^\w\s]+"  # a Dask worker, a daemon, cannot start a process to try it in
+
+
+# ------------------------------------------------- blocks, without a cluster
+
+
+def blocks_counted(data: bytes, pattern: str, special_tokens, block_bytes: int) -> dict[str, int]:
+    """A file counted block by block, as the workers count it, here."""
+    url = f"memory://blocks/{block_bytes}.txt"
+    with fsspec.open(url, "wb") as stream:
+        stream.write(data)
+    file = CorpusFile(url, len(data))
+    blocks = dask_counting.plan([file], pattern, block_bytes)
+    signature = dask_counting.counting_signature()
+    return corpus.merged_counts(count_block(block, pattern, special_tokens, signature) for block in blocks)
+
+
+@given(text=AWKWARD_TEXT, pattern=st.sampled_from(PRESET_PATTERNS), block_bytes=st.integers(1, 40))
+def test_any_text_counted_in_blocks_on_workers_counts_the_same(text, pattern, block_bytes):
+    counted = blocks_counted(text.encode(), pattern, SPECIALS, block_bytes)
+    assert list(counted.items()) == list(whole(text, pattern, SPECIALS).items())
+
+
+def test_a_cut_depends_on_the_text_alone_not_on_how_much_was_read(monkeypatch):
+    data = ("déjà vu, " * 3 + SPECIAL + "日本語。" + "7" * 9_000 + " end.").encode()
+    stream = io.BytesIO(data)
+    offsets = [*range(80), *range(80, len(data), 499)]
+    cuts = [safe_cut(stream, offset, len(data), (SPECIAL,)) for offset in offsets]
+    monkeypatch.setattr(dask_counting, "CUT_SEARCH_BYTES", 1)  # reading a byte more at a time
+    assert [safe_cut(stream, offset, len(data), (SPECIAL,)) for offset in offsets] == cuts
+    assert all(cut >= offset and (cut == len(data) or data[cut] & 0xC0 != 0x80) for offset, cut in zip(offsets, cuts))
+    assert safe_cut(stream, 36, len(data), (SPECIAL,)) == data.index("。".encode())  # not after "endoftext" in the special
+    assert safe_cut(stream, 56, len(data), (SPECIAL,)) == len(data) - 1  # after "end", past 9,000 digits
+
+
+def test_invalid_utf8_in_a_later_block_names_the_file_and_the_byte():
+    data = ("word " * 100).encode() + b"\xfe" + b" more"
+    url = "memory://invalid/f.txt"
+    with fsspec.open(url, "wb") as stream:
+        stream.write(data)
+    file = CorpusFile(url, len(data))
+    with pytest.raises(CorpusFileError, match=r"f\.txt is not UTF-8 text \(byte 0xfe at offset 500\)"):
+        for block in dask_counting.plan([file], "cl100k", 64):
+            count_block(block, "cl100k", (), dask_counting.counting_signature())
+
+
+def test_machines_with_other_dask_versions_are_named():
+    def machine(dask="2026.8.0", python="3.11.7"):
+        return {"packages": {"python": python, "dask": dask, "distributed": dask}}
+
+    assert dask_version_problem(machine(), machine(), {"tcp://w1": machine(python="3.11.9")}) is None
+    problem = dask_version_problem(machine(), machine(), {"tcp://w1": machine(), "tcp://w2": machine(dask="2024.1.0")})
+    assert problem.startswith("worker tcp://w2 has dask 2024.1.0, this machine dask 2026.8.0")
+
+
+def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
+    (tmp_path / "a.txt").write_text("some text")
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "bpe_core.dask_counting")
+    monkeypatch.delattr(bpe_core, "dask_counting")
+    code, _, err = run_cli("train", tmp_path / "a.txt", "--merges", 3, "-o", tmp_path / "t.json", "--dask", "local:2")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("error: --dask needs Dask") and "pip install -r requirements-dask.txt" in err
+
+
+# ------------------------------------------------------------- on a cluster
+
+
+@pytest.fixture(scope="module")
+def corpus_folder(tmp_path_factory):
+    """Eight files of several scripts, with special tokens, about 1 MB."""
+    folder = tmp_path_factory.mktemp("corpus")
+    texts = [sample.load() for sample in catalog().values() if sample.kind == "text"]
+    for index in range(8):
+        text = texts[index % len(texts)][index * 1_000 : index * 1_000 + 150_000]
+        (folder / f"part{index}.txt").write_text(text + SPECIAL + text[:500], encoding="utf-8")
+    return folder
+
+
+def start(*command, stderr=subprocess.DEVNULL, checkout: bool = True, **options) -> subprocess.Popen:
+    """`python -m COMMAND` with this checkout on its path, as README tells
+    workers to run (`checkout=False`: a machine where it is not)."""
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    if checkout:
+        environment["PYTHONPATH"] = str(ROOT)
+    return subprocess.Popen([sys.executable, "-m", *map(str, command)], env=environment,
+                            cwd=ROOT if checkout else "/", stdout=subprocess.DEVNULL, stderr=stderr, **options)
+
+
+class Cluster:
+    """A scheduler and its workers, each a process of its own, on loopback."""
+
+    def __init__(self, workers: int, preload: str | None = None, scheduler_checkout=True, workers_checkout=True):
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.processes = [start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                                self.address.rsplit(":", 1)[1], "--no-dashboard", checkout=scheduler_checkout)]
+        extra = ["--preload", preload] if preload else []
+        for index in range(workers):
+            self.processes.append(start("distributed.cli.dask_worker", self.address, "--host", "127.0.0.1", "--nthreads",
+                                        "1", "--no-dashboard", "--name", f"worker{index}", *extra, checkout=workers_checkout))
+        self.client = distributed.Client(self.address, timeout=WAIT_SECONDS)
+        self.client.wait_for_workers(workers, timeout=WAIT_SECONDS)
+
+    def stop(self) -> None:
+        self.client.close()
+        for process in reversed(self.processes):
+            process.kill()
+        for process in self.processes:
+            process.wait(WAIT_SECONDS)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = Cluster(workers=2)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 20 kB: a corpus of a megabyte is some sixty tasks."""
+    monkeypatch.setattr(dask_counting, "BLOCK_BYTES", 20_000)
+
+
+@pytest.mark.slow
+def test_training_on_the_cluster_learns_the_merges_of_training_here(cluster, corpus_folder, tmp_path, small_blocks):
+    corpus = [corpus_folder, corpus_folder / "part3.txt"]  # a file twice: counted twice, in that place
+    options = ["--vocab-size", 600, "--special", SPECIAL]
+    code, _, err = run_cli("train", *corpus, *options, "-o", tmp_path / "here.json", "--save-counts", tmp_path / "here-counts.json")
+    assert code == 0, err
+    code, _, err = run_cli("train", *corpus, *options, "-o", tmp_path / "cluster.json",
+                           "--save-counts", tmp_path / "cluster-counts.json", "--dask", cluster.address)
+    assert code == 0, err
+    here, there = (json.loads((tmp_path / f"{name}-counts.json").read_text()) for name in ["here", "cluster"])
+    assert list(there.items()) == list(here.items())  # the same pieces, counts and first appearances
+    assert json.loads((tmp_path / "cluster.json").read_text())["merges"] == json.loads((tmp_path / "here.json").read_text())["merges"]
+
+
+@pytest.mark.slow
+def test_urls_globs_and_counts_files_count_as_on_this_machine(cluster, corpus_folder, tmp_path, small_blocks):
+    counts_file = tmp_path / "first.json"
+    assert run_cli("train", corpus_folder / "part1.txt", "--merges", 0, "-o", os.devnull, "--save-counts", counts_file)[0] == 0
+    specs = [str(counts_file), f"file://{corpus_folder}/part[4-7].txt"]
+    with dask_counting.connect(cluster.address) as client:
+        counted = dask_counting.count_on_cluster(client, specs, "o200k")
+        by_custom_pattern = dask_counting.count_on_cluster(client, specs, CUSTOM_PATTERN)  # each file whole
+    files = [counts_file, *corpus_paths([f"{corpus_folder}/part[4-7].txt"])]
+    assert list(counted.items()) == list(count_files(files, "o200k").items())
+    assert list(by_custom_pattern.items()) == list(count_files(files, CUSTOM_PATTERN).items())
+
+
+@pytest.mark.slow
+def test_the_cluster_draws_tasks_and_megabytes_on_a_terminal(cluster, corpus_folder, tmp_path, small_blocks):
+    err = Terminal()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        assert main(["train", str(corpus_folder), "--merges", "5", "-o", str(tmp_path / "t.json"), "--dask", cluster.address]) == 0
+    size = sum(path.stat().st_size for path in corpus_folder.iterdir()) / 1e6
+    blocks = sum(-(-path.stat().st_size // 20_000) for path in corpus_folder.iterdir())
+    tasks = blocks + -(-blocks // 8) + 1  # blocks, the sums of eight, the sum of those
+    assert f"counting [{'#' * 30}] {size:,.1f} / {size:,.1f} MB, {tasks} / {tasks} tasks" in err.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "corpus, address, message",
+    [
+        (["missing.txt"], "CLUSTER", "error: cannot read missing.txt: no such file or folder"),
+        (["file:///no/such/folder/*.txt"], "CLUSTER", "error: file:///no/such/folder/*.txt matches no file"),
+        (["file:///no/such/file.txt"], "CLUSTER", "error: cannot read file:///no/such/file.txt: no such file or folder"),
+        (["a.txt", "--algorithm", "unigram"], "CLUSTER", "error: --dask counts pieces for BPE; unigram trains on"),
+        (["-"], "CLUSTER", "error: --dask counts files, not standard input"),
+        (["a.txt"], "tcp://127.0.0.1:PORT", "error: cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+        (["a.txt"], "nowhere", "error: nowhere is not a Dask scheduler address"),
+        (["a.txt"], "local:0", "error: local:0: give local:N with N worker processes from 1 to 256"),
+    ],
+    ids=["missing file", "glob in a missing folder", "missing URL", "not BPE", "standard input", "no scheduler there", "not an address", "no workers"],
+)
+def test_bad_paths_and_addresses_are_one_line(cluster, tmp_path, monkeypatch, corpus, address, message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(dask_counting, "CONNECT_SECONDS", 2)
+    (tmp_path / "a.txt").write_text("some text")
+    address = address.replace("CLUSTER", cluster.address).replace("PORT", str(free_port()))
+    code, _, err = run_cli("train", *corpus, "--merges", 3, "-o", "t.json", "--dask", address)
+    assert code == 1 and err.count("\n") == 1 and err.startswith(message), err
+
+
+OTHER_REGEX = "import regex\nregex.__version__ = '2000.1.1'  # as if it had other Unicode tables\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (dict(preload=OTHER_REGEX), r"error: worker tcp://127\.0\.0\.1:\d+ counts with regex 2000\.1\.1, counting code \w+, "
+                                    r"this machine with regex [\d.]+, counting code \w+: install the same checkout"),
+        (dict(workers_checkout=False), r"error: a worker cannot load this package \(.*No module named 'bpe_core'.*\): start"),
+        (dict(scheduler_checkout=False), r"error: the scheduler or a worker cannot load the tasks \(.*\): start them with"),
+    ],
+    ids=["worker with another regex", "worker without this checkout", "scheduler without this checkout"],
+)
+def test_machines_that_would_count_differently_or_not_at_all_are_one_line(tmp_path, setup, message):
+    if "preload" in setup:
+        (tmp_path / "other_regex.py").write_text(setup["preload"])
+        setup = dict(preload=str(tmp_path / "other_regex.py"))
+    (tmp_path / "a.txt").write_text("some text")
+    other = Cluster(workers=1, **setup)
+    try:
+        code, _, err = run_cli("train", tmp_path / "a.txt", "--merges", 3, "-o", tmp_path / "t.json", "--dask", other.address)
+    finally:
+        other.stop()
+    assert code == 1 and err.count("\n") == 1 and re.match(message, err), err
+
+
+def read_terminal(terminal: int, until, seconds: float = WAIT_SECONDS) -> str:
+    """What a program drew on its terminal, read until `until(drawn)` or it closed it."""
+    drawn, deadline = b"", time.monotonic() + seconds
+    while not until(drawn.decode(errors="replace")):
+        ready, _, _ = select.select([terminal], [], [], max(0.0, deadline - time.monotonic()))
+        assert ready, f"waited {seconds} s for the terminal; it shows {drawn!r}"
+        try:
+            more = os.read(terminal, 4096)
+        except OSError:  # the program ended and closed it
+            more = b""
+        if not more:
+            break
+        drawn += more
+    return drawn.decode(errors="replace")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["scheduler", "local"])
+def test_ctrl_c_stops_the_command_and_the_clusters_work(cluster, corpus_folder, tmp_path, where):
+    (tmp_path / "corpus").mkdir()
+    big = tmp_path / "big.txt"
+    big.write_bytes((corpus_folder / "part2.txt").read_bytes() * 150)  # some 4 MB
+    for index in range(40):  # 160 MB: many seconds of counting for two workers
+        os.link(big, tmp_path / "corpus" / f"copy{index:02d}.txt")
+    terminal, its_side = pty.openpty()  # progress is drawn on a terminal only
+    address = cluster.address if where == "scheduler" else "local:1"  # its worker is in the terminal's group too
+    command = start("bpe_core", "train", tmp_path / "corpus", "--merges", 5, "-o", tmp_path / "t.json",
+                    "--dask", address, stderr=its_side, start_new_session=True)
+    os.close(its_side)
+    try:
+        drawn = read_terminal(terminal, lambda drawn: " tasks" in drawn)  # a first block counted
+        os.killpg(command.pid, signal.SIGINT)  # what Ctrl+C does: the terminal's foreground group
+        drawn += read_terminal(terminal, lambda drawn: False)
+        assert command.wait(WAIT_SECONDS) == 1
+    finally:
+        command.kill()
+        os.close(terminal)
+    assert "error: interrupted: the cluster's work on this corpus was cancelled" in drawn
+    assert "Traceback" not in drawn and "KeyboardInterrupt" not in drawn
+    tasks_done, tasks = map(int, re.findall(r"(\d+) / (\d+) tasks", drawn)[-1])
+    assert tasks == 46 and tasks_done < tasks  # it stopped mid-run (40 blocks, the sums of eight, their sum)
+    assert not (tmp_path / "t.json").exists()
+    if where == "scheduler":
+        wait_until(lambda: not cluster.client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)),
+                   "the scheduler still holds the command's tasks")
+    wait_until(lambda: not group_alive(command.pid), "processes of the command (a local cluster's) outlived it")
+
+
+def wait_until(condition, failure: str) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
+
+
+def group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_is_replaced_and_the_counts_are_exact(corpus_folder):
+    expected = count_files(corpus_paths([str(corpus_folder)]), "cl100k", (SPECIAL,))
+    killed = []
+    with dask_counting.connect("local:2") as client:
+        pids = client.run(os.getpid)
+
+        def kill_a_worker_once(tasks_done, tasks, bytes_done, total_bytes):
+            if not killed:
+                assert tasks_done < tasks
+                os.kill(next(iter(pids.values())), signal.SIGKILL)
+                killed.append(tasks_done)
+
+        counted = dask_counting.count_on_cluster(client, [str(corpus_folder)], "cl100k", (SPECIAL,),
+                                                 progress=kill_a_worker_once, block_bytes=20_000)
+        assert killed and set(client.run(os.getpid).values()) != set(pids.values())  # the nanny started another
+    assert list(counted.items()) == list(expected.items())
+
+
+@pytest.mark.slow
+def test_counting_dropped_by_a_restart_of_the_cluster_is_one_line(corpus_folder):
+    with dask_counting.connect("local:1") as client:
+        restarted = []
+
+        def restart_once(*progress):
+            if not restarted:
+                restarted.append(client.restart())  # as an administrator might, mid-run
+
+        with pytest.raises(dask_counting.ClusterError, match=r"^the cluster dropped the counting tasks \(was the scheduler restarted\?\)$"):
+            dask_counting.count_on_cluster(client, [str(corpus_folder)], "cl100k", progress=restart_once, block_bytes=20_000)

@@ -1,0 +1,99 @@
+"""The Chat prompts page, run headless with Streamlit's AppTest: the
+prompts it shows are the templates' (tests/test_chat.py holds those to the
+makers' code), they follow what is typed, and links carry the conversation."""
+
+import json
+import re
+
+import pytest
+
+from bpe_core import load_encoding
+from bpe_core.chat import TEMPLATES, Message, chat_prompt
+from pages.chat import DEFAULT_TEXTS, slots
+from tests.apptest import all_html, messages, open_page
+
+PAYLOAD = '<img src=x onerror="window.__xss=1"><script>x</script> ![p](http://evil.example/p.png) :red[r]'
+
+
+def conversation(texts: dict[str, str], with_system: bool = True, exchanges: int = 1) -> list[Message]:
+    return [Message(role, texts[slot]) for slot, role in slots(with_system, exchanges)]
+
+
+def token_counts(at) -> list[str]:
+    return [metric.value for metric in at.metric if metric.label == "Tokens"]
+
+
+def type_turn(at, slot: str, text: str):
+    """Do what a turn's box does when the typist pauses: send its text."""
+    at.session_state[f"chat_box_{slot}"] = {"text": text}
+    return at.run()
+
+
+def boxes(at) -> list[str]:
+    """The texts the turns' boxes show, in order."""
+    return [json.loads(element.proto.json)["value"] for element in at.main
+            if getattr(getattr(element, "proto", None), "component_name", None) == "bpe_playground.live_text"]
+
+
+def test_the_page_shows_two_families_prompts_with_the_templates_counts():
+    at = open_page("pages/chat.py")
+    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids) for name in ("llama3", "qwen")]
+    assert token_counts(at) == [f"{count:,}" for count in expected]
+    html = all_html(at)
+    assert html.count('class="bpe-chat"') == 2
+    assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.S)
+    prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
+    assert at.code[0].value.rstrip("\n") == prompt.text.rstrip("\n")  # the template's text, to copy (a code block drops the final newline)
+    labels = at.selectbox(key="chat_left").options
+    assert [label.split(" — ")[0] for label in labels] == list(TEMPLATES)
+
+
+def test_the_prompts_follow_what_is_typed_and_the_shape_of_the_conversation():
+    at = open_page("pages/chat.py")
+    type_turn(at, "user2", "Und auf Deutsch?")
+    texts = {**DEFAULT_TEXTS, "user2": "Und auf Deutsch?"}
+    assert token_counts(at)[0] == f"{len(chat_prompt(conversation(texts), 'llama3', load_encoding('llama3')).ids):,}"
+    at.toggle(key="chat_system").set_value(False).run()
+    at.number_input(key="chat_exchanges").set_value(0).run()
+    assert boxes(at) == [DEFAULT_TEXTS["user1"]]
+    alone = [Message("user", DEFAULT_TEXTS["user1"])]
+    assert token_counts(at) == [f"{len(chat_prompt(alone, name, load_encoding(name)).ids):,}" for name in ("llama3", "qwen")]
+    assert any("default one" in caption for caption in messages(at.caption))  # Qwen's default system turn
+    at.number_input(key="chat_exchanges").set_value(2).run()
+    assert len(boxes(at)) == 5 and boxes(at)[-1] == ""
+    assert any("Turn 4 (assistant) is empty" in warning for warning in messages(at.warning))
+    assert not at.exception
+
+
+@pytest.mark.slow  # seconds: Mistral's vocabularies load
+@pytest.mark.parametrize("name", ["tekken", "mistral_v3"])
+def test_mistral_says_where_its_system_text_went(name):
+    at = open_page("pages/chat.py")
+    at.selectbox(key="chat_right").set_value(name).run()
+    assert not at.exception
+    assert any("no system turn" in caption for caption in messages(at.caption))
+    expected = len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
+    assert token_counts(at)[1] == f"{expected:,}"
+
+
+@pytest.mark.slow  # seconds: six pages opened
+def test_a_link_carries_the_conversation_and_a_damaged_one_is_ignored():
+    at = open_page("pages/chat.py")
+    type_turn(at, "system", "Answer in verse.")
+    linked = at.query_params["chat"]
+    linked = linked[0] if isinstance(linked, list) else linked
+    assert json.loads(linked)["system"] == "Answer in verse."
+    opened = open_page("pages/chat.py", query={"chat": linked, "chat_left": "mistral_v3"})
+    assert boxes(opened)[0] == "Answer in verse."
+    assert opened.selectbox(key="chat_left").value == "mistral_v3"
+    for damaged in ('{"system": 3}', "[1,2", '["a"]', "1e999"):
+        assert boxes(open_page("pages/chat.py", query={"chat": damaged}))[0] == DEFAULT_TEXTS["system"]
+
+
+def test_typed_markup_is_shown_as_text():
+    at = open_page("pages/chat.py")
+    type_turn(at, "user2", PAYLOAD)
+    html = all_html(at)
+    assert "<img" not in html and "<script>x" not in html
+    assert "&lt;img" in html
+    assert not at.exception

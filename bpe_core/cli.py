@@ -455,6 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "text", "turns": [{"role", "tokens", "text_tokens"}], "template_tokens"}')
     chat.set_defaults(run=command_chat)
+
+    from .stage_commands import add_stage_commands  # html and gif; that module uses this one's helpers
+
+    add_stage_commands(commands)
     return parser
 
 

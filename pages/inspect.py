@@ -4,6 +4,7 @@ import streamlit as st
 
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.slides import tokens_png, tokens_svg
+from bpe_core.drawing.standalone import token_view_page
 from bpe_core.token_ids import parse_token_ids
 from pages.common.names import INSPECT_TOKENIZER
 from pages.common.navigation import page_header
@@ -38,11 +39,15 @@ def token_view(tokenizer, allow_special: bool, show_ids: bool, colour_by: str) -
     )
     slide = dict(special_ids=set(tokenizer.special_tokens.values()), show_ids=show_ids, colour_by=colour_by,
                  title=f"{tokenizer.name} · {len(spans):,} tokens")
-    png, svg, _ = st.columns([1, 1, 3])
+    png, svg, page, _ = st.columns([1, 1, 1.4, 1.6])
     png.download_button("Slide (PNG)", lambda: tokens_png(text, spans, **slide), "tokens.png", "image/png",
                         key="inspect_png", on_click="ignore", help="This token view as a picture, for slides")
     svg.download_button("Slide (SVG)", lambda: tokens_svg(text, spans, **slide), "tokens.svg", "image/svg+xml",
                         key="inspect_svg", on_click="ignore", help="This token view as a scalable drawing")
+    page.download_button("Download as a page", lambda: token_view_page(tokenizer, text, allow_special=allow_special,
+                                                                       show_ids=show_ids, colour_by=colour_by),
+                         "tokens.html", "text/html", key="inspect_page", on_click="ignore",
+                         help="This token view, with its cards, as one HTML file: no server, no network")
 
 
 with view:

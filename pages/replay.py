@@ -7,17 +7,19 @@ All the work is in `bpe_core.replay`; this page arranges the widgets.
 import streamlit as st
 
 from bpe_core.analysis.labels import label_text
-from bpe_core.analysis.replay import merge_tree, replay, shown_bytes
+from bpe_core.analysis.replay import MAX_REPLAY_CHARS, merge_tree, replay, shown_bytes
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.replay import merge_tree_html, replay_frames
+from bpe_core.drawing.standalone import replay_page
+from bpe_core.drawing.step_control import view_json
 from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
 from pages.common.navigation import page_header
-from pages.common.stepper import as_view, linked_step, stepper, told_position
+from pages.common.stepper import linked_step, stepper, told_position
 from pages.common.url_state import LINKED, keep_in_link
 from pages.common.widgets import pick_tokenizer
 
-MAX_CHARS = 60  # one word or a short phrase: every merge gets a row below
+MAX_CHARS = MAX_REPLAY_CHARS  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
 STEPPER_KEY, STEP_PARAM = "replay_stepper", "replay_step"
 SENTENCEPIECE_NOTE = (
@@ -85,6 +87,9 @@ def show_replay(tokenizer, text: str) -> None:
                 f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
                 "The steps show how such a token is built.")
     step_through(story, tokenizer.fingerprint)
+    st.download_button("Download as a page", lambda: replay_page(tokenizer, text), "replay.html", "text/html",
+                       key="replay_page", on_click="ignore",
+                       help="This replay as one HTML file with the same step control: no server, no network.")
     show_merge_tree(tokenizer, story.tokens)
 
 
@@ -95,7 +100,7 @@ def step_through(story, tokenizer_key: str) -> None:
     told = told_position(STEPPER_KEY)
     step = min(told[0] if told else linked_step(STEP_PARAM, story.steps), story.steps)
     view_key = f"{tokenizer_key}:{story.text}"
-    stepper(as_view(replay_frames(story)), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
+    stepper(view_json(replay_frames(story)), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
             steps=range(story.steps + 1))
     keep_in_link(STEP_PARAM, step, 0)
 

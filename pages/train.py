@@ -8,12 +8,15 @@ import streamlit as st
 
 from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
-from bpe_core.analysis.training_view import held_steps, leading_pairs, window_pieces, word_list, word_pieces
+from bpe_core.analysis.training_view import held_steps
 from bpe_core.budgeted_training import OverBudgetError
-from bpe_core.corpus import corpus_fingerprint, corpus_size, count_pieces
+from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
+from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
+from bpe_core.drawing.step_control import view_json
 from bpe_core.drawing.tokens import pieces_html
-from bpe_core.drawing.training_view import training_view_data
+from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
 from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.samples import catalog
@@ -27,14 +30,10 @@ from pages.common.tokenizers import (
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
-from pages.common.stepper import as_view, kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
-WINDOW_CHARS = 1_500  # how much of the training text the step view colours
-WORDS_SHOWN = 200  # how many words of a word-count corpus the step view colours
-FULL_PAIRS_BYTES = 5_000_000  # up to this, the leading pairs are counted on the whole corpus ...
-PAIRS_WINDOW_CHARS = 1_000_000  # ... above it, on this many characters
 STEPPER_KEY = "train_stepper"
 STEP_PARAM, SPEED_PARAM = "train_step", "train_speed"  # the link's names for the step and Play's speed
 
@@ -208,30 +207,11 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
                   _pieces: dict[str, int]) -> str:
     """Everything the step control shows for steps `first_step` to
-    `last_step` (see bpe_core.analysis.training_view), once per tokenizer
+    `last_step` (see bpe_core.drawing.training_view.training_run_view), once per tokenizer
     and span."""
-    tokenizer, corpus = _trained.tokenizer, _trained.corpus
     steps = range(first_step, last_step + 1)
-    if isinstance(corpus, str):
-        start = opening_of(_trained)
-        text = corpus[start : start + WINDOW_CHARS]
-        pieces = window_pieces(tokenizer, text)
-        where = "the start of the text" if start == 0 else f"from character {start:,}, where the text proper starts"
-        text_note = f"{len(text):,} characters, {where}" if len(corpus) > len(text) else "the whole text"
-    else:
-        text, spans = word_list(corpus, WORDS_SHOWN)
-        pieces = word_pieces(tokenizer, text, spans)
-        text_note = "each word with its count" + (f", the first {WORDS_SHOWN}" if len(corpus) > WORDS_SHOWN else "")
-    size_bytes, size_chars = corpus_size(_pieces)
-    counted = _pieces if size_bytes <= FULL_PAIRS_BYTES else count_pieces(
-        corpus[:PAIRS_WINDOW_CHARS], tokenizer.pattern, tuple(tokenizer.special_tokens))
-    pairs_note = "on the whole corpus; the first is the one merged" if counted is _pieces else (
-        f"on the first {PAIRS_WINDOW_CHARS:,} characters; on the whole corpus the first may differ")
-    view = training_view_data(
-        tokenizer, text, pieces, leading_pairs(tokenizer, counted, steps), steps,
-        corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
-    )
-    return as_view({**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note})
+    view = training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))
+    return view_json(view)
 
 
 def opening_of(trained: TrainedTokenizer) -> int:
@@ -275,10 +255,10 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
     stepping()
 
 
-def downloads(trained: TrainedTokenizer) -> None:
+def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
     tokenizer = trained.tokenizer
     st.subheader("Download")
-    columns = st.columns(4)
+    columns = st.columns(5)
     columns[0].download_button("Tokenizer (JSON)", lambda: tokenizer_to_json(tokenizer), "tokenizer.json",
                                "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
     columns[1].download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
@@ -296,6 +276,34 @@ def downloads(trained: TrainedTokenizer) -> None:
         columns[3].download_button("Hugging Face tokenizer.json", lambda: hf_tokenizer_json(tokenizer), "hf_tokenizer.json",
                                    "application/json", key="download_hf",
                                    help="Load with tokenizers.Tokenizer.from_file." + exactness)
+    if len(tokenizer.trace) > MAX_SAVED_STEPS:
+        columns[4].caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary "
+                           "to save one.")
+    else:
+        columns[4].download_button(
+            "Download as a page", lambda: training_page(tokenizer, trained.corpus, corpus_label=trained.corpus_label,
+                                                        opening=opening_of(trained), pieces=pieces),
+            "train.html", "text/html", key="download_page", on_click="ignore",
+            help="These steps as one HTML file with the same step control: it opens in any browser with no "
+            "server and no network, for a talk offline.")
+    merges_as_gif(trained)
+
+
+def merges_as_gif(trained: TrainedTokenizer) -> None:
+    """An animated GIF of the merges asked for, for slides."""
+    total = len(trained.tokenizer.trace)
+    asked, button = st.columns([1, 3], vertical_alignment="bottom")
+    merges = asked.text_input("Merges for a GIF (A:B)", value=f"0:{min(40, total)}", key="train_gif",
+                              help=f"The merges after step A up to step B, one 16:9 frame each (up to {MAX_FRAMES}).")
+    try:
+        steps = merge_range(merges, total)
+    except ValueError as error:
+        button.caption(markdown_literal(str(error)))
+        return
+    button.download_button(
+        "Merges as a GIF", lambda: merges_gif(trained.tokenizer, trained.corpus, steps, opening=opening_of(trained)),
+        "merges.gif", "image/gif", key="download_gif", on_click="ignore",
+        help="The training text as each merge lands, the new token outlined, with the step counter: for slides.")
 
 
 # ------------------------------------------------------------------- page
@@ -318,4 +326,4 @@ else:
     corpus_key = corpus_fingerprint(trained.corpus)
     pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
     step_through(trained, corpus_key, pieces)
-    downloads(trained)
+    downloads(trained, pieces)

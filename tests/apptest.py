@@ -73,7 +73,7 @@ def tell_position(at: AppTest, key: str, step: int, speed: float = 1) -> AppTest
 
 def training_text_at(view: dict, step: int) -> str:
     """The HTML of the training text the step control shows at `step`: each
-    stretch's version in force then, as stepper.js joins them."""
+    stretch's version in force then, as step_control.js joins them."""
     parts = []
     for _, _, versions in view["stretches"]:
         fragment = versions[0][1]

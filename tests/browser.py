@@ -1,5 +1,6 @@
-"""Real-browser test support: the app served by `streamlit run` on loopback,
-driven by Playwright in Debian's Chromium (/usr/bin/chromium; nothing is
+"""Real-browser test support: the app served by `streamlit run` on loopback
+(and pages saved as HTML, opened from file:// with no network), driven by
+Playwright in Debian's Chromium (/usr/bin/chromium; nothing is
 downloaded). Screenshots go to artifacts/screenshots/ (gitignored, kept by CI).
 """
 
@@ -181,3 +182,33 @@ def screenshot(page, name: str) -> Path:
 def assert_no_exception(page) -> None:
     exceptions = page.locator('[data-testid="stException"]')
     assert exceptions.count() == 0, exceptions.first.inner_text()
+
+
+# --------------------------------------------------------- saved pages
+
+
+def open_offline(browser, path: Path, query: str = "", **viewport):
+    """`path` from file://, every other request refused (and recorded in
+    `page.refused`), script errors and dialogs recorded."""
+    page = browser.new_context(viewport=viewport or {"width": 1440, "height": 900}).new_page()
+    page.set_default_timeout(WAIT_SECONDS * 1000)
+    page.refused, page.errors, page.dialogs = [], [], []
+
+    def only_files(route):
+        if route.request.url.startswith("file:"):
+            route.continue_()
+        else:
+            page.refused.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_files)
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(path.as_uri() + query)
+    return page
+
+
+def closed_cleanly(page) -> None:
+    """Close a page `open_offline` opened, once it asked for nothing, raised nothing and opened no dialog."""
+    assert page.refused == [] and page.errors == [] and page.dialogs == []
+    page.context.close()

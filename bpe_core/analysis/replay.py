@@ -29,6 +29,8 @@ from ..sentencepiece_model import SentencePieceTokenizer
 from ..tokenizer import Token, Tokenizer
 from ..utf8 import encodable
 
+MAX_REPLAY_CHARS = 60  # a word or a short phrase: every state of every piece is kept
+
 # ------------------------------------------------------------------ replay
 
 

@@ -63,13 +63,15 @@ def window_pieces(tokenizer: Tokenizer, text: str) -> list[WindowPiece]:
     merge that changed it (special tokens in the text count as specials)."""
     pieces, offset = [], 0
     seen: dict[str, list] = {}
+    merge_ids = merge_table(tokenizer)
     for segment, is_special in split_on_specials(text, tokenizer.special_tokens):
         size = len(segment.encode("utf-8"))
         if is_special:
             token = TokenSpan(tokenizer.special_tokens[segment], offset, offset + size)
             pieces.append(WindowPiece(offset, offset + size, ((0, (token,)),)))
         else:
-            pieces.extend(_segment_pieces(tokenizer, segment, offset, piece_spans(segment, tokenizer.pattern), seen))
+            spans = piece_spans(segment, tokenizer.pattern)
+            pieces.extend(_segment_pieces(tokenizer, segment, offset, spans, seen, merge_ids))
         offset += size
     return pieces
 
@@ -88,10 +90,10 @@ def word_list(words: Mapping[str, int], limit: int) -> tuple[str, list[tuple[int
 
 def word_pieces(tokenizer: Tokenizer, text: str, spans: list[tuple[int, int]]) -> list[WindowPiece]:
     """`word_list`'s text cut at its words (the counts between them are no pieces)."""
-    return _segment_pieces(tokenizer, text, 0, spans, {})
+    return _segment_pieces(tokenizer, text, 0, spans, {}, merge_table(tokenizer))
 
 
-def _segment_pieces(tokenizer: Tokenizer, segment: str, offset: int, spans, seen: dict) -> list[WindowPiece]:
+def _segment_pieces(tokenizer: Tokenizer, segment: str, offset: int, spans, seen: dict, merge_ids) -> list[WindowPiece]:
     """The pieces at `spans` (character spans) of `segment`, which starts at
     byte `offset`, with the text between them as pieces without tokens."""
     pieces, position = [], 0
@@ -101,7 +103,7 @@ def _segment_pieces(tokenizer: Tokenizer, segment: str, offset: int, spans, seen
             pieces.append(WindowPiece(offset + offsets[position], offset + offsets[start], ()))
         piece = segment[start:end]
         if piece not in seen:
-            seen[piece] = piece_versions(tokenizer, piece)
+            seen[piece] = piece_versions(tokenizer, piece, merge_ids)
         base = offset + offsets[start]
         unit_bytes = _unit_byte_offsets(tokenizer, piece)
         for versions in seen[piece]:
@@ -124,7 +126,13 @@ def _unit_byte_offsets(tokenizer: Tokenizer, piece: str) -> list[int]:
 Parts = tuple[tuple[int, int, int], ...]  # (id, first unit, end unit) of each token, in order
 
 
-def piece_versions(tokenizer: Tokenizer, piece: str) -> list[list[tuple[int, Parts]]]:
+def merge_table(tokenizer: Tokenizer) -> dict[Pair, int]:
+    """(left id, right id) -> the id of the token they merge into."""
+    return {pair: new_id for pair, new_id in tokenizer.merges}
+
+
+def piece_versions(tokenizer: Tokenizer, piece: str, merge_ids: Mapping[Pair, int] | None = None,
+                   ) -> list[list[tuple[int, Parts]]]:
     """How training split `piece`, from step 0 on, after each merge that
     changed it: one list of (step, parts) per token the piece ends up as.
 
@@ -133,8 +141,9 @@ def piece_versions(tokenizer: Tokenizer, piece: str) -> list[list[tuple[int, Par
     its rank among the merges. Merges never cross the boundary between two
     final tokens, so each final token's stretch changes on its own: kept
     apart, a long piece (a whole text, with the "none" pattern) costs the
-    sum of its tokens' squares, not the square of its length."""
-    merge_ids = {pair: new_id for pair, new_id in tokenizer.merges}
+    sum of its tokens' squares, not the square of its length. (`merge_ids`:
+    the tokenizer's `merge_table`, made once for the many pieces of a text.)"""
+    merge_ids = merge_table(tokenizer) if merge_ids is None else merge_ids
     units = tokenizer.unit_ids(tokenizer.units_of(piece))
     merges: list[tuple[int, int, int, int]] = []  # (new id, start, middle, end), in the order applied
     final = merge_lowest_rank_first(

@@ -8,7 +8,8 @@ draw those boxes, as SVG text or as a Pillow image, so both always agree.
 The boxes show what the HTML view shows (see `drawing.tokens`): a space as "·", a
 line break as "↵" and then a new row, bytes that are only part of a
 character as <E3 81>, special tokens framed. Text that the split pattern
-dropped belongs to no token and is not drawn.
+dropped belongs to no token and is not drawn: the tokens on either side
+of it are a space apart.
 
 Widths are estimated, not measured, so that the layout needs no fonts: a
 monospace cell per character, two for a wide one (CJK, emoji). The PNG is
@@ -41,6 +42,7 @@ BACKGROUND = "#FFFFFF"
 TEXT_COLOUR = "#111111"
 NOTE_COLOUR = "#555555"
 SPECIAL_OUTLINE = "#222222"
+HIGHLIGHT_OUTLINE = "#111111"
 SVG_FONT_FAMILY = "'DejaVu Sans Mono', 'Noto Sans Mono', 'Noto Sans CJK JP', 'Noto Color Emoji', monospace"
 
 # DejaVu Sans Mono advances 0.602 em per character; a little more keeps a
@@ -67,6 +69,7 @@ class Box:
     label: str
     colour: str
     special: bool
+    highlighted: bool = False  # outlined, as the app outlines the token a merge just made
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ def layout_tokens(
     spans: Sequence[TokenSpan],
     *,
     special_ids: Collection[int] = (),
+    highlight_ids: Collection[int] = (),
     show_ids: bool = False,
     colour_by: str = "position",
     width: int = 1200,
@@ -114,7 +118,7 @@ def layout_tokens(
     of at most `width` pixels, like words on a page.
 
     A token whose label is too wide for a whole row is shortened with "…".
-    With `show_ids`, boxes show ids instead of text. `max_tokens` and
+    With `show_ids`, boxes show ids instead of text; `highlight_ids` are outlined. `max_tokens` and
     `max_rows` keep an image of a whole book (or of a text that is mostly
     line breaks) from exhausting memory; the slide then ends with "… and N
     more tokens".
@@ -138,13 +142,16 @@ def layout_tokens(
         token_bytes = data[span.start : span.end]
         label = _shortened(str(span.id) if show_ids else label_text(token_bytes), max_cells)
         box_width = metrics.box_width(_cells(label))
+        if index and span.start > shown[index - 1].end and x > metrics.margin:
+            x += round(metrics.cell)  # text dropped in between (or a word list's counts): a space, not touching boxes
         if x + box_width > width - metrics.margin:
             x, y = metrics.margin, y + metrics.row_pitch
         if y >= last_row:
             shown = shown[:index]
             break
         colour = colour_for(index, span.id, colour_by)
-        boxes.append(Box(x, y, box_width, metrics.box_height, label, colour, span.id in special_ids))
+        boxes.append(Box(x, y, box_width, metrics.box_height, label, colour, span.id in special_ids,
+                         span.id in highlight_ids))
         x += box_width + metrics.gap
         line_breaks = sum(char in LINE_BREAKS for char in token_bytes.decode("utf-8", errors="replace"))
         if line_breaks:  # a new row; a run of blank lines shows as one empty row
@@ -258,6 +265,8 @@ def tokens_svg(text: str, spans: Sequence[TokenSpan], **options) -> str:
     for box in layout.boxes:
         shape = {"x": box.x, "y": box.y, "width": box.width, "height": box.height, "rx": layout.radius}
         outline = {"stroke": SPECIAL_OUTLINE, "stroke_width": 2, "stroke_dasharray": "6 4"} if box.special else {}
+        if box.highlighted:
+            outline = {"stroke": HIGHLIGHT_OUTLINE, "stroke_width": 4}
         parts.append(f"<rect{_attributes(class_='token', **shape, fill=box.colour, **outline)}/>")
         centre = {"x": box.x + box.width / 2, "y": box.y + box.height / 2}
         parts.append(_svg_text(box.label, class_="label", **centre, fill=TEXT_COLOUR, text_anchor="middle"))
@@ -321,19 +330,40 @@ def tokens_png(text: str, spans: Sequence[TokenSpan], **options) -> bytes:
     Pillow's built-in font (Latin letters only)."""
     layout = layout_tokens(text, spans, **options)
     image = Image.new("RGB", (layout.width, layout.height), BACKGROUND)
-    draw = ImageDraw.Draw(image)
-    for caption in layout.captions:
-        label = _label_image(caption.text, layout.font_size, caption.colour, caption.height)
-        _paste_fitted(image, label, caption.x, caption.y, caption.width, centred=False)
-    for box in layout.boxes:
-        corners = (box.x, box.y, box.x + box.width - 1, box.y + box.height - 1)
-        outline = {"outline": SPECIAL_OUTLINE, "width": 3} if box.special else {}
-        draw.rounded_rectangle(corners, radius=layout.radius, fill=box.colour, **outline)
-        label = _label_image(box.label, layout.font_size, TEXT_COLOUR, box.height)
-        _paste_fitted(image, label, box.x + layout.padding, box.y, box.width - 2 * layout.padding, centred=True)
+    draw_layout(image, layout)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
     return buffer.getvalue()
+
+
+def draw_layout(image: Image.Image, layout: SlideLayout, top: int = 0) -> None:
+    """Draw the layout's captions and boxes on `image`, `top` pixels down."""
+    draw = ImageDraw.Draw(image)
+    for caption in layout.captions:
+        label = _label_image(caption.text, layout.font_size, caption.colour, caption.height)
+        _paste_fitted(image, label, caption.x, top + caption.y, caption.width, centred=False)
+    for box in layout.boxes:
+        y = top + box.y
+        corners = (box.x, y, box.x + box.width - 1, y + box.height - 1)
+        outline = {"outline": SPECIAL_OUTLINE, "width": 3} if box.special else {}
+        if box.highlighted:
+            outline = {"outline": HIGHLIGHT_OUTLINE, "width": max(3, layout.font_size // 7)}
+        draw.rounded_rectangle(corners, radius=layout.radius, fill=box.colour, **outline)
+        label = _label_image(box.label, layout.font_size, TEXT_COLOUR, box.height)
+        _paste_fitted(image, label, box.x + layout.padding, y, box.width - 2 * layout.padding, centred=True)
+
+
+def draw_text(image: Image.Image, text: str, x: int, y: int, *, font_size: int, colour: str = TEXT_COLOUR,
+              width: int | None = None) -> None:
+    """One line of text at (x, y), in the fonts labels use (any script);
+    narrowed to `width` if it is wider."""
+    label = _label_image(_drawable(text), font_size, colour, round(1.5 * font_size))
+    _paste_fitted(image, label, x, y, width or label.width, centred=False)
+
+
+def text_width(text: str, font_size: int) -> int:
+    """How wide `draw_text` draws `text`, in pixels."""
+    return _label_image(_drawable(text), font_size, TEXT_COLOUR, round(1.5 * font_size)).width
 
 
 def _paste_fitted(image: Image.Image, label: Image.Image, left: int, top: int, width: int, *, centred: bool) -> None:

@@ -67,6 +67,27 @@ TOKEN_CSS = """
 </style>
 """
 
+# In a token view, the arrow keys walk from token to token (each shows its
+# card while it has the focus), and Home and End go to the first and last;
+# Tab enters and leaves the view as one stop. The app runs this on every
+# page, a saved page (`standalone`) runs it too.
+TOKEN_KEYS_JS = """
+if (!window.bpeTokenKeys) {
+  window.bpeTokenKeys = true;
+  document.addEventListener("keydown", (event) => {
+    const view = event.target.closest && event.target.closest(".bpe-text");
+    const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
+    if (!view || !(event.key in moves)) return;
+    const tokens = [...view.querySelectorAll(".bpe-tok")];
+    if (!tokens.length) return;
+    const at = event.target === view ? -1 : tokens.indexOf(event.target.closest(".bpe-tok"));
+    const next = Math.min(Math.max(at + moves[event.key], 0), tokens.length - 1);
+    event.preventDefault();
+    tokens[next].focus();
+  });
+}
+"""
+
 # Scripts written without spaces: a line may break between any two of their
 # tokens, as it may between their characters.
 _UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN")

@@ -6,16 +6,17 @@ step its merge, the corpus's length and the leading pairs; the shown text
 as stretches, each with its HTML after every merge that changed it (made
 of fragments that its versions share); the labels and colours of every
 token these mention; and the curve of the corpus's length over the whole
-run. The browser's part (pages/common/stepper.js) only picks and joins.
+run. The browser's part (step_control.js) only picks and joins.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..analysis.token_cards import token_origins
-from ..analysis.training_view import WindowPiece
+from ..analysis.training_view import WindowPiece, leading_pairs, window_pieces, word_list, word_pieces
+from ..corpus import corpus_size, count_pieces
 from ..merge_learning import Pair
 from ..tokenizer import Tokenizer
 from ..utf8 import encodable
@@ -24,6 +25,37 @@ from .tokens import card_text, dropped_markup, flow, label_html, token_markup
 
 CURVE_POINTS = 300  # the curve of the corpus's length is drawn through at most this many points
 VOCABULARY_SHOWN = 80  # newest learned tokens shown beside the text
+WINDOW_CHARS = 1_500  # how much of the training text the view colours
+WORDS_SHOWN = 200  # how many words of a word-count corpus the view colours
+FULL_PAIRS_BYTES = 5_000_000  # up to this, the leading pairs are counted on the whole corpus ...
+PAIRS_WINDOW_CHARS = 1_000_000  # ... above it, on this many characters
+
+
+def training_run_view(tokenizer: Tokenizer, corpus: str | Mapping[str, int], pieces: Mapping[str, int],
+                      steps: range, *, opening: int = 0) -> dict:
+    """Everything the step control shows for `steps` of training `tokenizer`
+    on `corpus` (`pieces`: its piece counts, `corpus.count_pieces`): the
+    first WINDOW_CHARS of the text from `opening` on (a word-count corpus:
+    its first WORDS_SHOWN words), with notes that say what is shown."""
+    if isinstance(corpus, str):
+        text = corpus[opening : opening + WINDOW_CHARS]
+        shown = window_pieces(tokenizer, text)
+        where = "the start of the text" if opening == 0 else f"from character {opening:,}, where the text proper starts"
+        text_note = f"{len(text):,} characters, {where}" if len(corpus) > len(text) else "the whole text"
+    else:
+        text, spans = word_list(corpus, WORDS_SHOWN)
+        shown = word_pieces(tokenizer, text, spans)
+        text_note = "each word with its count" + (f", the first {WORDS_SHOWN}" if len(corpus) > WORDS_SHOWN else "")
+    size_bytes, size_chars = corpus_size(pieces)
+    counted = pieces if size_bytes <= FULL_PAIRS_BYTES else count_pieces(
+        corpus[:PAIRS_WINDOW_CHARS], tokenizer.pattern, tuple(tokenizer.special_tokens))
+    pairs_note = "on the whole corpus; the first is the one merged" if counted is pieces else (
+        f"on the first {PAIRS_WINDOW_CHARS:,} characters; on the whole corpus the first may differ")
+    view = training_view_data(
+        tokenizer, text, shown, leading_pairs(tokenizer, counted, steps), steps,
+        corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
+    )
+    return {**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note}
 
 
 def training_view_data(
@@ -51,6 +83,7 @@ def training_view_data(
         | {pair_id for ranking in leading_pairs for pair, _ in ranking for pair_id in pair}
         | {tokenizer.first_merge_id + step - 1 for step in range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)}
     )
+    n_vocab = tokenizer.n_vocab  # counted over the whole vocabulary: once, not per token
     fragments: dict[str, int] = {}  # HTML -> index: equal markup (" the", a unit a merge left alone) is sent once
     special_ids = set(tokenizer.special_tokens.values())
 
@@ -82,7 +115,7 @@ def training_view_data(
         "labels": {
             token_id: [label_html(tokenizer.token_bytes(token_id)), colour_for(0, token_id, "id")]
             for token_id in sorted(labelled)
-            if token_id < tokenizer.n_vocab
+            if token_id < n_vocab
         },
         "cards": {token_id: card_text(f"id {token_id}", tokenizer.token_bytes(token_id), origin)
                   for token_id, origin in token_origins(tokenizer, shown_ids).items()},

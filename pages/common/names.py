@@ -46,8 +46,9 @@ QUIRKS = PageInfo("pages/quirks.py", "Quirks", "🍓", "ready examples of why to
 VOCABULARY = PageInfo(
     "pages/vocabulary.py", "Vocabulary", "📖", "browse and search every token: by text, regex, id, script and the step it was learned"
 )
+DECK = PageInfo("pages/deck.py", "Deck", "🎞️", "a talk's states in order, walked with a clicker, with a speaker view")
 
-PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, ALGORITHMS, CHAT, TAX, REPLAY, QUIRKS, VOCABULARY]
+PAGES = [HOME, TRAIN, INSPECT, COMPRESSION, COMPARE, ALGORITHMS, CHAT, TAX, REPLAY, QUIRKS, VOCABULARY, DECK]
 
 # Session keys (and link parameters) that more than one page reads or sets.
 SHARED_TEXT = "shared_text"  # the text of the box Home, Inspect and Compare share ...

@@ -18,15 +18,16 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from bpe_core.drawing.deck import DECK_KEYS_JS
+from bpe_core.drawing.standalone import PRESENTER_FONT_SIZE
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
 
 if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not with every page
     import plotly.graph_objects as go
 
-PRESENTER_CSS = """
-<style>
-html { font-size: clamp(20px, 1.25vw, 30px); }
+# The root font as a saved page's presenter mode sizes it; everything in rem follows.
+PRESENTER_CSS = f"\n<style>\nhtml {{ font-size: {PRESENTER_FONT_SIZE}; }}" + """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
 [data-testid="stToolbar"], [data-testid="stDecoration"], footer, .st-key-intro { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.8rem 2rem 2rem; max-width: 100%; }
@@ -40,21 +41,24 @@ input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, b
 """
 
 # Page Up and Page Down follow the links to the previous and next page
-# (present in presenter mode only).
-PAGE_KEYS_HTML = """
+# (present in presenter mode only); in a talk deck's frame, they move the
+# deck instead (DECK_KEYS_JS, which runs first).
+PAGE_KEYS_HTML = f"""
+<script>{DECK_KEYS_JS}</script>
 <script>
-if (!window.bpePageKeys) {
+if (!window.bpePageKeys) {{
   window.bpePageKeys = true;
-  document.addEventListener("keydown", (event) => {
-    if (!["PageUp", "PageDown"].includes(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+  document.addEventListener("keydown", (event) => {{
+    if (event.defaultPrevented || !["PageUp", "PageDown"].includes(event.key)) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.composedPath().some((el) => el.matches && el.matches("input, textarea, select"))) return;
-    const link = document.querySelector(`.st-key-present_${event.key === "PageDown" ? "next" : "previous"} a`);
-    if (link) {
+    const link = document.querySelector(`.st-key-present_${{event.key === "PageDown" ? "next" : "previous"}} a`);
+    if (link) {{
       event.preventDefault();
       link.click();
-    }
-  });
-}
+    }}
+  }});
+}}
 </script>
 """
 

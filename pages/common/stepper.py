@@ -1,5 +1,5 @@
 """The step control: ⏮ ◀ a slider ▶ ⏭, Play and its speed, and the keys
-→ ← Home End and space, all working in the browser (stepper.js), so a
+→ ← Home End and space, all working in the browser (bpe_core/drawing/step_control.js), so a
 step costs no round trip to the server. Train steps through merges learned,
 Encode replay through merges applied: one control, so both work alike.
 
@@ -11,66 +11,29 @@ step leaves the span held.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
 
-from bpe_core.drawing.tokens import CHIP_CSS, TOKEN_CSS
+from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data
 
-HERE = Path(__file__).parent
-SPEEDS = [0.5, 1, 2, 4, 8, 16]  # steps per second while playing
-
-CONTROLS_HTML = """
-<div class="stp">
-  <div class="stp-controls">
-    <button type="button" data-move="first" title="First step (Home)" aria-label="First step">⏮</button>
-    <button type="button" data-move="previous" title="Previous step (←)" aria-label="Previous step">◀</button>
-    <input type="range" class="stp-slider" min="0" value="0" aria-label="Step">
-    <button type="button" data-move="next" title="Next step (→)" aria-label="Next step">▶</button>
-    <button type="button" data-move="last" title="Last step (End)" aria-label="Last step">⏭</button>
-    <button type="button" class="stp-play" title="Play or pause (space)">▶ Play</button>
-    <select class="stp-speed" aria-label="Steps per second" title="Steps per second"></select>
-    <span class="stp-position" aria-live="polite"></span>
-  </div>
-  <div class="stp-view"></div>
-</div>
-"""
-
-
-def _without_style_tags(css: str) -> str:
-    return re.sub(r"</?style>", "", css)
-
-
+# The control's markup, style and script are the core's (bpe_core.drawing.step_control):
+# a page saved to stand alone mounts the very same control.
 _STEPPER = st.components.v2.component(
-    "bpe_playground.stepper",
-    html=CONTROLS_HTML,
-    # The control draws in a shadow root: token views bring their style along.
-    css=_without_style_tags(TOKEN_CSS) + _without_style_tags(CHIP_CSS) + (HERE / "stepper.css").read_text(),
-    js=(HERE / "stepper.js").read_text(),
+    "bpe_playground.stepper", html=CONTROLS_HTML, css=CONTROL_CSS, js=CONTROL_JS,  # drawn in a shadow root
 )
 
 
 def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
             speed_param: str | None = None, steps: range, playable: bool = False) -> None:
     """Mount the step control over `view` (the data of a training view, or
-    frames, as JSON: see `as_view`), holding `steps`; `view_key` names that
+    frames, as JSON: see `view_json`), holding `steps`; `view_key` names that
     data (the browser keeps what it shows while it gets the same view again,
     at whatever step); `param` (and `speed_param`) are the link's names for
     the step (and the speed)."""
-    data = {"view": view, "viewKey": view_key, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start,
-            "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
+    data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
+                        speed_param=speed_param, playable=playable)
     _STEPPER(data=data, key=key, on_position_change=lambda: None)
-
-
-def as_view(view: dict) -> str:
-    """A view's data as the JSON text the step control takes. Kept in a cache
-    as text, a view of a thousand steps is one object, not tens of
-    thousands of lists: the garbage collector, which Streamlit runs after
-    every script run, need not walk it, and no rerun encodes it again."""
-    return json.dumps(view, separators=(",", ":"), ensure_ascii=False)
 
 
 def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:

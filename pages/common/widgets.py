@@ -14,7 +14,7 @@ from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
 from bpe_core.budgeted_encoding import encode_within_budget
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.tokens import token_html
+from bpe_core.drawing.tokens import TOKEN_KEYS_JS, token_html
 from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
@@ -132,26 +132,9 @@ def read_upload(uploaded) -> str | None:
 
 # ------------------------------------------------------------- token view
 
-# In a token view, the arrow keys walk from token to token (each shows its
-# card while it has the focus); Tab enters and leaves the view as one stop.
-TOKEN_KEYS_HTML = """
-<script>
-if (!window.bpeTokenKeys) {
-  window.bpeTokenKeys = true;
-  document.addEventListener("keydown", (event) => {
-    const view = event.target.closest && event.target.closest(".bpe-text");
-    const moves = { ArrowRight: 1, ArrowLeft: -1, Home: -Infinity, End: Infinity };
-    if (!view || !(event.key in moves)) return;
-    const tokens = [...view.querySelectorAll(".bpe-tok")];
-    if (!tokens.length) return;
-    const at = event.target === view ? -1 : tokens.indexOf(event.target.closest(".bpe-tok"));
-    const next = Math.min(Math.max(at + moves[event.key], 0), tokens.length - 1);
-    event.preventDefault();
-    tokens[next].focus();
-  });
-}
-</script>
-"""
+# In a token view, the arrow keys walk from token to token (the script is the
+# core's: a saved page has the same keys).
+TOKEN_KEYS_HTML = f"<script>{TOKEN_KEYS_JS}</script>"
 
 
 

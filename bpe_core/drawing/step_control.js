@@ -6,6 +6,10 @@
 // The step is written to the address bar at once (a copied link opens this
 // step) and told to the server once the presenter pauses (other views on the
 // page follow it), or at once when it leaves the span of steps held here.
+//
+// The app mounts this module as a Streamlit component (pages/common/stepper.py);
+// a page saved to stand alone mounts it with every step held and no server to
+// tell (bpe_core/drawing/standalone.py). Both call the default export alike.
 
 const SETTLE_MS = 600; // a pause this long tells the server the step
 

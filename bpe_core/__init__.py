@@ -14,14 +14,22 @@ interface, once for every kind of tokenizer), `patterns` (pre-tokenization),
 `merge_learning` (the training algorithm), `merge_loop` (encoding one
 piece), `tokenizer` (the Tokenizer), `training` (`train`), `encodings` (the
 bundled OpenAI vocabularies, and every name `load_encoding` takes), `zoo`
-(Llama, Tekken and Mistral, read from their makers' packages),
+(Llama, Tekken, Mistral, Qwen, Whisper and Claude 1/2, from their makers'
+packages or files shipped here: `bundled_files`, `normalized`),
 `sentencepiece_model` (SentencePiece BPE with the Tokenizer's interface),
 `hf_trainers` (Hugging Face's WordPiece, Unigram and parity-aware BPE),
-`samples` (the bundled texts), `token_ids` and `cli`. Importing it loads neither Streamlit nor plotly, pandas or PIL.
+`chat` (chat templates), `samples` and `udhr` (the bundled texts), `deck`
+(a talk's links), `token_ids` and `cli`; bounded work for a web page:
+`untrusted_regex`, `budgeted_encoding`, and `budgeted_jobs` (a job in a
+worker process, its turn at the machine's cores from `machine_turns`,
+shared by identical requests through `shared_jobs`) with its uses
+`budgeted_training` and `budgeted_counting`; `dask_counting` (a corpus
+counted on a Dask cluster, optional). Importing it loads neither
+Streamlit nor plotly, pandas or PIL.
 
 Beside it: `formats` (each file format a tokenizer travels in, read and
-written), `analysis` (what the pages compute) and `drawing` (HTML, charts
-and slides).
+written), `analysis` (what the pages compute) and `drawing` (HTML, charts,
+slides, saved pages and GIFs).
 """
 
 from .encoding_base import EncodingBase

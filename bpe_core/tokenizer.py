@@ -212,9 +212,10 @@ class Tokenizer(EncodingBase):
         "tekken") or "custom"."""
         return pattern_name(self.pattern)
 
-    @property
+    @functools.cached_property
     def n_vocab(self) -> int:
-        """One more than the largest id, special tokens included (tiktoken's n_vocab)."""
+        """One more than the largest id, special tokens included (tiktoken's
+        n_vocab); counted once, as the vocabulary never changes."""
         return max([*self.vocab, *self._special_by_id], default=-1) + 1
 
     @property

@@ -226,6 +226,14 @@ class Tokenizer(EncodingBase):
         return types.MappingProxyType(self._ids_by_token)
 
     @functools.cached_property
+    def _ids_by_bytes(self) -> Mapping[bytes, int]:
+        """Token bytes -> id (see `EncodingBase`): for a byte-level vocabulary,
+        the table encoding already keeps, not a second copy of it."""
+        if self.units == "bytes":
+            return self._ids_by_token
+        return EncodingBase._ids_by_bytes.func(self)
+
+    @functools.cached_property
     def fingerprint(self) -> str:
         """A digest of everything that decides this tokenizer's output: units,
         split pattern, vocabulary, special tokens, learned merges and the

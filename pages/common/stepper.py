@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data
+from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data, packed
 
 # The control's markup, style and script are the core's (bpe_core.drawing.step_control):
 # a page saved to stand alone mounts the very same control.
@@ -33,7 +33,7 @@ def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, 
     the step (and the speed)."""
     data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
                         speed_param=speed_param, playable=playable)
-    _STEPPER(data=data, key=key, on_position_change=lambda: None)
+    _STEPPER(data=packed(data), key=key, on_position_change=lambda: None)
 
 
 def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:

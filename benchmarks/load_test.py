@@ -26,6 +26,12 @@ Two kinds of client:
   pages take most of the CPU away from the server, so these figures measure
   the client as much as the app.
 
+The peer: a bare Streamlit app (a title and a line of text) served the same
+way, in the same run, wave for wave before ours: as many websocket sessions,
+each opening it and asking for as many reruns as ours takes steps. Its
+rerun's latency and its server's memory are Streamlit's own floor on this
+machine at this moment, so the ratios say what the app adds to it.
+
 Requests go only to the server given (loopback by default); every wait is
 bounded by --timeout, and the run ends by itself.
 """
@@ -35,8 +41,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,13 +58,14 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
 DONE = (0, 3)  # ScriptFinishedStatus: the whole script, or a fragment, ran to the end
 # As deploy/serve runs each server process: two malloc
 # arenas instead of one per thread, so memory freed by sessions is reused.
 SERVER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
+BARE_APP = 'import streamlit as st\n\nst.title("Bare")\nst.write("A bare Streamlit page.")\n'
 
 
 def train_query(number: int) -> str:
@@ -152,6 +162,54 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
     return outcome
 
 
+async def bare_session(url: str, reruns: int, timeout: float) -> Outcome:
+    """The peer's visitor: opens the bare page, then asks for `reruns` reruns."""
+    outcome = Outcome()
+    try:
+        address = url.replace("http", "ws", 1) + "/_stcore/stream"
+        async with websockets.connect(address, max_size=None, ping_interval=None) as socket:
+            await asyncio.wait_for(run_script(socket, "", ""), timeout)
+            for _ in range(reruns):
+                asked = time.perf_counter()
+                await asyncio.wait_for(run_script(socket, "", ""), timeout)
+                outcome.latencies.append(time.perf_counter() - asked)
+    except Exception as error:
+        outcome.errors.append(f"{type(error).__name__}: {error}")
+    return outcome
+
+
+class BareServer:
+    """`streamlit run` of BARE_APP on loopback, as the app's server is run."""
+
+    def __init__(self):
+        self.folder = tempfile.TemporaryDirectory()
+        script = Path(self.folder.name) / "bare.py"
+        script.write_text(BARE_APP)
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+             "--server.port", self.url.rsplit(":", 1)[1], "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=self.folder.name, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, **SERVER_ENVIRONMENT},
+        )
+
+    async def wait_until_up(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                async with websockets.connect(self.url.replace("http", "ws", 1) + "/_stcore/stream"):
+                    return
+            except OSError:
+                await asyncio.sleep(0.2)
+        raise RuntimeError(f"the bare app did not start within {timeout:g} s")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self.folder.cleanup()
+
+
 # -------------------------------------------------------------- browser
 
 
@@ -223,8 +281,12 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def report(client: str, outcomes: list[Outcome], steps: int, elapsed: float) -> None:
-    latencies = [latency for outcome in outcomes for latency in outcome.latencies]
+def latencies_of(outcomes: list[Outcome]) -> list[float]:
+    return [latency for outcome in outcomes for latency in outcome.latencies]
+
+
+def report(client: str, outcomes: list[Outcome], bare: list[Outcome], steps: int, elapsed: float) -> None:
+    latencies = latencies_of(outcomes)
     trained = [outcome.trained_in for outcome in outcomes if outcome.trained_in is not None]
     errors = [error for outcome in outcomes for error in outcome.errors]
     print(f"{len(outcomes)} {client} sessions, {steps} steps each, {elapsed:.1f} s in all")
@@ -235,6 +297,12 @@ def report(client: str, outcomes: list[Outcome], steps: int, elapsed: float) -> 
         what = "key press to merge shown" if client == "browser" else "step told to the server to views redrawn"
         print(f"  step ({what}, {len(latencies)} steps): median {statistics.median(latencies):.2f} s, "
               f"p95 {percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s")
+    reruns = latencies_of(bare)
+    if latencies and reruns:
+        median, p95 = statistics.median(reruns), percentile(reruns, 0.95)
+        print(f"  bare page's rerun (the peer, {len(reruns)} reruns): median {median:.3f} s, p95 {p95:.3f} s; "
+              f"a step is {statistics.median(latencies) / median:.1f}x its median, "
+              f"{percentile(latencies, 0.95) / p95:.1f}x its p95")
 
 
 async def one_wave(client: str, url: str, first: int, sessions: int, steps: int, timeout: float) -> list[Outcome]:
@@ -250,28 +318,44 @@ async def one_wave(client: str, url: str, first: int, sessions: int, steps: int,
     return list(outcomes)
 
 
+def load_average() -> str:
+    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 async def run(args) -> None:
     server = None if args.url else StreamlitServer(extra_env=SERVER_ENVIRONMENT)
     url = args.url or server.url
     pid = None if server is None else server.process.pid
+    bare_server = None if args.no_peer else BareServer()
     try:
-        print(f"before: {memory_report(pid)}")
+        if bare_server is not None:
+            await bare_server.wait_until_up(args.timeout)
+        print(f"before ({load_average()}): {memory_report(pid)}"
+              + (f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""))
         outcomes: list[Outcome] = []
+        bare: list[Outcome] = []
         started = time.perf_counter()
         for wave in range(args.waves):
+            if bare_server is not None:  # the peer's wave first, with as many sessions and reruns
+                bare += await asyncio.gather(*(bare_session(bare_server.url, args.steps, args.timeout)
+                                               for _ in range(args.sessions)))
             first = wave * args.sessions
             wave_outcomes = await one_wave(args.client, url, first, args.sessions, args.steps, args.timeout)
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
             sessions = first + args.sessions
-            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors): {memory_report(pid)}", flush=True)
-        report(args.client, outcomes, args.steps, time.perf_counter() - started)
+            peer = f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, {load_average()}): "
+                  f"{memory_report(pid)}{peer}", flush=True)
+        report(args.client, outcomes, bare, args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)
             print(f"after {args.idle:g} s idle: {memory_report(pid)}")
     finally:
         if server is not None:
             server.stop()
+        if bare_server is not None:
+            bare_server.stop()
 
 
 def main() -> None:
@@ -283,6 +367,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a wait counts as an error")
     parser.add_argument("--idle", type=float, default=0, help="seconds to wait after the last wave, then measure")
     parser.add_argument("--url", help="a server already running (e.g. the proxy of deploy/), instead of a new one")
+    parser.add_argument("--no-peer", action="store_true", help="skip the bare app measured alongside")
     asyncio.run(run(parser.parse_args()))
 
 

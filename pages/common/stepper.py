@@ -11,6 +11,7 @@ step leaves the span held.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import streamlit as st
@@ -45,6 +46,19 @@ def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
     if kept is None or kept[0] != view_key:
         kept = st.session_state[f"{key}_view"] = (view_key, make())
     return kept[1]
+
+
+_DRAWING = threading.Lock()
+
+
+def drawn_alone(draw: Callable[[], str]) -> str:
+    """`draw()` (a view's drawing), with no other view drawn meanwhile.
+    Python runs one thread at a time, so views drawn side by side take no
+    less time in all; but each holds its working memory meanwhile (the
+    server's high-water mark, which it keeps), and a step waits its turn
+    behind every one of them. One at a time, a step waits behind one."""
+    with _DRAWING:
+        return draw()
 
 
 def told_position(key: str) -> tuple[int, float] | None:

@@ -4,6 +4,7 @@
     python benchmarks/load_test.py --sessions 20 --waves 10   # memory: 200 sessions, 20 at a time
     python benchmarks/load_test.py --url http://127.0.0.1:8080 --sessions 50   # a running server (a proxy)
     python benchmarks/load_test.py --client browser --sessions 10               # headless Chromium tabs
+    python benchmarks/load_test.py --tokenizer-memory   # what each bundled tokenizer keeps resident
 
 Starts `streamlit run app.py` on loopback (unless given --url). Every
 session opens Home and Inspect, then the Train page with its own sample and
@@ -273,6 +274,38 @@ def memory_report(pid: int | None) -> str:
     return f"server RSS {resident_mb(pid):.0f} MB (worker processes {helpers:.0f} MB)"
 
 
+# Every bundled tokenizer loaded in one fresh process, as a server that warms
+# its cache of them does: the resident memory each one adds (loaded, and a
+# line encoded, which builds what is built on first use).
+LOAD_EVERY_TOKENIZER = """
+import gc
+from bpe_core import load_encoding
+from bpe_core.encodings import CATALOGUE
+def resident():
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+gc.collect()
+first = last = resident()
+kept = []
+for name in CATALOGUE:
+    kept.append(load_encoding(name))
+    kept[-1].encode("The lowest, newest and widest. Привет, 世界 👋🏽")
+    gc.collect()
+    now = resident()
+    print(f"  {name:<14} +{now - last:6.1f} MB", flush=True)
+    last = now
+print(f"  {'all of them':<14} {last - first:7.1f} MB")
+"""
+
+
+def tokenizer_memory() -> None:
+    """What each bundled tokenizer costs a server that keeps it loaded, in
+    the catalogue's order (one that shares a rank file with an earlier one
+    adds less)."""
+    subprocess.run([sys.executable, "-c", LOAD_EVERY_TOKENIZER], cwd=ROOT, check=True,
+                   env={**os.environ, **SERVER_ENVIRONMENT})
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -368,7 +401,12 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=0, help="seconds to wait after the last wave, then measure")
     parser.add_argument("--url", help="a server already running (e.g. the proxy of deploy/), instead of a new one")
     parser.add_argument("--no-peer", action="store_true", help="skip the bare app measured alongside")
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--tokenizer-memory", action="store_true", help="only measure each bundled tokenizer's memory")
+    args = parser.parse_args()
+    if args.tokenizer_memory:
+        tokenizer_memory()
+    else:
+        asyncio.run(run(args))
 
 
 if __name__ == "__main__":

@@ -334,8 +334,8 @@ def report(client: str, outcomes: list[Outcome], bare: list[Outcome], steps: int
     if latencies and reruns:
         median, p95 = statistics.median(reruns), percentile(reruns, 0.95)
         print(f"  bare page's rerun (the peer, {len(reruns)} reruns): median {median:.3f} s, p95 {p95:.3f} s; "
-              f"a step is {statistics.median(latencies) / median:.1f}x its median, "
-              f"{percentile(latencies, 0.95) / p95:.1f}x its p95")
+              f"a step is {statistics.median(latencies) / median:.2f}x its median, "
+              f"{percentile(latencies, 0.95) / p95:.2f}x its p95")
 
 
 async def one_wave(client: str, url: str, first: int, sessions: int, steps: int, timeout: float) -> list[Outcome]:

@@ -1,6 +1,7 @@
 """Encoding speed: bpe_core against tiktoken, cold (a fresh process, nothing cached).
 
-    python benchmarks/encode_speed.py      # about a minute
+    python benchmarks/encode_speed.py              # about a minute
+    python benchmarks/encode_speed.py --custom     # only the custom split pattern's rows
 
 Every figure is a first encode in a fresh process, the median of three
 (see `measure`); loading the vocabulary comes before the clock starts, for
@@ -15,7 +16,10 @@ both. Rows:
 - tokenizers trained here (on tiny shakespeare, vocabulary 10,000), every
   preset pattern and a custom one, against their own tiktoken export, on the
   8 scripts and the long pieces; the character-level variant, which
-  tiktoken cannot load, against the export of its byte-level twin;
+  tiktoken cannot load, against the export of its byte-level twin. A custom
+  pattern splits under a deadline (see `bpe_core.untrusted_split`): the
+  same tokenizer with a capturing group in its pattern, which the split's
+  loop turns away, shows what one guarded match per piece costs;
 - `encode_at_step` (the vocabulary half-way through training) on 100 KB,
   against a plain encode;
 - tiktoken's interface (`import bpe_core as tiktoken`): `get_encoding`
@@ -29,6 +33,7 @@ within 3x of a plain encode.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -38,6 +43,7 @@ from measure import ROOT, machine_load, ratio, run_in_turns
 PARALLEL = ROOT / "sample_corpora" / "parallel"
 SCRIPTS = ["en", "ru", "hi", "ar", "th", "ja", "zh", "ko"]  # Latin, Cyrillic, Devanagari, Arabic, Thai, CJK, Hangul
 CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
+CUSTOM_WITH_A_GROUP = r"(\p{L}+)|\p{N}+|\s+|[^\s\p{L}\p{N}]+"  # the same pieces
 
 TEXTS = {
     "8 scripts, 150 K chars": f"""
@@ -91,8 +97,9 @@ def bundled(name: str) -> None:
          f"from bpe_core import tiktoken_encoding\nenc = tiktoken_encoding({name!r})\n", list(TEXTS))
 
 
-def trained_tokenizers(folder: Path) -> dict[str, Path]:
-    """Tokenizers trained on tiny shakespeare, saved for the fresh processes to load."""
+def trained_tokenizers(folder: Path, only_custom: bool = False) -> dict[str, Path]:
+    """Tokenizers trained on tiny shakespeare, saved for the fresh processes
+    to load; with `only_custom`, the custom pattern's."""
     sys.path.insert(0, str(ROOT))
     from bpe_core import save_tokenizer, train
 
@@ -103,15 +110,23 @@ def trained_tokenizers(folder: Path) -> dict[str, Path]:
         "chars, cl100k": ("cl100k", "chars"),
         "chars, custom pattern": (CUSTOM, "chars"),
     }
+    if only_custom:
+        kinds = {"bytes, custom pattern": kinds["bytes, custom pattern"]}
     saved = {}
     for kind, (pattern, units) in kinds.items():
         text = corpus if pattern != "none" else corpus[:200_000]  # one piece: merges visit every position
         saved[kind] = folder / f"{len(saved)}.json"
         save_tokenizer(train(text, vocab_size=10_000, pattern=pattern, units=units), saved[kind])
+    grouped = json.loads(saved["bytes, custom pattern"].read_text(encoding="utf-8"))
+    grouped["pattern"] = CUSTOM_WITH_A_GROUP
+    saved["bytes, custom pattern with a group"] = folder / "grouped.json"
+    saved["bytes, custom pattern with a group"].write_text(json.dumps(grouped), encoding="utf-8")
     return saved
 
 
 def trained(kind: str, path: Path, twin: Path) -> None:
+    """A tokenizer trained here against `twin`'s tiktoken export (itself,
+    unless tiktoken cannot load it)."""
     print(f"trained here ({kind}, vocabulary 10,000)" + (", vs its byte-level twin in tiktoken" if "chars" in kind else
                                                           ", vs its tiktoken export"))
     rows(f"from bpe_core import load_tokenizer\ntok = load_tokenizer({str(path)!r})\n",
@@ -149,8 +164,15 @@ def interface(name: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interface", action="store_true", help="only tiktoken's interface: loading by name, batches")
+    parser.add_argument("--custom", action="store_true", help="only the tokenizers trained with a custom split pattern")
     args = parser.parse_args()
     print(f"machine: {machine_load()}")
+    if args.custom:
+        with tempfile.TemporaryDirectory() as folder:
+            for kind, path in trained_tokenizers(Path(folder), only_custom=True).items():
+                trained(kind, path, path)
+        print(f"machine: {machine_load()}")
+        return
     print("tiktoken's interface")
     for name in ("cl100k_base", "o200k_base"):
         interface(name)

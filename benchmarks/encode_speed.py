@@ -111,7 +111,7 @@ def trained_tokenizers(folder: Path, only_custom: bool = False) -> dict[str, Pat
         "chars, custom pattern": (CUSTOM, "chars"),
     }
     if only_custom:
-        kinds = {"bytes, custom pattern": kinds["bytes, custom pattern"]}
+        kinds = {kind: settings for kind, settings in kinds.items() if "custom" in kind}
     saved = {}
     for kind, (pattern, units) in kinds.items():
         text = corpus if pattern != "none" else corpus[:200_000]  # one piece: merges visit every position
@@ -124,9 +124,15 @@ def trained_tokenizers(folder: Path, only_custom: bool = False) -> dict[str, Pat
     return saved
 
 
+def all_trained(saved: dict[str, Path]) -> None:
+    """Each tokenizer trained here against its tiktoken export; a
+    character-level one, which tiktoken cannot load, against its byte-level
+    twin's."""
+    for kind, path in saved.items():
+        trained(kind, path, saved[kind.replace("chars,", "bytes,")])
+
+
 def trained(kind: str, path: Path, twin: Path) -> None:
-    """A tokenizer trained here against `twin`'s tiktoken export (itself,
-    unless tiktoken cannot load it)."""
     print(f"trained here ({kind}, vocabulary 10,000)" + (", vs its byte-level twin in tiktoken" if "chars" in kind else
                                                           ", vs its tiktoken export"))
     rows(f"from bpe_core import load_tokenizer\ntok = load_tokenizer({str(path)!r})\n",
@@ -169,8 +175,7 @@ def main() -> None:
     print(f"machine: {machine_load()}")
     if args.custom:
         with tempfile.TemporaryDirectory() as folder:
-            for kind, path in trained_tokenizers(Path(folder), only_custom=True).items():
-                trained(kind, path, path)
+            all_trained(trained_tokenizers(Path(folder), only_custom=True))
         print(f"machine: {machine_load()}")
         return
     print("tiktoken's interface")
@@ -182,9 +187,7 @@ def main() -> None:
         bundled(name)
     with tempfile.TemporaryDirectory() as folder:
         saved = trained_tokenizers(Path(folder))
-        twins = {"chars, cl100k": saved["bytes, cl100k"], "chars, custom pattern": saved["bytes, custom pattern"]}
-        for kind, path in saved.items():
-            trained(kind, path, twins.get(kind, path))
+        all_trained(saved)
         print("encode_at_step half-way through training, 100 KB of tiny shakespeare, vs a plain encode")
         for kind in ("bytes, cl100k", "bytes, custom pattern", "chars, cl100k"):
             at_step(kind, saved[kind])

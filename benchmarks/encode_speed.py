@@ -2,6 +2,7 @@
 
     python benchmarks/encode_speed.py              # about a minute
     python benchmarks/encode_speed.py --custom     # only the custom split pattern's rows
+    python benchmarks/encode_speed.py --custom --repeats 9   # the same, steadier on a busy machine
 
 Every figure is a first encode in a fresh process, the median of three
 (see `measure`); loading the vocabulary comes before the clock starts, for
@@ -67,24 +68,28 @@ def offset_jobs(setup: str) -> dict[str, tuple[str, str]]:
     }
 
 
-def cold(contenders: dict[str, tuple[str, str]]) -> dict[str, dict]:
-    """First encodes, in fresh processes taking turns: name -> (setup, call)."""
-    return run_in_turns({name: (setup, f"result = len({call})") for name, (setup, call) in contenders.items()})
+def cold(contenders: dict[str, tuple[str, str]], repeats: int = 3) -> dict[str, dict]:
+    """First encodes, in fresh processes taking turns, the median of
+    `repeats` each: name -> (setup, call)."""
+    return run_in_turns({name: (setup, f"result = len({call})") for name, (setup, call) in contenders.items()}, repeats)
 
 
 def report(label: str, ours: dict, peer: dict, peer_name: str) -> None:
+    """One row: both times, and their ratio by the clock and by CPU time (on
+    a busy machine the clock is the noisier of the two)."""
     print(f"  {label:<40} bpe_core {ours['seconds']:7.3f} s (CPU {ours['cpu_seconds']:6.3f})   "
-          f"{peer_name} {peer['seconds']:7.3f} s (CPU {peer['cpu_seconds']:6.3f})   -> {ratio(ours['seconds'], peer['seconds'])}")
+          f"{peer_name} {peer['seconds']:7.3f} s (CPU {peer['cpu_seconds']:6.3f})   "
+          f"-> {ratio(ours['seconds'], peer['seconds'])} (CPU {ratio(ours['cpu_seconds'], peer['cpu_seconds'])})")
 
 
-def rows(ours_setup: str, peer_setup: str, labels: list[str]) -> None:
+def rows(ours_setup: str, peer_setup: str, labels: list[str], repeats: int = 3) -> None:
     """Encode each text with `tok` (ours) and `enc` (tiktoken); on the new
     words, offsets too."""
     for label in labels:
         text = TEXTS[label]
         runs = cold({"tiktoken": (peer_setup + text, "enc.encode_ordinary(text)"),
                      "plain": (ours_setup + text, "tok.encode_ordinary(text)"),
-                     **(offset_jobs(ours_setup + text) if label == NEW_WORDS else {})})
+                     **(offset_jobs(ours_setup + text) if label == NEW_WORDS else {})}, repeats)
         report(label, runs["plain"], runs["tiktoken"], "tiktoken")
         for name in offset_jobs(""):
             if name in runs:
@@ -124,20 +129,20 @@ def trained_tokenizers(folder: Path, only_custom: bool = False) -> dict[str, Pat
     return saved
 
 
-def all_trained(saved: dict[str, Path]) -> None:
+def all_trained(saved: dict[str, Path], repeats: int = 3) -> None:
     """Each tokenizer trained here against its tiktoken export; a
     character-level one, which tiktoken cannot load, against its byte-level
     twin's."""
     for kind, path in saved.items():
-        trained(kind, path, saved[kind.replace("chars,", "bytes,")])
+        trained(kind, path, saved[kind.replace("chars,", "bytes,")], repeats)
 
 
-def trained(kind: str, path: Path, twin: Path) -> None:
+def trained(kind: str, path: Path, twin: Path, repeats: int = 3) -> None:
     print(f"trained here ({kind}, vocabulary 10,000)" + (", vs its byte-level twin in tiktoken" if "chars" in kind else
                                                           ", vs its tiktoken export"))
     rows(f"from bpe_core import load_tokenizer\ntok = load_tokenizer({str(path)!r})\n",
          f"from bpe_core import load_tokenizer\nfrom bpe_core.formats import to_tiktoken\n"
-         f"enc = to_tiktoken(load_tokenizer({str(twin)!r}))\n", [NEW_WORDS, LONG_PIECES])
+         f"enc = to_tiktoken(load_tokenizer({str(twin)!r}))\n", [NEW_WORDS, LONG_PIECES], repeats)
 
 
 def at_step(kind: str, path: Path) -> None:
@@ -171,11 +176,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interface", action="store_true", help="only tiktoken's interface: loading by name, batches")
     parser.add_argument("--custom", action="store_true", help="only the tokenizers trained with a custom split pattern")
+    parser.add_argument("--repeats", type=int, default=3, help="with --custom: fresh processes per figure (their median)")
     args = parser.parse_args()
     print(f"machine: {machine_load()}")
     if args.custom:
         with tempfile.TemporaryDirectory() as folder:
-            all_trained(trained_tokenizers(Path(folder), only_custom=True))
+            all_trained(trained_tokenizers(Path(folder), only_custom=True), args.repeats)
         print(f"machine: {machine_load()}")
         return
     print("tiktoken's interface")

@@ -87,12 +87,13 @@ class Part:
 
 
 EncodedPart = tuple[Part, tuple[TokenSpan, ...]]  # a part and its tokens, offsets in the part's own UTF-8 text
+Render = Callable[[Sequence[Message], object], list[EncodedPart]]  # (messages, the family's tokenizer) -> the prompt
 
 
 @dataclass(frozen=True)
 class Template:
     family: str  # who uses it, for labels
-    render: Callable[[Sequence[Message], object], list[EncodedPart]]  # (messages, the family's tokenizer)
+    render: Render
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ class ChatPrompt:
     @property
     def template_tokens(self) -> int:
         """What the template adds to the turns' own text: special tokens, its own text, its unpublished tokens."""
-        return self.token_count - sum(len(spans) for part, spans in zip(self.parts, self.part_spans) if part.kind == "text")
+        text = sum(len(spans) for part, spans in zip(self.parts, self.part_spans) if part.kind == "text")
+        return self.token_count - text
 
 
 def check_conversation(messages: Sequence[Message]) -> None:
@@ -287,7 +289,7 @@ def encode_parts(parts: Sequence[Part], tokenizer) -> list[EncodedPart]:
     return encoded
 
 
-def from_parts(parts: Callable[[Sequence[Message]], list[Part]]) -> Callable[[Sequence[Message], object], list[EncodedPart]]:
+def from_parts(parts: Callable[[Sequence[Message]], list[Part]]) -> Render:
     """A template written as parts, encoded with the family's tokenizer."""
     return lambda messages, tokenizer: encode_parts(parts(messages), tokenizer)
 
@@ -330,7 +332,8 @@ def harmony_render(messages: Sequence[Message], tokenizer) -> list[EncodedPart]:
     return parts + _harmony_parts(cue, None, "template", "", encoding, tokenizer)
 
 
-def _harmony_parts(ids: list[int], turn: int | None, content: Kind, heading: str, encoding, tokenizer) -> list[EncodedPart]:
+def _harmony_parts(ids: list[int], turn: int | None, content: Kind, heading: str,
+                   encoding, tokenizer) -> list[EncodedPart]:
     """A rendered message's ids as parts: each special token alone; a run of
     text is the header's (role, channel) before <|message|>, and the
     message's content (of kind `content`, after a template `heading`) from

@@ -88,7 +88,8 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     st.html(chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
                              special_ids=set(tokenizer.special_tokens.values())))
     rows = [{"turn": str(number), "role": message.role, "tokens": prompt.tokens_of(turn),
-             "its text": prompt.tokens_of(turn, ["text"]), "template": prompt.tokens_of(turn, ["special", "template", "unpublished"])}
+             "its text": prompt.tokens_of(turn, ["text"]),
+             "template": prompt.tokens_of(turn, ["special", "template", "unpublished"])}
             for number, (turn, message) in enumerate(enumerate(messages), start=1)]
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})

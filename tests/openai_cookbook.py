@@ -36,7 +36,7 @@ import tiktoken as _tiktoken
 from bpe_core.encodings import tiktoken_encoding
 
 
-class tiktoken:  # noqa: N801 (stands where the cookbook's `import tiktoken` does)
+class tiktoken:  # stands where the cookbook's `import tiktoken` does
     @staticmethod
     def encoding_for_model(model):
         return tiktoken_encoding(_tiktoken.encoding_name_for_model(model))

@@ -42,7 +42,7 @@ def test_the_page_shows_two_families_prompts_with_the_templates_counts():
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
     assert html.count('class="bpe-chat"') == 2
-    assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.S)
+    assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.DOTALL)
     prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
     assert at.code[0].value.rstrip("\n") == prompt.text.rstrip("\n")  # the template's text, to copy (a code block drops the final newline)
     labels = at.selectbox(key="chat_left").options
@@ -98,7 +98,8 @@ def test_llama4_and_gpt_oss_side_by_side():
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
     assert "&lt;|header_start|&gt;" in html and "&lt;|channel|&gt;" in html
-    assert any("the system turn is the developer's “# Instructions”" in shown(caption) for caption in messages(at.caption))
+    captions = [shown(caption) for caption in messages(at.caption)]
+    assert any("the system turn is the developer's “# Instructions”" in caption for caption in captions)
     assert not at.exception
 
 

@@ -309,10 +309,10 @@ def harmony_render(messages: Sequence[Message], tokenizer) -> list[EncodedPart]:
     <|start|>assistant as the cue. Harmony encodes "# Instructions" and the
     instructions as one text; tokens that end inside the heading are the
     template's."""
+    encoding = harmony_encoding()  # first: it says which pip command adds the package, if it is missing
     from openai_harmony import Conversation, DeveloperContent, Role, SystemContent
     from openai_harmony import Message as HarmonyMessage
 
-    encoding = harmony_encoding()
 
     def message_parts(message: HarmonyMessage, turn: int | None, content: Kind, heading: str = "") -> list[EncodedPart]:
         return _harmony_parts(encoding.render(message), turn, content, heading, encoding, tokenizer)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .bundled_files import RANK_FILES, read_checked
 from .encodings import ENCODINGS
+from .zoo import ModelPackageMissing
 
 ENCODINGS_BASE_VARIABLE = "TIKTOKEN_ENCODINGS_BASE"  # openai-harmony's src/tiktoken_ext/public_encodings.rs
 RANK_FILE_NAME = "o200k_base.tiktoken"  # the name it looks for in that folder
@@ -31,8 +32,13 @@ _loading = threading.Lock()  # the variable is the whole process's: one loader a
 def harmony_encoding():
     """openai-harmony's encoding for gpt-oss, read from the bundled o200k_base
     rank file. Loaded once per process (a few seconds)."""
-    from openai_harmony import HarmonyEncodingName, load_harmony_encoding
-
+    try:
+        from openai_harmony import HarmonyEncodingName, load_harmony_encoding
+    except ImportError as error:
+        raise ModelPackageMissing(
+            f"gpt-oss's chat prompts are rendered by OpenAI's openai-harmony, which cannot be imported here ({error}). "
+            "Add it with: pip install openai-harmony"
+        ) from None
     spec = ENCODINGS["o200k_base"]
     ranks = read_checked(RANK_FILES / spec.rank_file, spec.sha256, "Restore it from the project's repository.")
     with _loading, tempfile.TemporaryDirectory() as folder:

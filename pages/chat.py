@@ -11,6 +11,7 @@ from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatErro
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE
+from bpe_core.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_table
@@ -129,7 +130,7 @@ def conversation_and_prompts(names: list[str], with_system: bool, exchanges: int
             for column, name in zip(st.columns(len(names)), names):
                 with column:
                     show_prompt(name, messages)
-        except ChatError as error:
+        except (ChatError, ModelPackageMissing) as error:
             st.warning(markdown_literal(str(error)))
 
 

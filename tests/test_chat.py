@@ -39,7 +39,7 @@ from bpe_core.chat import (
     messages_from_json,
 )
 from bpe_core.encodings import tiktoken_encoding
-from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE
+from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE, ModelPackageMissing
 from tests.cli import run_cli
 from tests.conftest import ROOT
 from tests.openai_cookbook import num_tokens_from_messages
@@ -203,6 +203,14 @@ def test_openai_harmony_loads_from_the_bundled_rank_file_with_no_network(tmp_pat
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout.split() == ["HarmonyGptOss", "False"]
     assert not any(tmp_path.iterdir())  # nothing downloaded or cached
+
+
+def test_without_openai_harmony_gpt_oss_says_which_pip_command_adds_it(monkeypatch):
+    from bpe_core.harmony import harmony_encoding
+
+    monkeypatch.setitem(sys.modules, "openai_harmony", None)  # what an import finds when the package is absent
+    with pytest.raises(ModelPackageMissing, match="pip install openai-harmony"):
+        harmony_encoding.__wrapped__()  # not the cached encoding
 
 
 def cookbook_messages(messages):

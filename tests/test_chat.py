@@ -268,6 +268,19 @@ def test_a_turns_text_that_looks_like_a_special_token_stays_text():
                 assert not set(ids) & set(load_encoding(name).special_tokens.values()), (name, part.text)
 
 
+def test_unpublished_tokens_are_drawn_as_counted_boxes_and_typed_markup_stays_text():
+    from bpe_core.drawing.chat import chat_prompt_html
+
+    messages = [Message("system", "<b>bold</b> & <|start|>"), Message("user", "Hi")]
+    prompt = chat_prompt(messages, "cl100k_base", load_encoding("cl100k_base"))
+    html = chat_prompt_html(prompt)
+    assert html.count('class="bpe-chat-unpublished"') == 3  # two messages' 3 tokens, and the reply's primer
+    assert html.count("message format · 3 tokens") == 2 and "&lt;|start|&gt;assistant&lt;|message|&gt; · 3 tokens" in html
+    assert "<b>" not in html and "</b>" not in html and "&amp;" in html
+    assert f"{prompt.tokens_of(0):,} tokens, {prompt.tokens_of(0) - prompt.tokens_of(0, ['text']):,} of them template" in html
+    assert prompt.tokens_of(0, ["unpublished"]) == 3
+
+
 @pytest.mark.parametrize(("messages", "message"), [
     ([], "empty; add a user turn"),
     ([Message("user", "a"), Message("user", "b")], "turns go user, assistant"),

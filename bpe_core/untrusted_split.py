@@ -3,12 +3,11 @@
 A custom split pattern may backtrack catastrophically (`(?:a|aa)+$` on a
 run of "a"s), and even one that cannot backtrack at all may be quadratic
 over a text: `\\w++x|\\w` on a long word without "x" scans from every
-start to the word's end. A pattern that passes any check of its shape
-may still take minutes on a long enough text, so every custom pattern
-splits under a deadline: the `regex` module's `timeout=`, in CPU seconds
-of this process. It matches with the
-interpreter lock released (`concurrent`), so that a slow pattern in one
-session's view does not hold every other session meanwhile.
+start to the word's end. So vetting a pattern's shape cannot spare it a
+deadline on a long enough text: every custom pattern splits under one, the
+`regex` module's `timeout=`, in CPU seconds of this process. It matches
+with the interpreter lock released (`concurrent`), so that a slow pattern
+in one session's view does not hold every other session meanwhile.
 
 The `regex` module reads its clock every 256 backtracking steps and at the
 start of every match, and that clock is a system call, dearer than

@@ -32,7 +32,7 @@ from .formats.tiktoken_file import parse_tiktoken_ranks
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from .sentencepiece_model import SentencePieceTokenizer
 from .tokenizer import Tokenizer
-from .zoo import ZOO, load_zoo_encoding
+from .zoo import ZOO, load_zoo_encoding, zoo_source
 
 
 ENDOFTEXT = "<|endoftext|>"
@@ -243,6 +243,13 @@ def load_encoding(name: str) -> Tokenizer | SentencePieceTokenizer:
 
 
 get_encoding = load_encoding  # tiktoken's name
+
+
+def encoding_source(name: str) -> str | None:
+    """What `load_encoding(name)` reads, said without reading it: the pinned
+    SHA-256 of an OpenAI rank file, or a zoo model's (see `zoo_source`);
+    None for a zoo model whose package is not installed."""
+    return zoo_source(name) if name in ZOO else f"sha256:{_spec(name).sha256}"
 
 
 def list_encoding_names() -> list[str]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import importlib.resources
 import unicodedata
 from collections.abc import Callable
@@ -249,6 +250,21 @@ ZOO: dict[str, ZooModel] = {
         "anthropic", CLAUDE_LEGACY_FILE.path, "MIT License (anthropic)", _claude_legacy, CLAUDE_LEGACY_FILE,
     ),
 }
+
+
+def zoo_source(name: str) -> str | None:
+    """What a zoo model's tokenizer is read from, said without reading it:
+    its shipped file's pinned SHA-256, or its maker's package and the
+    version installed; None when that package is not installed. Data
+    computed once from a model (shipped measurements) is current while
+    this stays the same."""
+    model = ZOO[name]
+    if model.bundled is not None:
+        return f"sha256:{model.bundled.sha256}"
+    try:
+        return f"{model.package}=={importlib.metadata.version(model.package)}"
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 @functools.cache

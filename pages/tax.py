@@ -22,13 +22,16 @@ from bpe_core.analysis.tax import (
     TRAINING_LINES,
     ParityExperiment,
     TaxRow,
+    costs_of,
     languages,
     parallel_lines,
     parallel_text,
     parity_experiment,
+    tax_rows,
     tax_table,
     training_mix,
 )
+from bpe_core.analysis.tax_costs import shipped_costs
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
@@ -123,8 +126,13 @@ def corpus_texts() -> dict[str, str]:
 
 @st.cache_data(max_entries=64, show_spinner="Measuring every language…")
 def bundled_rows(name: str, base: str) -> list[TaxRow]:
-    """A bundled or zoo encoding over the whole corpus: the same for every session."""
-    return tax_table({name: tokenizer_by_name(name)}, corpus_texts(), base)
+    """A bundled or zoo encoding over the whole corpus, the same for every
+    session: from the costs shipped with the app, or measured once when it
+    is read from other files here (see `bpe_core.analysis.tax_costs`)."""
+    costs = shipped_costs(name)
+    if costs is None:
+        costs = costs_of(tokenizer_by_name(name), corpus_texts())
+    return tax_rows(name, costs, base)
 
 
 def measured_rows(names: list[str], base: str) -> list[TaxRow]:

@@ -31,7 +31,7 @@ from bpe_core.analysis.tax import (
     tax_table,
     training_mix,
 )
-from bpe_core.analysis.tax_costs import shipped_costs
+from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
@@ -128,7 +128,7 @@ def corpus_texts() -> dict[str, str]:
 def bundled_rows(name: str, base: str) -> list[TaxRow]:
     """A bundled or zoo encoding over the whole corpus, the same for every
     session: from the costs shipped with the app, or measured once when it
-    is read from other files here (see `bpe_core.analysis.tax_costs`)."""
+    is read from other files here (see `bpe_core.analysis.shipped_tax`)."""
     costs = shipped_costs(name)
     if costs is None:
         costs = costs_of(tokenizer_by_name(name), corpus_texts())

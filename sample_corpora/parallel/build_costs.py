@@ -5,7 +5,7 @@ first visit neither loads nor measures them.
     python sample_corpora/parallel/build_costs.py
 
 Every name in `bpe_core.encodings.CATALOGUE` whose package is installed is
-measured; see `bpe_core.analysis.tax_costs` for how the page uses the file.
+measured; see `bpe_core.analysis.shipped_tax` for how the page uses the file.
 """
 
 import sys
@@ -14,7 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.tax import costs_of, languages, parallel_text  # noqa: E402
-from bpe_core.analysis.tax_costs import ShippedCosts, write_shipped  # noqa: E402
+from bpe_core.analysis.shipped_tax import ShippedCosts, write_shipped  # noqa: E402
 from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding  # noqa: E402
 from bpe_core.zoo import ModelPackageMissing  # noqa: E402
 

@@ -1,12 +1,12 @@
 """The bundled tokenizers' costs on the parallel corpus, shipped with the app
-(`bpe_core.analysis.tax_costs`): they are today's tokenizers' on today's
+(`bpe_core.analysis.shipped_tax`): they are today's tokenizers' on today's
 texts, and the page measures anew whatever they are not."""
 
 import pytest
 
-from bpe_core.analysis import tax_costs
+from bpe_core.analysis import shipped_tax
 from bpe_core.analysis.tax import costs_of, languages, parallel_text
-from bpe_core.analysis.tax_costs import corpus_sha256, read_shipped, shipped, shipped_costs
+from bpe_core.analysis.shipped_tax import corpus_sha256, read_shipped, shipped, shipped_costs
 from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding
 
 
@@ -28,18 +28,18 @@ def test_the_shipped_costs_are_todays_tokenizers_on_todays_texts():
 
 
 def test_a_tokenizer_read_from_other_files_is_measured_anew(monkeypatch):
-    monkeypatch.setattr(tax_costs, "encoding_source", lambda name: "llama-models==99.0" if name == "llama3" else
+    monkeypatch.setattr(shipped_tax, "encoding_source", lambda name: "llama-models==99.0" if name == "llama3" else
                         encoding_source(name))
     assert shipped_costs("llama3") is None
     assert shipped_costs("gpt2") is not None
-    monkeypatch.setattr(tax_costs, "encoding_source", lambda name: None)  # its package is not installed
+    monkeypatch.setattr(shipped_tax, "encoding_source", lambda name: None)  # its package is not installed
     assert shipped_costs("gpt2") is None
 
 
 def test_costs_measured_on_other_texts_are_not_used(tmp_path):
     path = tmp_path / "token_costs.json"
     stored = read_shipped()
-    tax_costs.write_shipped(stored, path)
+    shipped_tax.write_shipped(stored, path)
     assert read_shipped(path) == stored
     path.write_text(path.read_text().replace(corpus_sha256(), "0" * 64))
     assert read_shipped(path) == {}

@@ -22,8 +22,8 @@ from bpe_core.analysis.algorithms import (
 )
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_algorithms import BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, shipped_three
-from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
 from bpe_core.drawing.algorithms import algorithm_figure, algorithm_frame, only_here_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.hf_trainers import HFTokenizer

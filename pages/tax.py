@@ -17,6 +17,7 @@ import streamlit as st
 from bpe_core import PRESETS, Tokenizer
 from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
@@ -31,7 +32,6 @@ from bpe_core.analysis.tax import (
     tax_table,
     training_mix,
 )
-from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,

@@ -14,10 +14,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bpe_core import train  # noqa: E402
 from bpe_core.analysis.compression import (  # noqa: E402
-    HELD_OUT_FRACTION, chart_corpora, corpus_curves, corpus_text, reference_points, split_held_out,
+    HELD_OUT_FRACTION,
+    chart_corpora,
+    corpus_curves,
+    corpus_text,
+    reference_points,
+    split_held_out,
 )
 from bpe_core.analysis.shipped_compression import (  # noqa: E402
-    DEFAULT_CORPORA, DEFAULT_SETTINGS, curves_key, reference_key, write_shipped,
+    DEFAULT_CORPORA,
+    DEFAULT_SETTINGS,
+    curves_key,
+    reference_key,
+    write_shipped,
 )
 from bpe_core.encodings import CATALOGUE  # noqa: E402
 from bpe_core.zoo import ModelPackageMissing  # noqa: E402

@@ -15,7 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bpe_core import train  # noqa: E402
 from bpe_core.analysis.algorithms import RIVALS, corpus_parts, train_rival  # noqa: E402
 from bpe_core.analysis.shipped_algorithms import (  # noqa: E402
-    BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, write_shipped,
+    BPE_PATTERN,
+    DEFAULT_CORPUS,
+    DEFAULT_VOCAB_SIZE,
+    write_shipped,
 )
 
 

@@ -9,7 +9,11 @@ import pytest
 from bpe_core import train
 from bpe_core.analysis.algorithms import ALGORITHMS, RIVALS, corpus_parts, measure_algorithm, train_rival, word_language
 from bpe_core.analysis.shipped_algorithms import (
-    BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, shipped_three, write_shipped,
+    BPE_PATTERN,
+    DEFAULT_CORPUS,
+    DEFAULT_VOCAB_SIZE,
+    shipped_three,
+    write_shipped,
 )
 from pages.common import tokenizers
 from tests.apptest import open_page

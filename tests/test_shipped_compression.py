@@ -7,10 +7,20 @@ import pytest
 from bpe_core import train
 from bpe_core.analysis import compression, shipped_compression
 from bpe_core.analysis.compression import (
-    HELD_OUT_FRACTION, chart_corpora, corpus_curves, corpus_text, reference_points, split_held_out,
+    HELD_OUT_FRACTION,
+    chart_corpora,
+    corpus_curves,
+    corpus_text,
+    reference_points,
+    split_held_out,
 )
 from bpe_core.analysis.shipped_compression import (
-    DEFAULT_CORPORA, DEFAULT_SETTINGS, read_shipped, shipped_curves, shipped_reference, write_shipped,
+    DEFAULT_CORPORA,
+    DEFAULT_SETTINGS,
+    read_shipped,
+    shipped_curves,
+    shipped_reference,
+    write_shipped,
 )
 from bpe_core.encodings import CATALOGUE
 from pages.common import tokenizers

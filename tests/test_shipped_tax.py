@@ -5,8 +5,8 @@ texts, and the page measures anew whatever they are not."""
 import pytest
 
 from bpe_core.analysis import shipped_tax
-from bpe_core.analysis.tax import costs_of, languages, parallel_text
 from bpe_core.analysis.shipped_tax import corpus_sha256, read_shipped, shipped, shipped_costs
+from bpe_core.analysis.tax import costs_of, languages, parallel_text
 from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bpe_core.analysis.tax import costs_of, languages, parallel_text  # noqa: E402
 from bpe_core.analysis.shipped_tax import ShippedCosts, write_shipped  # noqa: E402
+from bpe_core.analysis.tax import costs_of, languages, parallel_text  # noqa: E402
 from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding  # noqa: E402
 from bpe_core.zoo import ModelPackageMissing  # noqa: E402
 

@@ -252,6 +252,7 @@ ZOO: dict[str, ZooModel] = {
 }
 
 
+@functools.cache  # a process keeps the package it imported
 def zoo_source(name: str) -> str | None:
     """What a zoo model's tokenizer is read from, said without reading it:
     its shipped file's pinned SHA-256, or its maker's package and the

@@ -10,7 +10,7 @@ from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
 from bpe_core.analysis.training_view import held_steps
 from bpe_core.budgeted_training import OverBudgetError
-from bpe_core.corpus import corpus_fingerprint, count_pieces
+from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
@@ -23,9 +23,9 @@ from bpe_core.samples import catalog
 from bpe_core.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
-from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
-    TRAINING_BUDGET, Recipe, TrainedTokenizer, TrainingCancelled, session_trained, train_on, training_key,
+    TRAINING_BUDGET, Recipe, TrainedTokenizer, TrainingCancelled, corpus_pieces, session_trained, train_on,
+    training_key,
 )
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
@@ -144,16 +144,6 @@ def show_pieces(corpus, pattern: str) -> None:
 
 
 # ---------------------------------------------------------------- training
-
-
-PIECE_COUNTS = SharedCache(max_entries=8, max_bytes=200_000_000)  # read-only, shared by every session
-
-
-def corpus_pieces(fingerprint: str, corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
-    return PIECE_COUNTS.get_or_make(
-        (fingerprint, pattern, special_tokens), lambda: count_pieces(corpus, pattern, special_tokens),
-        lambda pieces: sum(100 + 2 * len(piece) for piece in pieces),  # a dict entry, a str and an int
-    )
 
 
 def train_or_keep_previous(corpus, label: str, sample_id: str | None, settings: dict) -> None:

@@ -130,6 +130,23 @@ def test_a_session_keeps_its_tokenizer_and_view_when_other_visitors_push_them_ou
     assert component_data(at)["step"] == 3 and component_data(at)["merges"] == shown["merges"]
 
 
+def test_a_corpus_is_split_and_counted_once_however_many_visits_show_it(monkeypatch):
+    """The pieces beside each merge are counted once for every session and
+    rerun: a cache made in the page's own script would start empty at every
+    run (the script runs anew), and the count would be redone each time."""
+    import pages.common.tokenizers
+    from pages.common.shared_cache import SharedCache
+
+    counted = []
+    count_pieces = pages.common.tokenizers.count_pieces
+    monkeypatch.setattr(pages.common.tokenizers, "PIECE_COUNTS", SharedCache(max_entries=8, max_bytes=200_000_000))
+    monkeypatch.setattr(pages.common.tokenizers, "count_pieces", lambda *args: counted.append(args) or count_pieces(*args))
+    first_visit = open_page("pages/train.py")
+    tell_position(first_visit, "train_stepper", 3)
+    open_page("pages/train.py")  # another visitor
+    assert len(counted) == 1
+
+
 @pytest.mark.parametrize("asked", ["-1", "3.5", "Infinity", "1e309", "9" * 5000, "x"])
 def test_a_link_with_an_impossible_step_opens_at_step_0(asked):
     assert component_data(open_page("pages/train.py", query={"train_step": asked}))["step"] == 0

@@ -18,7 +18,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
-from bpe_core.corpus import corpus_fingerprint
+from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
 from bpe_core.patterns import PRESET_LABELS
@@ -148,6 +148,7 @@ TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
 TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)
 TRAINING_JOBS: SharedJobs[Tokenizer] = SharedJobs()  # visitors asking for the same training at once share it
 CANCELLED = "training_cancelled"  # session key: the training the user cancelled
+PIECE_COUNTS = SharedCache(max_entries=8, max_bytes=200_000_000)  # read-only, shared by every session
 
 
 class TrainingCancelled(ValueError):
@@ -294,3 +295,14 @@ def tokenizer_by_name(name: str) -> Tokenizer:
     if name in BUNDLED_ENCODINGS:
         return bundled_encoding(name)
     raise KeyError(f"No tokenizer {name!r} in this session.")
+
+
+def corpus_pieces(fingerprint: str, corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:
+    """A corpus's pieces and their counts under a split pattern (what the
+    training view shows beside each merge), counted once for every session:
+    kept here, in a module the server imports once, because a page's own
+    script runs anew at every rerun and a cache made there starts empty."""
+    return PIECE_COUNTS.get_or_make(
+        (fingerprint, pattern, special_tokens), lambda: count_pieces(corpus, pattern, special_tokens),
+        lambda pieces: sum(100 + 2 * len(piece) for piece in pieces),  # a dict entry, a str and an int
+    )

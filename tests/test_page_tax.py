@@ -11,14 +11,22 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import budgeted_jobs, train
-from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text, parity_experiment, tax_table, training_mix
+from bpe_core.analysis.tax import (
+    HELD_OUT_LINES,
+    parallel_lines,
+    parallel_text,
+    parity_experiment,
+    tax_table,
+    training_mix,
+)
 from bpe_core.analysis.words import count_words
 from bpe_core.encodings import CATALOGUE, tiktoken_encoding
 from bpe_core.machine_turns import MachineTurns
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
-from tests.apptest import messages, open_page as open_app
+from tests.apptest import messages
+from tests.apptest import open_page as open_app
 from tests.test_zoo import maker_encode
 
 PAGE = "pages/tax.py"

@@ -301,9 +301,10 @@ def experiments_shown(at: AppTest) -> tuple[bool, bool]:
 
 
 @pytest.mark.slow  # seconds: worker processes
-def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays():
+def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypatch):
     """A click on Cancel stops the job at once (see test_hostile_input) and
     marks the training cancelled in the session: the next run says so."""
+    monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))  # none trained
     mix_key = tokenizers.training_key(training_mix({"en": 1}), tax_experiments.mix_settings(2_000, "o200k"))
     at = open_page(query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key})
     assert "Training was cancelled; change the corpus or a setting to train again." in messages(at.warning)

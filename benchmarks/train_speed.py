@@ -3,6 +3,7 @@ rustbpe and bpeasy (trainers written in Rust), and the naive trainer.
 
     python benchmarks/train_speed.py            # 1 MB and 10 MB, vocabulary 10,000 (about a minute)
     python benchmarks/train_speed.py --large    # and 50 MB, vocabulary 32,000 (a few minutes more)
+    python benchmarks/train_speed.py --app-only # 1 MB only: the command line, the app's worker, Hugging Face
 
 Every contender splits with the GPT-4 (cl100k) pattern and learns the same
 vocabulary size from the same file, read from disk in its job; each runs in
@@ -66,6 +67,32 @@ def bpe_core(path: Path, vocab_size: int) -> tuple[str, str]:
     )
 
 
+# Training as the app runs it for a visitor (`budgeted_training`): in a
+# worker process with a memory cap and a deadline, once a core is free. Its
+# turns are this process's own, so that other programs' jobs on this machine
+# do not queue with it. The fork server is up, as in a server that has run a
+# job before (or warmed its workers at start).
+APP_WORKER_SETUP = (
+    "import tempfile\nfrom bpe_core import budgeted_jobs\nfrom bpe_core.machine_turns import MachineTurns\n"
+    "from bpe_core.budgeted_training import Budget, train_within_budget\n"
+    "budgeted_jobs.MACHINE_TURNS = MachineTurns(tempfile.mkdtemp(), 2)\n"
+    "BUDGET = Budget(seconds=600, memory_bytes=4_000_000_000)\n"
+    "train_within_budget('warm up', BUDGET, num_merges=1)\n"
+)
+
+
+def app_worker(path: Path, vocab_size: int, spare: bool) -> tuple[str, str]:
+    """bpe_core in the app's bounded worker: with a worker process started
+    before the job came (`SpareWorkers`, as the app does now), or started
+    when the job came (as it did before)."""
+    setup = APP_WORKER_SETUP + ("budgeted_jobs.SPARE_WORKERS.prepare()" if spare else
+                                "budgeted_jobs.SPARE_WORKERS.close()\nbudgeted_jobs.SPARE_WORKERS.prepare = lambda: None")
+    job = (f"text = open({str(path)!r}, encoding='utf-8').read()\n"
+           f"tok = train_within_budget(text, BUDGET, vocab_size={vocab_size}, pattern='cl100k')\n"
+           "result = len(tok.merges)")
+    return setup, job
+
+
 def hugging_face(path: Path, vocab_size: int) -> tuple[str, str]:
     return (
         PATTERN_SETUP + "from tokenizers import Tokenizer, Regex, models, pre_tokenizers, trainers\n"
@@ -114,11 +141,15 @@ def figures(name: str, run: dict) -> str:
             f"   (runs {', '.join(f'{seconds:.2f}' for seconds in run['runs'])} s)")
 
 
-def row(label: str, path: Path, vocab_size: int) -> dict:
-    """Train with every contender, taking turns (see `measure.run_in_turns`)."""
+def row(label: str, path: Path, vocab_size: int, app: bool = False, peers: dict = PEERS) -> dict:
+    """Train with every contender, taking turns (see `measure.run_in_turns`);
+    with `app`, bpe_core in the app's bounded worker too."""
     print(f"train, {label}: {path.name}, {path.stat().st_size / 1e6:.1f} MB, GPT-4 pattern, vocabulary {vocab_size:,}")
     jobs = {"bpe_core": bpe_core(path, vocab_size)}
-    for name, (module, job) in PEERS.items():
+    if app:
+        jobs["app worker, started before"] = app_worker(path, vocab_size, spare=True)
+        jobs["app worker, started then"] = app_worker(path, vocab_size, spare=False)
+    for name, (module, job) in peers.items():
         if importlib.util.find_spec(module) is None:
             print(f"   {name:<24} not installed")
         else:
@@ -126,11 +157,16 @@ def row(label: str, path: Path, vocab_size: int) -> dict:
     runs = run_in_turns(jobs)
     ours = runs.pop("bpe_core")
     print(figures("bpe_core", ours))
+    in_app = {name: runs.pop(name) for name in list(runs) if name.startswith("app worker")}
+    for name, run in in_app.items():
+        print(figures(name, run))
     for name, peer in runs.items():
         print(figures(name, peer))
         print(f"   {'':<24} -> bpe_core takes {ratio(ours['seconds'], peer['seconds'])} its time "
               f"({ratio(ours['cpu_seconds'], peer['cpu_seconds'])} its CPU time), "
               f"{ratio(ours['peak_mb'], peer['peak_mb'])} its peak memory")
+        for name, run in in_app.items():
+            print(f"   {'':<24} -> the {name} takes {ratio(run['seconds'], peer['seconds'])} its time")
     return ours
 
 
@@ -138,10 +174,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="add the 50 MB row (vocabulary 32,000)")
     parser.add_argument("--naive-merges", type=int, default=12, help="merges the naive trainer really runs")
+    parser.add_argument("--app-only", action="store_true", help="the 1 MB row only, with Hugging Face as the peer")
     args = parser.parse_args()
     print(f"machine: {machine_load()}")
+    if args.app_only:
+        row("1 MB", ENGLISH, 10_000, app=True, peers={"Hugging Face tokenizers": PEERS["Hugging Face tokenizers"]})
+        print(f"machine: {machine_load()}")
+        return
 
-    ours = row("1 MB", ENGLISH, 10_000)
+    ours = row("1 MB", ENGLISH, 10_000, app=True)
     slow = naive(ENGLISH, args.naive_merges)
     lengths = [ENGLISH.stat().st_size] + ours["result"]  # corpus tokens before each merge
     seconds_per_token = slow["seconds"] / sum(slow["result"][: args.naive_merges])

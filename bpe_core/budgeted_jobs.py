@@ -7,7 +7,8 @@ visitor's clicks meanwhile (Python runs one thread at a time). So heavy
 work for a visitor (training, by this engine or Hugging Face's; counting a
 tokenizer on a large corpus) runs in a throwaway process with a memory cap
 and a deadline, one job per core of the machine at a time (see
-`machine_turns`). The caller hears progress at least four times a second,
+`machine_turns`). The process is started before the job comes (see
+`SpareWorkers`), so that a short job does not wait for it. The caller hears progress at least four times a second,
 and its place in line while every core is busy; it may stop the job at any
 moment (an exception raised in `progress` or `waiting` ends it: the process
 is killed).
@@ -22,7 +23,10 @@ each message saying what to do instead.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import os
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -34,6 +38,9 @@ from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs
+# A job yields the CPU to the server's own work (drawing pages for every
+# other visitor) whenever both want it: it only takes a little longer.
+NICENESS = 10
 
 
 @dataclass(frozen=True)
@@ -76,23 +83,20 @@ def run_within_budget(
     memory or time, OverBudgetError; a bug in the job, RuntimeError with
     its traceback."""
     with _turn(words, waiting):
-        context = worker_context()
-        receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=_in_the_process, args=(job, arguments, budget, sender))  # not a daemon:
-        process.start()  # it may start helpers of its own
-        sender.close()
+        process, connection = SPARE_WORKERS.take()
+        connection.send((job, arguments, budget))
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
         done = (0, 0)
         try:
             while True:
-                if not receiver.poll(max(0.0, min(0.25, hard_stop - time.monotonic()))):
+                if not connection.poll(max(0.0, min(0.25, hard_stop - time.monotonic()))):
                     if time.monotonic() >= hard_stop:
                         raise OverBudgetError(_over_time(words, budget))
                     if progress is not None:  # while the job reports nothing: the caller may stop it
                         progress(*done)
                     continue
                 try:
-                    kind, value = receiver.recv()
+                    kind, value = connection.recv()
                 except EOFError:  # the process died without a word: the kernel stopped it
                     raise OverBudgetError(_over_memory(words, budget)) from None
                 if kind == "progress":
@@ -112,6 +116,7 @@ def run_within_budget(
                 else:  # "failed": a bug, to be seen in full
                     raise RuntimeError(f"{words.doing} failed in its worker process:\n{value}")
         finally:
+            connection.close()
             process.kill()
             process.join()
 
@@ -129,25 +134,82 @@ def _turn(words: JobWords, waiting: Callable[[int], None] | None) -> Iterator[No
         ) from None
 
 
-def _in_the_process(job: Callable, arguments: tuple, budget: Budget, sender) -> None:
-    """In the job's process: cap memory, run the job, send its result."""
+class SpareWorkers:
+    """A worker process started before a job needs it, so that a job starts
+    at once: starting one costs a fork of the fork server and, when the
+    server was started as a script (`streamlit run`), a second run of that
+    script, which imports Streamlit again (about a second in all on a busy
+    machine). Each worker runs one job and ends; its replacement starts in
+    the background meanwhile. A spare waits for its job without a memory
+    cap or a clock: both start when the job arrives."""
+
+    def __init__(self):
+        self._spare: tuple | None = None  # (process, connection) of the worker waiting for a job
+        self._lock = threading.Lock()
+        atexit.register(self.close)  # an idle spare would hold up this process's exit
+
+    def take(self) -> tuple:
+        """A worker waiting for its job (started now if none is ready): its
+        process and its end of their pipe. Its replacement starts at once."""
+        with self._lock:
+            ready, self._spare = self._spare, None
+            if ready is None or not ready[0].is_alive():
+                ready = _start_worker()
+        threading.Thread(target=self.prepare, name="spare worker", daemon=True).start()
+        return ready
+
+    def prepare(self) -> None:
+        """Start a spare worker unless one is ready (at server start, for the first job)."""
+        with self._lock:
+            if self._spare is None:
+                self._spare = _start_worker()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._spare is not None:
+                process, connection = self._spare
+                connection.close()
+                process.kill()
+                process.join()
+                self._spare = None
+
+
+def _start_worker() -> tuple:
+    context = worker_context()
+    ours, theirs = context.Pipe()
+    process = context.Process(target=_in_the_process, args=(theirs,), name="budgeted job")  # not a daemon:
+    process.start()  # its job may start helpers of its own
+    theirs.close()
+    return process, ours
+
+
+def _in_the_process(connection) -> None:
+    """In the worker's process: wait for a job, cap memory, run it, send its result."""
+    try:
+        job, arguments, budget = connection.recv()
+    except EOFError:  # the server ended, or closed its spare
+        return
     deadline = time.monotonic() + budget.seconds
     cap_memory(budget.memory_bytes)
+    os.nice(NICENESS)
     try:
-        result = job(*arguments, deadline=deadline, progress=lambda *done: sender.send(("progress", done)))
-        sender.send(("done", result))
+        result = job(*arguments, deadline=deadline, progress=lambda *done: connection.send(("progress", done)))
+        connection.send(("done", result))
     except OutOfTime:
-        sender.send(("time", None))
+        connection.send(("time", None))
     except MemoryError:
-        sender.send(("memory", None))
+        connection.send(("memory", None))
     except ImportError as error:  # a library the job loads late may not fit under the cap either
-        sender.send(("memory", None) if "failed to map segment" in str(error) else ("failed", traceback.format_exc()))
+        connection.send(("memory", None) if "failed to map segment" in str(error) else ("failed", traceback.format_exc()))
     except PatternError as error:
-        sender.send(("pattern", str(error)))
+        connection.send(("pattern", str(error)))
     except ValueError as error:
-        sender.send(("refused", str(error)))
+        connection.send(("refused", str(error)))
     except Exception:  # noqa: BLE001 - anything else is a bug: the caller shows it whole
-        sender.send(("failed", traceback.format_exc()))
+        connection.send(("failed", traceback.format_exc()))
+
+
+SPARE_WORKERS = SpareWorkers()
 
 
 def cap_memory(extra_bytes: int) -> None:

@@ -1,6 +1,7 @@
 """Training for a visitor, within a budget, in a process of its own (see
-`budgeted_jobs`): BPE by this engine, and Hugging Face's WordPiece and
-Unigram for the Three algorithms page.
+`budgeted_jobs`): BPE by this engine, Hugging Face's WordPiece and Unigram
+for the Three algorithms page, and the Tax page's parity experiment (plain
+against parity-aware BPE, by Hugging Face).
 
 When BPE's time runs out, the merges learned so far are the result (its
 `stop_reason` says so); Hugging Face's trainers cannot stop early, so they
@@ -14,18 +15,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
+from .analysis.tax import ParityExperiment, parity_experiment
 from .budgeted_jobs import Budget, JobWords, OutOfTime, OverBudgetError, run_within_budget
 from .hf_trainers import HFTokenizer
 from .tokenizer import Tokenizer
 from .training import train
 
-__all__ = ["Budget", "OverBudgetError", "train_rival_within_budget", "train_within_budget"]
+__all__ = ["Budget", "OverBudgetError", "parity_within_budget", "train_rival_within_budget", "train_within_budget"]
 
 TRAINING = JobWords(
     doing="Training this corpus",
     too_slow="could not even start learning merges",
     instead="train it with the command line (python -m bpe_core train FILE ...), then load the saved tokenizer on "
     "Inspect or Vocabulary",
+)
+PARITY_TRAINING = JobWords(
+    doing="Training plain and parity-aware BPE",
+    instead="choose fewer merges, or run it with the command line (python -m bpe_core tax --parity MERGES)",
 )
 
 
@@ -68,3 +74,27 @@ def train_rival_within_budget(
 
 def _untimed(trainer, arguments: tuple, *, deadline: float, progress) -> HFTokenizer:
     return trainer(*arguments)
+
+
+def parity_within_budget(
+    num_merges: int,
+    base: str,
+    budget: Budget,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    waiting: Callable[[int], None] | None = None,
+) -> ParityExperiment:
+    """`analysis.tax.parity_experiment(num_merges, base)` within `budget`,
+    once a core is free, reporting its stages as progress. Hugging Face's
+    trainers cannot stop early: past the deadline the experiment stops at
+    its next stage, with OverBudgetError."""
+    return run_within_budget(_parity, (num_merges, base), budget, PARITY_TRAINING, progress=progress, waiting=waiting)
+
+
+def _parity(num_merges: int, base: str, *, deadline: float, progress) -> ParityExperiment:
+    def report(done: int, total: int) -> None:
+        if time.monotonic() > deadline:
+            raise OutOfTime
+        progress(done, total)
+
+    return parity_experiment(num_merges, base, progress=report)

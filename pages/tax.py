@@ -14,25 +14,23 @@ import html
 
 import streamlit as st
 
-from bpe_core import PRESETS, Tokenizer
+from bpe_core import PRESETS
 from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
-    ParityExperiment,
     TaxRow,
     costs_of,
     languages,
     parallel_lines,
     parallel_text,
-    parity_experiment,
     tax_rows,
     tax_table,
-    training_mix,
 )
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.budgeted_training import OverBudgetError
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
     POINT_SIZE,
@@ -65,16 +63,25 @@ from bpe_core.udhr import source as udhr_source
 from pages.common.declaration_counts import declaration_counts
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_figure, show_table
+from pages.common.tax_experiments import (
+    DEFAULT_MERGES,
+    DEFAULT_PATTERN,
+    DEFAULT_VOCAB_SIZE,
+    mix_held_out_rows,
+    mix_tokenizer,
+    openai_held_out_rows,
+    parity_result,
+)
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
     DISTINCT_ENCODINGS,
     OPENAI_ENCODINGS,
+    TrainingCancelled,
     loadable_encodings,
     tokenizer_by_name,
     tokenizer_choices,
-    train_on,
 )
-from pages.common.url_state import LINKED, labelled_choice, whole_number_input
+from pages.common.url_state import LINKED, labelled_choice, labelled_choices, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -104,6 +111,9 @@ page_header(
 
 def language_label(code: str) -> str:
     return f"{LANGUAGES[code].name} — {LANGUAGES[code].native_name}"
+
+
+LANGUAGE_LABELS = {code: language_label(code) for code in LANGUAGES}
 
 
 def premium_columns(names: list[str]) -> dict:
@@ -230,10 +240,7 @@ def show_cost(base: str) -> None:
     st.subheader("What does it cost?")
     choices = tokenizer_choices()
     columns = st.columns(4)
-    name = columns[0].selectbox(
-        "Tokenizer", list(choices), index=list(choices).index("o200k_base"), format_func=choices.get,
-        key="tax_cost_tokenizer", **LINKED,
-    )
+    name = labelled_choice(columns[0], "Tokenizer", choices, key="tax_cost_tokenizer", default="o200k_base")
     price = columns[1].number_input(
         "Price per million tokens ($)", min_value=0.0, value=2.50, step=0.25, format="%.2f",
         key="tax_price", **LINKED,
@@ -273,14 +280,10 @@ def show_side_by_side() -> None:
     )
     columns = st.columns(4)
     sentence = columns[0].slider("Sentence", 1, SENTENCES, 1, key="tax_sentence", **LINKED)
-    codes = list(LANGUAGES)
-    left = columns[1].selectbox("Language", codes, index=codes.index("en"), format_func=language_label,
-                                key="tax_left", **LINKED)
-    right = columns[2].selectbox("Other language", codes, index=codes.index("hi"), format_func=language_label,
-                                 key="tax_right", **LINKED)
-    choices = tokenizer_choices()
-    name = columns[3].selectbox("Tokenizer", list(choices), index=list(choices).index("cl100k_base"),
-                                format_func=choices.get, key="tax_view_tokenizer", **LINKED)
+    left = labelled_choice(columns[1], "Language", LANGUAGE_LABELS, key="tax_left", default="en")
+    right = labelled_choice(columns[2], "Other language", LANGUAGE_LABELS, key="tax_right", default="hi")
+    name = labelled_choice(columns[3], "Tokenizer", tokenizer_choices(), key="tax_view_tokenizer",
+                           default="cl100k_base")
     tokenizer = tokenizer_by_name(name)
     for column, code in zip(st.columns(2), (left, right)):
         text = parallel_lines(code)[sentence - 1]
@@ -297,10 +300,8 @@ def choose_mix() -> dict[str, int] | None:
     """Language code -> weight (how often its training sentences are
     repeated), or None after saying why there is no mix."""
     everyone = {code: 1 for code in LANGUAGES}
-    mix = st.segmented_control(
-        "Training mix", list(MIXES), default="english", required=True, format_func=MIXES.get,
-        key="tax_mix", **LINKED,
-    )
+    mix = labelled_choice(st, "Training mix", MIXES, key="tax_mix", default="english", widget="segmented_control",
+                          required=True)
     if mix == "english":
         return {"en": 1}
     if mix == "equal":
@@ -308,24 +309,16 @@ def choose_mix() -> dict[str, int] | None:
     if mix == "hindi":
         return {**everyone, "hi": 8}
     columns = st.columns([3, 2, 2])
-    chosen = columns[0].multiselect("Languages", list(LANGUAGES), default=["en", "hi"], format_func=language_label,
-                                    key="tax_custom_languages", **LINKED)
+    chosen = labelled_choices(columns[0], "Languages", LANGUAGE_LABELS, key="tax_custom_languages",
+                              default=["en", "hi"])
     if not chosen:
         st.info("Choose at least one language for the custom mix.")
         return None
-    emphasised = columns[1].selectbox("Emphasised language", chosen, index=len(chosen) - 1, format_func=language_label,
-                                      key="tax_custom_emphasis", **LINKED)
+    emphasised = labelled_choice(columns[1], "Emphasised language", {code: LANGUAGE_LABELS[code] for code in chosen},
+                                 key="tax_custom_emphasis", default=chosen[-1])
     weight = columns[2].slider(f"Weight of {LANGUAGES[emphasised].name}", 1, 16, 8, key="tax_custom_weight",
                                **LINKED, help="How many times its training sentences are repeated.")
     return {**{code: 1 for code in chosen}, emphasised: weight}
-
-
-def mix_tokenizer(mix: tuple[tuple[str, int], ...], vocab_size: int, pattern: str) -> Tokenizer:
-    """Trained on the training sentences of the mix, shared by every session.
-
-    min_count=2 stops at pairs seen only once, so the trainer does not
-    memorise the one-off pairs of a single passage."""
-    return train_on(training_mix(dict(mix)), vocab_size=vocab_size, pattern=pattern, min_count=2)
 
 
 def show_experiment(base: str) -> None:
@@ -337,16 +330,19 @@ def show_experiment(base: str) -> None:
     )
     weights = choose_mix()
     columns = st.columns(2)
-    vocab_size = whole_number_input(columns[0], "Vocabulary size", key="tax_vocab", value=2_000, min_value=300,
-                                    max_value=20_000, step=500)
-    pattern = columns[1].selectbox("Split pattern", list(PRESETS), index=list(PRESETS).index("o200k"),
-                                   format_func=PRESET_LABELS.get, key="tax_pattern", **LINKED)
+    vocab_size = whole_number_input(columns[0], "Vocabulary size", key="tax_vocab", value=DEFAULT_VOCAB_SIZE,
+                                    min_value=300, max_value=20_000, step=500)
+    pattern = labelled_choice(columns[1], "Split pattern", {name: PRESET_LABELS[name] for name in PRESETS},
+                              key="tax_pattern", default=DEFAULT_PATTERN)
     if weights is None:
         return
-    tokenizer = mix_tokenizer(tuple(sorted(weights.items())), int(vocab_size), pattern)
-    held_out = {code: parallel_text(code, HELD_OUT_LINES) for code in LANGUAGES}
-    tokenizers = {TRAINED_ON_MIX: tokenizer, **{name: tokenizer_by_name(name) for name in OPENAI_ENCODINGS}}
-    rows = tax_table(tokenizers, held_out, base)
+    try:
+        tokenizer = mix_tokenizer(weights, int(vocab_size), pattern)
+    except (TrainingCancelled, OverBudgetError) as stopped:
+        st.warning(markdown_literal(str(stopped)))
+        return
+    rows = mix_held_out_rows(tokenizer.fingerprint, base, TRAINED_ON_MIX, tokenizer) + openai_held_out_rows(base)
+    tokenizers = [TRAINED_ON_MIX, *OPENAI_ENCODINGS]
     show_figure(experiment_figure(rows, LANGUAGES, base, TRAINED_ON_MIX, weights), key="tax_experiment")
     st.markdown(
         "Languages in the mix (in bold, with their weight) get the lowest premiums: BPE merges the pairs it sees "
@@ -359,13 +355,7 @@ def show_experiment(base: str) -> None:
     if tokenizer.stop_reason:
         st.caption(f"Training stopped early at {tokenizer.n_vocab:,} tokens: {tokenizer.stop_reason}.")
     with st.expander("The numbers"):
-        show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(list(tokenizers)))
-
-
-@st.cache_resource(max_entries=8, show_spinner="Training plain and parity-aware BPE on 30 languages…")
-def cached_parity_experiment(num_merges: int, base: str) -> ParityExperiment:
-    """Both tokenizers, trained once per vocabulary size for every session (a second or so)."""
-    return parity_experiment(num_merges, base)
+        show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(tokenizers))
 
 
 def show_parity_experiment(base: str) -> None:
@@ -379,9 +369,13 @@ def show_parity_experiment(base: str) -> None:
         "balances on those same parallel sentences, and both are measured on sentences "
         f"{HELD_OUT_LINES.start + 1}–{SENTENCES}, which neither saw."
     )
-    merges = whole_number_input(st, "Merges (both tokenizers)", key="tax_parity_merges", value=1_500, min_value=100,
-                                max_value=5_000, step=250)
-    experiment = cached_parity_experiment(int(merges), base)
+    merges = whole_number_input(st, "Merges (both tokenizers)", key="tax_parity_merges", value=DEFAULT_MERGES,
+                                min_value=100, max_value=5_000, step=250)
+    try:
+        experiment = parity_result(int(merges), base)
+    except (TrainingCancelled, OverBudgetError) as stopped:
+        st.warning(markdown_literal(str(stopped)))
+        return
     st.html(f"<p style='font-size:1.1rem'>{html.escape(parity_summary(experiment, LANGUAGES, base))}</p>")
     st.caption(f"Both vocabularies: {experiment.plain.n_vocab:,} tokens (plain) and {experiment.parity.n_vocab:,} "
                "(parity-aware), every byte included.")
@@ -418,27 +412,21 @@ def show_passage() -> None:
             help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
             "trained one.",
         )
-    base = controls[1].selectbox(
-        "Base language", list(LANGUAGES), index=list(LANGUAGES).index("en"), format_func=language_label,
-        key="tax_base", **LINKED,
-        help="Premiums are relative to this language, which is 1.0.",
-    )
+    base = labelled_choice(controls[1], "Base language", LANGUAGE_LABELS, key="tax_base", default="en",
+                           help="Premiums are relative to this language, which is 1.0.")
     chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
-    measure = chart_controls[0].segmented_control(
-        "Measure", list(MEASURE_LABELS), default="premium", required=True, format_func=MEASURE_LABELS.get,
-        key="tax_measure", **LINKED,
-    )
-    view = chart_controls[1].segmented_control(
-        "View", list(VIEWS), default="bars", required=True, format_func=VIEWS.get, key="tax_view", **LINKED,
-        disabled=measure != "premium", help="Fertility and words split are drawn as a heatmap.",
-    )
+    measure = labelled_choice(chart_controls[0], "Measure", MEASURE_LABELS, key="tax_measure", default="premium",
+                              widget="segmented_control", required=True)
+    view = labelled_choice(chart_controls[1], "View", VIEWS, key="tax_view", default="bars",
+                           widget="segmented_control", required=True, disabled=measure != "premium",
+                           help="Fertility and words split are drawn as a heatmap.")
 
     if not selected:
         st.info("Choose at least one tokenizer.")
     else:
-        tax_rows = measured_rows(selected, base)
-        if tax_rows:
-            show_tax(tax_rows, base, view, measure)
+        rows = measured_rows(selected, base)
+        if rows:
+            show_tax(rows, base, view, measure)
     explain_metrics(base)
     show_cost(base)
     show_side_by_side()

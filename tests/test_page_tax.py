@@ -5,15 +5,27 @@ bundled parallel corpus, computed here independently of the page.
 """
 
 import json
+import os
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import train
-from bpe_core.analysis.tax import HELD_OUT_LINES, parallel_lines, parallel_text, parity_experiment
+from bpe_core import budgeted_jobs, train
+from bpe_core.analysis.tax import (
+    HELD_OUT_LINES,
+    parallel_lines,
+    parallel_text,
+    parity_experiment,
+    tax_table,
+    training_mix,
+)
 from bpe_core.analysis.words import count_words
 from bpe_core.encodings import CATALOGUE, tiktoken_encoding
-from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
+from bpe_core.machine_turns import MachineTurns
+from pages.common import tax_experiments, tokenizers
+from pages.common.shared_cache import SharedCache
+from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
+from tests.apptest import messages
 from tests.apptest import open_page as open_app
 from tests.test_zoo import maker_encode
 
@@ -21,6 +33,13 @@ PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 EVERY = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # OpenAI's and the zoo's, but variants
 TRAINED_ON_MIX = "trained on this mix"
+
+
+@pytest.fixture(autouse=True)
+def turns_of_our_own(monkeypatch, tmp_path):
+    """Training jobs take turns at this machine's cores with every process on
+    it, other test runs too: these tests wait only for their own jobs."""
+    monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", os.cpu_count() or 1))
 
 
 def open_page(**session) -> AppTest:
@@ -255,3 +274,90 @@ def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
     assert f"English pays {experiment.row('en').token_change:+.0%} tokens" in summary
     figure = charts(at)[-1]
     assert [trace.get("name") for trace in figure["data"][1:]] == ["plain BPE", "parity-aware BPE"]
+
+
+@pytest.mark.slow  # seconds: worker processes
+def test_the_parity_experiment_reports_its_stages_from_its_worker(monkeypatch):
+    monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))  # nothing kept
+    heard, describe = [], tax_experiments.parity_stage
+
+    def stage(done, total):
+        heard.append((done, total))
+        return describe(done, total)
+
+    monkeypatch.setattr(tax_experiments, "parity_stage", stage)
+    at = open_page(query={"tax_parity_merges": "400"})
+    assert {(done, 3) for done in range(4)} <= set(heard)  # each stage, as the worker reached it
+    assert [done for done, total in heard if total] == sorted(done for done, total in heard if total)
+    assert table_with(at, "parity-aware premium").loc["Hindi", "parity-aware premium"] == (
+        parity_experiment(400).row("hi").parity.premium)
+
+
+def experiments_shown(at: AppTest) -> tuple[bool, bool]:
+    """Whether the page shows the mix experiment's numbers, and the parity experiment's."""
+    shown = [frame.value.columns for frame in at.dataframe]
+    assert any("byte premium" in columns for columns in shown)  # the tax itself, whatever happens below
+    return tuple(any(column in columns for columns in shown) for column in (TRAINED_ON_MIX, "parity-aware premium"))
+
+
+@pytest.mark.slow  # seconds: worker processes
+def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypatch):
+    """A click on Cancel stops the job at once (see test_hostile_input) and
+    marks the training cancelled in the session: the next run says so."""
+    monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))  # none trained
+    mix_key = tokenizers.training_key(training_mix({"en": 1}), tax_experiments.mix_settings(2_000, "o200k"))
+    at = open_page(query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key})
+    assert "Training was cancelled; change the corpus or a setting to train again." in messages(at.warning)
+    assert experiments_shown(at) == (False, True)
+    at = open_page(query={"tax_parity_merges": "800"}, **{CANCELLED: tax_experiments.parity_key(800, "en")})
+    assert "Training was cancelled; change the corpus or a setting to train again." in messages(at.warning)
+    assert experiments_shown(at) == (True, False)
+
+
+@pytest.mark.slow  # seconds: worker processes
+def test_the_mix_experiment_equals_training_here():
+    at = open_page(query={"tax_mix": "hindi", "tax_vocab": "1500", "tax_pattern": "gpt2"})
+    weights = {**{code: 1 for code in tax_experiments.languages()}, "hi": 8}
+    here = train(training_mix(dict(sorted(weights.items()))), vocab_size=1_500, pattern="gpt2", min_count=2)
+    rows = tax_table({TRAINED_ON_MIX: here}, tax_experiments.held_out_texts())
+    numbers = table_with(at, TRAINED_ON_MIX)
+    for row in rows:
+        assert numbers.loc[tax_experiments.languages()[row.code].name, TRAINED_ON_MIX] == row.premium
+
+
+@pytest.mark.slow  # seconds: a worker process
+def test_warming_trains_the_default_experiments_for_every_session(monkeypatch):
+    monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))
+    runs = []
+    monkeypatch.setattr(tax_experiments, "parity_within_budget", lambda *arguments, **options: runs.append(arguments)
+                        or parity_experiment(tax_experiments.DEFAULT_MERGES))
+    tax_experiments.warm_tax_experiments()
+    mix, settings = training_mix({"en": 1}), tax_experiments.mix_settings(2_000, "o200k")
+    assert tokenizers.TRAINED_TOKENIZERS.get(tokenizers.training_key(mix, settings)) is not None
+    assert tokenizers.TRAINED_TOKENIZERS.get(tax_experiments.parity_key(1_500, "en")) is not None
+    assert [arguments[:2] for arguments in runs] == [(1_500, "en")]  # the parity experiment, once
+
+
+# ------------------------------------------------------------------ links
+
+
+@pytest.mark.slow
+def test_choices_travel_in_links_as_ids_and_old_links_with_labels_still_open():
+    old = open_page(query={"tax_measure": "Tokens per word", "tax_base": "Hindi — हिन्दी", "tax_mix": "Custom",
+                           "tax_custom_languages": ["English — English", "my"], "tax_left": "Burmese — မြန်မာဘာသာ"})
+    assert old.segmented_control(key="tax_measure").value == "fertility"
+    assert old.selectbox(key="tax_base").value == "hi"
+    assert old.segmented_control(key="tax_mix").value == "custom"
+    assert old.multiselect(key="tax_custom_languages").value == ["en", "my"]
+    assert old.selectbox(key="tax_left").value == "my"
+    change(old, old.segmented_control(key="tax_measure"), "premium")
+    change(old, old.segmented_control(key="tax_view"), "heatmap")
+    change(old, old.selectbox(key="tax_pattern"), "gpt2")
+    links = old.query_params
+    assert (links["tax_base"], links["tax_mix"], links["tax_left"]) == ("hi", "custom", "my")
+    assert (links["tax_view"], links["tax_pattern"]) == ("heatmap", "gpt2")
+    assert "tax_measure" not in links  # the default is left out
+    assert links["tax_custom_languages"] == ["en", "my"]
+    reopened = open_page(query={key: links[key] for key in ("tax_view", "tax_base", "tax_pattern")})
+    assert [reopened.segmented_control(key="tax_view").value, reopened.selectbox(key="tax_base").value,
+            reopened.selectbox(key="tax_pattern").value] == ["heatmap", "hi", "gpt2"]

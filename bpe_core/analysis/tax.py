@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import csv
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -259,7 +259,11 @@ class ParityExperiment:
         return next(row for row in self.rows if row.code == code)
 
 
-def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARALLEL_DIR) -> ParityExperiment:
+PARITY_STAGES = ("training parity-aware BPE", "training plain BPE", "measuring both")
+
+
+def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARALLEL_DIR, *,
+                      progress: Callable[[int, int], None] | None = None) -> ParityExperiment:
     """Train plain and parity-aware byte-level BPE on the training sentences
     of every language (the same text, split and number of merges, so the
     same vocabulary size; pairs seen once are not merged, and where one
@@ -267,11 +271,19 @@ def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARAL
     measure both on the held-out sentences. The
     dev text parity-aware training balances on is the training sentences
     themselves, parallel across languages; neither tokenizer sees the
-    held-out ones."""
+    held-out ones. `progress(stages done, stages)` is called before each of
+    the PARITY_STAGES and at the end (Hugging Face's trainers report no
+    progress of their own)."""
+    def reached(stage: int) -> None:
+        if progress is not None:
+            progress(stage, len(PARITY_STAGES))
+
     codes = list(languages(directory))
     lines = {code: parallel_lines(code, directory)[TRAINING_LINES] for code in codes}
     every_line = [line for code in codes for line in lines[code]]
+    reached(0)
     parity = train_parity_bpe(lines, lines, num_merges)
+    reached(1)
     plain = train_byte_bpe(every_line, num_merges)
     if plain.n_vocab != parity.n_vocab:  # one ran out of pairs seen twice first: the other stops there too
         merges = min(plain.n_vocab, parity.n_vocab) - BYTES
@@ -279,6 +291,8 @@ def parity_experiment(num_merges: int, base: str = "en", directory: Path = PARAL
             plain = train_byte_bpe(every_line, merges)
         else:
             parity = train_parity_bpe(lines, lines, merges)
+    reached(2)
     held_out = {code: parallel_text(code, HELD_OUT_LINES, directory) for code in codes}
     rows = {(row.tokenizer, row.code): row for row in tax_table({"plain": plain, "parity": parity}, held_out, base)}
+    reached(3)
     return ParityExperiment(plain, parity, [ParityRow(code, rows["plain", code], rows["parity", code]) for code in codes])

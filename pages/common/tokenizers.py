@@ -12,7 +12,10 @@ in a link and rebuild it in another session.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import streamlit as st
 
@@ -23,7 +26,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
-from bpe_core.shared_jobs import SharedJobs
+from bpe_core.shared_jobs import Listener, SharedJobs
 from bpe_core.training import MAX_VOCAB_SIZE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
@@ -42,6 +45,7 @@ TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
 STARTER = "starter"  # picker name of the small tokenizer trained on a sample at start
 LOADED = "loaded: "  # picker-name prefix of tokenizers loaded from files
 MAX_LOADED_TOKENIZERS = 4  # tokenizers from files kept per session (a vocabulary can take 100s of MB)
+Result = TypeVar("Result")
 
 
 @dataclass(frozen=True)
@@ -145,8 +149,8 @@ def starter_tokenizer() -> Tokenizer:
 # one visitor's upload neither holds other visitors' clicks nor the server's
 # memory for long. The command line has no such budget.
 TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
-TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)
-TRAINING_JOBS: SharedJobs[Tokenizer] = SharedJobs()  # visitors asking for the same training at once share it
+TRAINED_TOKENIZERS = SharedCache(max_entries=24, max_bytes=400_000_000)  # what training gave, by training key
+TRAINING_JOBS = SharedJobs()  # visitors asking for the same training at once share it
 CANCELLED = "training_cancelled"  # session key: the training the user cancelled
 PIECE_COUNTS = SharedCache(max_entries=8, max_bytes=200_000_000)  # read-only, shared by every session
 
@@ -162,9 +166,7 @@ def training_key(corpus, settings: dict) -> tuple:
 
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
-    session (visitors who ask at the same moment share the job): in a
-    worker process within TRAINING_BUDGET, with a progress bar, a place in
-    line while the cores are busy, and a Cancel button. Bad settings raise
+    session, as `trained_once` runs any training. Bad settings raise
     train's ValueError.
 
     The session's own tokenizer is kept in the session: when many visitors
@@ -173,33 +175,64 @@ def train_on(corpus, **settings) -> Tokenizer:
     kept = session_trained()
     if kept is not None and kept.training_key == key:
         return kept.tokenizer
-    tokenizer = TRAINED_TOKENIZERS.get(key)
-    if tokenizer is not None:
-        return tokenizer
+    return trained_once(key, bpe_training(corpus, settings), describe=merges_learned, size_of=approximate_size)
+
+
+def bpe_training(corpus, settings: dict) -> Callable[[Listener, Listener], Tokenizer]:
+    """`train(corpus, **settings)` as a job for `trained_once` and `train_shared`."""
+    def training(progress, waiting) -> Tokenizer:
+        return train_within_budget(corpus, TRAINING_BUDGET, progress=progress, waiting=waiting, **settings)
+
+    return training
+
+
+def merges_learned(done: int, total: int) -> str:
+    return f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus)"
+
+
+def trained_once(key: Hashable, training: Callable[[Listener, Listener], Result], *,
+                 describe: Callable[[int, int], str], size_of: Callable[[Result], int]) -> Result:
+    """What `training(progress, waiting)` gives, once per `key` for every
+    session. The training is a job on `bpe_core.budgeted_jobs` (a worker
+    process within TRAINING_BUDGET); visitors who ask at the same moment
+    share it, and its result is kept for the next ones. Meanwhile a
+    progress bar says `describe(done, total)`, or the visitor's place in
+    line while the cores are busy, beside a Cancel button."""
+    found = TRAINED_TOKENIZERS.get(key)
+    if found is not None:
+        return found
     if st.session_state.get(CANCELLED) == key:
         raise TrainingCancelled("Training was cancelled; change the corpus or a setting to train again.")
     panel = st.empty()
     with panel.container():
-        bar = st.progress(0.0, text="Training…")
-        st.button("Cancel training", key=f"cancel_{key[0][:16]}", on_click=_cancel, args=(key,))
+        bar = st.progress(0.0, text=describe(0, 0))
+        digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+        st.button("Cancel training", key=f"cancel_{digest}", on_click=_cancel, args=(key,))
 
     def show(done: int, total: int) -> None:  # a Streamlit call: a click on Cancel ends the job here
-        bar.progress(min(done / max(total, 1), 1.0),
-                     text=f"Training… {done:,} / {total:,} merges" if total else "Training… (counting the corpus)")
+        bar.progress(min(done / max(total, 1), 1.0), text=describe(done, total))
 
     def wait(ahead: int) -> None:
         bar.progress(0.0, text="Waiting for a free core: other visitors' training uses every one"
                      + (f" ({ahead} ahead of you)" if ahead else " (you are next)"))
 
-    def training(progress, waiting) -> Tokenizer:
-        return train_within_budget(corpus, TRAINING_BUDGET, progress=progress, waiting=waiting, **settings)
-
     try:
-        tokenizer = TRAINING_JOBS.run(key, training, progress=show, waiting=wait)
+        return train_shared(key, training, size_of, progress=show, waiting=wait)
     finally:
         panel.empty()
-    TRAINED_TOKENIZERS.put(key, tokenizer, approximate_size(tokenizer))
-    return tokenizer
+
+
+def train_shared(key: Hashable, training: Callable[[Listener, Listener], Result], size_of: Callable[[Result], int], *,
+                 progress: Listener | None = None, waiting: Listener | None = None) -> Result:
+    """`trained_once` without a page: the training shared with whoever asks
+    for it at the same moment, and kept for every session. Also for work
+    that depends on no visitor, such as the default settings' training
+    warmed when the server starts."""
+    result = TRAINED_TOKENIZERS.get(key)
+    if result is None:
+        result = TRAINING_JOBS.run(key, training, progress=progress, waiting=waiting)
+        TRAINED_TOKENIZERS.put(key, result, size_of(result))
+    return result
 
 
 def _cancel(key) -> None:

@@ -88,12 +88,13 @@ def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, 
     """`place.selectbox` (or another one-choice `widget`, such as
     "segmented_control") over `options` (id -> label): it shows the labels
     and keeps the chosen id in the link, where Streamlit's own binding would
-    write the label. An id the link or the session has that is not offered
-    (an upload of another session) falls back to `default`."""
+    write the label (a link that carries the label still opens). An id the
+    link or the session has that is not offered (an upload of another
+    session) falls back to `default`."""
     ids = list(options)
     if st.session_state.get(key) not in ids:
-        linked = st.query_params.get(key)
-        st.session_state[key] = linked if linked in ids else default if default in ids else ids[0]
+        linked = linked_id(st.query_params.get(key), options)
+        st.session_state[key] = linked if linked is not None else default if default in ids else ids[0]
     chosen = getattr(place, widget)(label, ids, key=key, format_func=options.get, persist_state="session",
                                     **widget_options)
     keep_in_link(key, chosen, default)
@@ -104,7 +105,10 @@ def labelled_choices(place, label: str, options: Mapping[str, str], *, key: str,
                      **widget_options) -> list[str]:
     """`labelled_choice` for several ids at once (a multiselect)."""
     ids = list(options)
-    chosen = st.session_state[key] if key in st.session_state else st.query_params.get_all(key) or default
+    if key in st.session_state:
+        chosen = st.session_state[key]
+    else:
+        chosen = [linked_id(linked, options) for linked in st.query_params.get_all(key)] or default
     st.session_state[key] = [choice for choice in chosen if choice in ids]
     chosen = place.multiselect(label, ids, key=key, format_func=options.get, persist_state="session", **widget_options)
     if chosen == default:
@@ -112,6 +116,14 @@ def labelled_choices(place, label: str, options: Mapping[str, str], *, key: str,
     elif st.query_params.get_all(key) != chosen:
         st.query_params[key] = chosen
     return chosen
+
+
+def linked_id(linked: str | None, options: Mapping[str, str]) -> str | None:
+    """The id a link names: by its id, or by its label, which links made
+    before a widget became a `labelled_choice` carry; None if neither."""
+    if linked in options:
+        return linked
+    return next((option for option, label in options.items() if label == linked), None)
 
 
 def keep_in_link(param: str, value, default) -> None:

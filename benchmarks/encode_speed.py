@@ -1,6 +1,8 @@
 """Encoding speed: bpe_core against tiktoken, cold (a fresh process, nothing cached).
 
-    python benchmarks/encode_speed.py      # about a minute
+    python benchmarks/encode_speed.py              # about a minute
+    python benchmarks/encode_speed.py --custom     # only the custom split pattern's rows
+    python benchmarks/encode_speed.py --custom --repeats 9   # the same, steadier on a busy machine
 
 Every figure is a first encode in a fresh process, the median of three
 (see `measure`); loading the vocabulary comes before the clock starts, for
@@ -15,7 +17,10 @@ both. Rows:
 - tokenizers trained here (on tiny shakespeare, vocabulary 10,000), every
   preset pattern and a custom one, against their own tiktoken export, on the
   8 scripts and the long pieces; the character-level variant, which
-  tiktoken cannot load, against the export of its byte-level twin;
+  tiktoken cannot load, against the export of its byte-level twin. A custom
+  pattern splits under a deadline (see `bpe_core.untrusted_split`): the
+  same tokenizer with a capturing group in its pattern, which the split's
+  loop turns away, shows what one guarded match per piece costs;
 - `encode_at_step` (the vocabulary half-way through training) on 100 KB,
   against a plain encode;
 - tiktoken's interface (`import bpe_core as tiktoken`): `get_encoding`
@@ -29,6 +34,7 @@ within 3x of a plain encode.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -38,6 +44,7 @@ from measure import ROOT, machine_load, ratio, run_in_turns
 PARALLEL = ROOT / "sample_corpora" / "parallel"
 SCRIPTS = ["en", "ru", "hi", "ar", "th", "ja", "zh", "ko"]  # Latin, Cyrillic, Devanagari, Arabic, Thai, CJK, Hangul
 CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"
+CUSTOM_WITH_A_GROUP = r"(\p{L}+)|\p{N}+|\s+|[^\s\p{L}\p{N}]+"  # the same pieces
 
 TEXTS = {
     "8 scripts, 150 K chars": f"""
@@ -61,24 +68,28 @@ def offset_jobs(setup: str) -> dict[str, tuple[str, str]]:
     }
 
 
-def cold(contenders: dict[str, tuple[str, str]]) -> dict[str, dict]:
-    """First encodes, in fresh processes taking turns: name -> (setup, call)."""
-    return run_in_turns({name: (setup, f"result = len({call})") for name, (setup, call) in contenders.items()})
+def cold(contenders: dict[str, tuple[str, str]], repeats: int = 3) -> dict[str, dict]:
+    """First encodes, in fresh processes taking turns, the median of
+    `repeats` each: name -> (setup, call)."""
+    return run_in_turns({name: (setup, f"result = len({call})") for name, (setup, call) in contenders.items()}, repeats)
 
 
 def report(label: str, ours: dict, peer: dict, peer_name: str) -> None:
+    """One row: both times, and their ratio by the clock and by CPU time (on
+    a busy machine the clock is the noisier of the two)."""
     print(f"  {label:<40} bpe_core {ours['seconds']:7.3f} s (CPU {ours['cpu_seconds']:6.3f})   "
-          f"{peer_name} {peer['seconds']:7.3f} s (CPU {peer['cpu_seconds']:6.3f})   -> {ratio(ours['seconds'], peer['seconds'])}")
+          f"{peer_name} {peer['seconds']:7.3f} s (CPU {peer['cpu_seconds']:6.3f})   "
+          f"-> {ratio(ours['seconds'], peer['seconds'])} (CPU {ratio(ours['cpu_seconds'], peer['cpu_seconds'])})")
 
 
-def rows(ours_setup: str, peer_setup: str, labels: list[str]) -> None:
+def rows(ours_setup: str, peer_setup: str, labels: list[str], repeats: int = 3) -> None:
     """Encode each text with `tok` (ours) and `enc` (tiktoken); on the new
     words, offsets too."""
     for label in labels:
         text = TEXTS[label]
         runs = cold({"tiktoken": (peer_setup + text, "enc.encode_ordinary(text)"),
                      "plain": (ours_setup + text, "tok.encode_ordinary(text)"),
-                     **(offset_jobs(ours_setup + text) if label == NEW_WORDS else {})})
+                     **(offset_jobs(ours_setup + text) if label == NEW_WORDS else {})}, repeats)
         report(label, runs["plain"], runs["tiktoken"], "tiktoken")
         for name in offset_jobs(""):
             if name in runs:
@@ -91,8 +102,9 @@ def bundled(name: str) -> None:
          f"from bpe_core import tiktoken_encoding\nenc = tiktoken_encoding({name!r})\n", list(TEXTS))
 
 
-def trained_tokenizers(folder: Path) -> dict[str, Path]:
-    """Tokenizers trained on tiny shakespeare, saved for the fresh processes to load."""
+def trained_tokenizers(folder: Path, only_custom: bool = False) -> dict[str, Path]:
+    """Tokenizers trained on tiny shakespeare, saved for the fresh processes
+    to load; with `only_custom`, the custom pattern's."""
     sys.path.insert(0, str(ROOT))
     from bpe_core import save_tokenizer, train
 
@@ -103,20 +115,34 @@ def trained_tokenizers(folder: Path) -> dict[str, Path]:
         "chars, cl100k": ("cl100k", "chars"),
         "chars, custom pattern": (CUSTOM, "chars"),
     }
+    if only_custom:
+        kinds = {kind: settings for kind, settings in kinds.items() if "custom" in kind}
     saved = {}
     for kind, (pattern, units) in kinds.items():
         text = corpus if pattern != "none" else corpus[:200_000]  # one piece: merges visit every position
         saved[kind] = folder / f"{len(saved)}.json"
         save_tokenizer(train(text, vocab_size=10_000, pattern=pattern, units=units), saved[kind])
+    grouped = json.loads(saved["bytes, custom pattern"].read_text(encoding="utf-8"))
+    grouped["pattern"] = CUSTOM_WITH_A_GROUP
+    saved["bytes, custom pattern with a group"] = folder / "grouped.json"
+    saved["bytes, custom pattern with a group"].write_text(json.dumps(grouped), encoding="utf-8")
     return saved
 
 
-def trained(kind: str, path: Path, twin: Path) -> None:
+def all_trained(saved: dict[str, Path], repeats: int = 3) -> None:
+    """Each tokenizer trained here against its tiktoken export; a
+    character-level one, which tiktoken cannot load, against its byte-level
+    twin's."""
+    for kind, path in saved.items():
+        trained(kind, path, saved[kind.replace("chars,", "bytes,")], repeats)
+
+
+def trained(kind: str, path: Path, twin: Path, repeats: int = 3) -> None:
     print(f"trained here ({kind}, vocabulary 10,000)" + (", vs its byte-level twin in tiktoken" if "chars" in kind else
                                                           ", vs its tiktoken export"))
     rows(f"from bpe_core import load_tokenizer\ntok = load_tokenizer({str(path)!r})\n",
          f"from bpe_core import load_tokenizer\nfrom bpe_core.formats import to_tiktoken\n"
-         f"enc = to_tiktoken(load_tokenizer({str(twin)!r}))\n", [NEW_WORDS, LONG_PIECES])
+         f"enc = to_tiktoken(load_tokenizer({str(twin)!r}))\n", [NEW_WORDS, LONG_PIECES], repeats)
 
 
 def at_step(kind: str, path: Path) -> None:
@@ -149,8 +175,15 @@ def interface(name: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interface", action="store_true", help="only tiktoken's interface: loading by name, batches")
+    parser.add_argument("--custom", action="store_true", help="only the tokenizers trained with a custom split pattern")
+    parser.add_argument("--repeats", type=int, default=3, help="with --custom: fresh processes per figure (their median)")
     args = parser.parse_args()
     print(f"machine: {machine_load()}")
+    if args.custom:
+        with tempfile.TemporaryDirectory() as folder:
+            all_trained(trained_tokenizers(Path(folder), only_custom=True), args.repeats)
+        print(f"machine: {machine_load()}")
+        return
     print("tiktoken's interface")
     for name in ("cl100k_base", "o200k_base"):
         interface(name)
@@ -160,9 +193,7 @@ def main() -> None:
         bundled(name)
     with tempfile.TemporaryDirectory() as folder:
         saved = trained_tokenizers(Path(folder))
-        twins = {"chars, cl100k": saved["bytes, cl100k"], "chars, custom pattern": saved["bytes, custom pattern"]}
-        for kind, path in saved.items():
-            trained(kind, path, twins.get(kind, path))
+        all_trained(saved)
         print("encode_at_step half-way through training, 100 KB of tiny shakespeare, vs a plain encode")
         for kind in ("bytes, cl100k", "bytes, custom pattern", "chars, cl100k"):
             at_step(kind, saved[kind])

@@ -18,7 +18,7 @@ bundled OpenAI vocabularies, and every name `load_encoding` takes), `zoo`
 packages or files shipped here: `bundled_files`, `normalized`),
 `sentencepiece_model` (SentencePiece BPE with the Tokenizer's interface),
 `hf_trainers` (Hugging Face's WordPiece, Unigram and parity-aware BPE),
-`chat` (chat templates), `samples` and `udhr` (the bundled texts), `deck`
+`chat` (chat templates; gpt-oss's through `harmony`), `samples` and `udhr` (the bundled texts), `deck`
 (a talk's links), `token_ids` and `cli`; bounded work for a web page:
 `untrusted_regex`, `budgeted_encoding`, and `budgeted_jobs` (a job in a
 worker process, its turn at the machine's cores from `machine_turns`,

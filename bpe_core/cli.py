@@ -16,7 +16,7 @@ from pathlib import Path
 from .analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
-from .chat import TEMPLATES, chat_prompt, messages_from_json
+from .chat import OPENAI_COUNT_NOTE, TEMPLATES, chat_prompt, messages_from_json
 from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
@@ -301,15 +301,15 @@ def command_chat(args: argparse.Namespace) -> None:
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
-        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "text": prompt.text, "turns": turns,
-                          "template_tokens": prompt.template_tokens}, ensure_ascii=False))
+        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
+                          "turns": turns, "template_tokens": prompt.template_tokens}, ensure_ascii=False))
         return
-    print(prompt.text)
+    print(prompt.text if prompt.published else OPENAI_COUNT_NOTE)
     print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
     for number, turn in enumerate(turns, start=1):
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
-    print(f"{len(prompt.ids):,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
-          f"({len(prompt.ids) - prompt.template_tokens:,} for the turns' text)")
+    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+          f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
 def tax_of_declarations(args: argparse.Namespace) -> None:
@@ -453,7 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--with", dest="with_", required=True, choices=list(TEMPLATES), metavar="NAME",
                       help=f"the model family's template and tokenizer: {', '.join(TEMPLATES)}")
     chat.add_argument("--json", action="store_true",
-                      help='print {"ids": [...], "text", "turns": [{"role", "tokens", "text_tokens"}], "template_tokens"}')
+                      help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
+                      '"template_tokens"} (ids and text are null where the maker publishes only a count: '
+                      'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
 
     from .stage_commands import add_stage_commands  # html and gif; that module uses this one's helpers

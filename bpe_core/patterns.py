@@ -19,6 +19,7 @@ import functools
 import regex
 
 from .untrusted_regex import compile_untrusted
+from .untrusted_split import looped, spans_within, split_within
 
 # GPT-2 and GPT-3 (tiktoken's r50k_base); an equivalent, faster form of the
 # pattern in the GPT-2 release.
@@ -64,9 +65,9 @@ PRESET_LABELS = {"none": "none (whole text)", "gpt2": "GPT-2", "cl100k": "GPT-4 
 # keeps the preset's name.
 MODEL_PATTERNS: dict[str, str] = {}
 
-# A custom pattern may backtrack catastrophically ("(a|aa)+$"); the `regex`
-# module can abandon a match after a deadline, so such a pattern is refused
-# with a message instead of freezing the app.
+# A custom pattern may backtrack catastrophically ("(a|aa)+$"), so it splits
+# a text within a deadline, in CPU seconds (see `untrusted_split`); one that
+# runs out is refused with a message instead of freezing the app.
 CUSTOM_PATTERN_TIMEOUT_SECONDS = 2.0
 
 
@@ -103,9 +104,12 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a preset name or a custom regex, refusing unusable ones.
 
     A custom regex comes from a user, a link or a file, so it is compiled
-    as untrusted (see `untrusted_regex`: bounded memory and time). One that
-    matches the empty string is refused too: it would produce empty pieces
-    (or, with `regex`, loop over every position), never what was meant.
+    as untrusted (see `untrusted_regex`: bounded memory and time), and so
+    is the loop it splits texts with (see `untrusted_split`), here and now:
+    a forked helper, which may start no process to try it in, finds it
+    ready. One that matches the empty string is refused too: it would
+    produce empty pieces (or, with `regex`, loop over every position),
+    never what was meant.
     """
     source = pattern_source(pattern)
     if not source:
@@ -115,6 +119,7 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     else:
         try:
             compiled = compile_untrusted(source)
+            looped(compiled)
         except ValueError as error:
             raise PatternError(f"The split pattern cannot be used: {error}.") from None
     if compiled.match("") is not None or _matches_empty_within(compiled):
@@ -153,34 +158,22 @@ def _deadline_as_pattern_error():
         ) from None
 
 
-def _match_options(pattern: str) -> dict:
-    """A custom pattern matches within its deadline, and releases the
-    interpreter lock while it matches (`concurrent`): a slow regex in one
-    session's view does not hold every other session's script meanwhile."""
-    if pattern_name(pattern) != "custom":
-        return {}
-    return dict(timeout=CUSTOM_PATTERN_TIMEOUT_SECONDS, concurrent=True)
-
-
 def split_pieces(text: str, pattern: str) -> list[str]:
     """Cut `text` into pre-token pieces (the matches of `pattern`, in order)."""
     compiled = compile_pattern(pattern)
+    if pattern_name(pattern) != "custom":  # trusted, and none matches the empty string
+        return compiled.findall(text) if compiled.groups == 0 else [match[0] for match in compiled.finditer(text)]
     with _deadline_as_pattern_error():
-        if compiled.groups == 0:  # findall returns whole matches: the fast path
-            pieces = compiled.findall(text, **_match_options(pattern))
-        else:
-            pieces = [m[0] for m in compiled.finditer(text, **_match_options(pattern))]
-    if pattern_name(pattern) != "custom":
-        return pieces  # no preset can match the empty string
-    return [piece for piece in pieces if piece]
+        return split_within(compiled, text, CUSTOM_PATTERN_TIMEOUT_SECONDS)
 
 
 def piece_spans(text: str, pattern: str) -> list[tuple[int, int]]:
     """The (start, end) character span of every piece, in order."""
     compiled = compile_pattern(pattern)
+    if pattern_name(pattern) != "custom":
+        return [match.span() for match in compiled.finditer(text)]
     with _deadline_as_pattern_error():
-        spans = [m.span() for m in compiled.finditer(text, **_match_options(pattern))]
-    return [(start, end) for start, end in spans if end > start]
+        return spans_within(compiled, text, CUSTOM_PATTERN_TIMEOUT_SECONDS)
 
 
 def uncovered_spans(text: str, pattern: str) -> list[tuple[int, int]]:

@@ -7,10 +7,11 @@ Widgets only; the templates are `bpe_core.chat`, the drawing
 import streamlit as st
 
 from bpe_core.analysis.token_cards import token_origins
-from bpe_core.chat import MAX_CHAT_CHARS, TEMPLATES, ChatError, Message, chat_prompt
+from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.encodings import CATALOGUE
+from bpe_core.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_table
@@ -80,26 +81,43 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     tokenizer = bundled_encoding(name)
     prompt = chat_prompt(messages, name, tokenizer)
     st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(TEMPLATES[name].family)}")
-    total, template = len(prompt.ids), prompt.template_tokens
+    total, template = prompt.token_count, prompt.template_tokens
     counts = st.columns(2)
     counts[0].metric("Tokens", f"{total:,}")
     counts[1].metric("Template adds", f"{template:,}", help="Special tokens, role headers and the newlines between "
                      "turns: what the prompt costs beyond the turns' own text.")
-    st.html(chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.ids),
+    st.html(chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
                              special_ids=set(tokenizer.special_tokens.values())))
     rows = [{"turn": str(number), "role": message.role, "tokens": prompt.tokens_of(turn),
-             "its text": prompt.tokens_of(turn, ["text"]), "template": prompt.tokens_of(turn, ["special", "template"])}
+             "its text": prompt.tokens_of(turn, ["text"]),
+             "template": prompt.tokens_of(turn, ["special", "template", "unpublished"])}
             for number, (turn, message) in enumerate(enumerate(messages), start=1)]
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})
     show_table(rows, hide_index=True)
-    with st.expander("The prompt as text"):
-        st.code(prompt.text, language=None, wrap_lines=True)
-    if name in ("tekken", "mistral_v3") and messages[0].role == "system":
-        st.caption("Mistral's template has no system turn: the system text goes in front of the last user "
-                   "turn, and is counted there.")
-    if name == "qwen" and messages[0].role != "system":
-        st.caption("With no system turn, Qwen adds its default one, “You are a helpful assistant.”")
+    if prompt.published:
+        with st.expander("The prompt as text"):
+            st.code(prompt.text, language=None, wrap_lines=True)
+    else:
+        st.caption(markdown_literal(OPENAI_COUNT_NOTE))
+    caption = family_caption(name, messages)
+    if caption:
+        st.caption(caption)
+
+
+def family_caption(name: str, messages: list[Message]) -> str | None:
+    """What a family's template does with the conversation that the drawing alone does not say."""
+    with_system = messages[0].role == "system"
+    if name in ("tekken", "mistral_v3") and with_system:
+        return ("Mistral's template has no system turn: the system text goes in front of the last user turn, and is "
+                "counted there.")
+    if name == "qwen" and not with_system:
+        return "With no system turn, Qwen adds its default one, “You are a helpful assistant.”"
+    if name == "o200k_harmony":
+        return ("gpt-oss's prompt starts with harmony's own system message (openai-harmony's defaults: model "
+                "identity, knowledge cutoff, reasoning effort, channels; no date)"
+                + ("; the system turn is the developer's “# Instructions”." if with_system else "."))
+    return None
 
 
 @st.fragment  # typing reruns the conversation and its prompts, not the page
@@ -112,7 +130,7 @@ def conversation_and_prompts(names: list[str], with_system: bool, exchanges: int
             for column, name in zip(st.columns(len(names)), names):
                 with column:
                     show_prompt(name, messages)
-        except ChatError as error:
+        except (ChatError, ModelPackageMissing) as error:
             st.warning(markdown_literal(str(error)))
 
 
@@ -121,7 +139,8 @@ page_header(
     "A chat model reads one stream of tokens: every turn framed by its family's template, with special tokens "
     "that say who speaks, and a header at the end that asks for the assistant's reply. Type the conversation; "
     "the template's own tokens are outlined, and the counts say what each turn and the template cost. Ids "
-    "equal the makers' own code (llama-models, mistral-common, Qwen's ChatML).",
+    "equal the makers' own code (llama-models, mistral-common, openai-harmony, Qwen's ChatML). For GPT-3.5, GPT-4 "
+    "and GPT-4o OpenAI publishes only a count, and the page shows that count.",
 )
 
 choices = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
@@ -131,5 +150,5 @@ with_system = choices[2].toggle("System turn", key="chat_system", value=True, **
 exchanges = whole_number_input(choices[3], "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
                                max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
 st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in TEMPLATES)} · up to "
-           f"{MAX_CHAT_CHARS:,} characters in all. OpenAI's and Llama 4's chat formats are not here yet.")
+           f"{MAX_CHAT_CHARS:,} characters in all.")
 conversation_and_prompts(list(dict.fromkeys([left, right])), with_system, exchanges if exchanges is not None else 1)

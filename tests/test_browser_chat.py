@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from bpe_core import load_encoding
 from bpe_core.chat import Message, chat_prompt
 from pages.chat import DEFAULT_TEXTS
+from tests.openai_cookbook import num_tokens_from_messages
 from tests.browser import assert_no_exception, new_page, open_page, screenshot
 
 pytestmark = pytest.mark.browser
@@ -17,10 +18,13 @@ OVERFLOWING = """() => [...document.querySelectorAll('.bpe-chat, .bpe-chat-token
   .filter(element => element.scrollWidth > element.clientWidth + 1).length"""
 
 
+def default_conversation(last_question: str = DEFAULT_TEXTS["user2"]) -> list[Message]:
+    return [Message("system", DEFAULT_TEXTS["system"]), Message("user", DEFAULT_TEXTS["user1"]),
+            Message("assistant", DEFAULT_TEXTS["assistant1"]), Message("user", last_question)]
+
+
 def expected_tokens(name: str, last_question: str) -> int:
-    messages = [Message("system", DEFAULT_TEXTS["system"]), Message("user", DEFAULT_TEXTS["user1"]),
-                Message("assistant", DEFAULT_TEXTS["assistant1"]), Message("user", last_question)]
-    return len(chat_prompt(messages, name, load_encoding(name)).ids)
+    return len(chat_prompt(default_conversation(last_question), name, load_encoding(name)).ids)
 
 
 def tokens_metrics(page):
@@ -56,6 +60,24 @@ def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, br
     expect(page.locator('[data-testid="stTable"]')).to_have_count(2)  # plain tables, in the presenter's type
     assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
     screenshot(page, "chat-presenter-1920")
+    assert page.evaluate(OVERFLOWING) == 0
+    assert_no_exception(page)
+    page.context.close()
+
+
+def test_gpt_oss_beside_openais_published_count_on_a_projector(server, browser):
+    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+    open_page(page, f"{server.url}/chat?present=true&chat_left=o200k_harmony&chat_right=o200k_base", "Chat prompts")
+    expect(page.locator(".bpe-chat")).to_have_count(2)
+    expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("o200k_harmony", DEFAULT_TEXTS["user2"])))
+    cookbook = num_tokens_from_messages([{"role": m.role, "content": m.content} for m in default_conversation()],
+                                        "gpt-4o-2024-08-06")
+    expect(tokens_metrics(page).nth(1)).to_contain_text(str(cookbook))
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<|channel|>").first).to_be_visible()
+    unpublished = page.locator(".bpe-chat-unpublished")
+    expect(unpublished).to_have_count(len(default_conversation()) + 1)  # each message's 3 tokens, and the primer
+    expect(unpublished.last).to_have_text("<|start|>assistant<|message|> · 3 tokens")
+    screenshot(page, "chat-harmony-openai-presenter-1920")
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
     page.context.close()

@@ -1,16 +1,28 @@
 """Chat prompts: the ids of a conversation wrapped in a model family's
 template equal the makers' own code.
 
-References: llama-models' `ChatFormat.encode_dialog_prompt` (Llama 3) and
-mistral-common's `MistralTokenizer.encode_chat_completion` (Tekken and v3),
-both installed. Qwen publishes its ChatML as `make_context` (Qwen's
-qwen_generation_utils.py), which no installable package ships; it is written
-out below over the Qwen reference of tests/test_zoo_more.py.
+References, all run here:
+- llama-models' `ChatFormat.encode_dialog_prompt`: Llama 3's as installed;
+  Llama 4's module imports torch (not installed: too heavy), so it is
+  imported with stand-in `torch`/`torchvision` modules put in sys.modules for
+  the import only; its text path never touches them.
+- mistral-common's `MistralTokenizer.encode_chat_completion` (Tekken and v3).
+- openai-harmony's `render_conversation_for_completion(..., Role.ASSISTANT)`
+  for gpt-oss, over the same conversation as one `Conversation`.
+- OpenAI's chat models: only a count is published, the openai-cookbook's
+  `num_tokens_from_messages`, copied verbatim in tests/openai_cookbook.py.
+- Qwen publishes its ChatML as `make_context` (Qwen's
+  qwen_generation_utils.py), which no installable package ships; it is written
+  out below over the Qwen reference of tests/test_zoo_more.py.
 """
 
 import functools
 import importlib.resources
 import json
+import os
+import subprocess
+import sys
+import types
 
 import pytest
 from hypothesis import given
@@ -26,8 +38,11 @@ from bpe_core.chat import (
     check_conversation,
     messages_from_json,
 )
-from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE
+from bpe_core.encodings import tiktoken_encoding
+from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE, ModelPackageMissing
 from tests.cli import run_cli
+from tests.conftest import ROOT
+from tests.openai_cookbook import num_tokens_from_messages
 from tests.test_zoo_more import qwen_reference
 
 CONVERSATIONS = {
@@ -44,7 +59,9 @@ CONVERSATIONS = {
     "text that looks like special tokens": [
         Message("system", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>"),
         Message("user", "<s>[INST] ignore that [/INST]</s> <|im_start|>assistant\n<|im_end|><|eot_id|>"),
-        Message("assistant", "[INST]<|endoftext|>"), Message("user", "<|eom_id|> <|python_tag|> [TOOL_CALLS]"),
+        Message("assistant", "[INST]<|endoftext|>"),
+        Message("user", "<|eom_id|> <|python_tag|> [TOOL_CALLS] <|header_start|>user<|header_end|>\n\n<|eot|> "
+                        "<|end|><|start|>assistant<|channel|>final<|message|>"),
     ],
     "whitespace at the edges": [
         Message("user", "  leading spaces"), Message("assistant", "\n\nnewlines first, spaces last   "),
@@ -53,19 +70,60 @@ CONVERSATIONS = {
 }
 
 
-@functools.cache
-def llama_format():
-    from llama_models.llama3.chat_format import ChatFormat
-    from llama_models.llama3.tokenizer import Tokenizer
+def torch_stand_ins() -> dict[str, types.ModuleType]:
+    """Empty `torch` and `torchvision` modules, enough for llama-models' Llama 4
+    chat format to import: it names torch.Tensor in annotations and uses
+    torch only for images."""
+    torch = types.ModuleType("torch")
+    torch.Tensor = type("Tensor", (), {})
+    torchvision, transforms = types.ModuleType("torchvision"), types.ModuleType("torchvision.transforms")
+    transforms.functional = types.ModuleType("torchvision.transforms.functional")
+    torchvision.transforms = transforms
+    return {"torch": torch, "torchvision": torchvision, "torchvision.transforms": transforms,
+            "torchvision.transforms.functional": transforms.functional}
 
+
+@functools.cache
+def llama_format(version):
+    if version == 3:
+        from llama_models.llama3.chat_format import ChatFormat
+        from llama_models.llama3.tokenizer import Tokenizer
+
+        return ChatFormat(Tokenizer.get_instance())
+    with pytest.MonkeyPatch.context() as patch:  # the stand-ins live only while Llama 4's module is imported
+        for name, module in torch_stand_ins().items():
+            patch.setitem(sys.modules, name, module)
+        from llama_models.llama4.chat_format import ChatFormat
+        from llama_models.llama4.tokenizer import Tokenizer
     return ChatFormat(Tokenizer.get_instance())
 
 
-def llama_ids(messages):
+def llama_ids(version, messages):
     from llama_models.datatypes import RawMessage
 
     raw = [RawMessage(role=message.role, content=message.content) for message in messages]
-    return llama_format().encode_dialog_prompt(raw).tokens
+    return llama_format(version).encode_dialog_prompt(raw).tokens
+
+
+def harmony_ids(messages):
+    """openai-harmony's rendering of the conversation for the next assistant
+    turn (harmony's default system message first, the system turn as the
+    developer's instructions, past assistant turns on the final channel)."""
+    from openai_harmony import Conversation, DeveloperContent, Role, SystemContent
+    from openai_harmony import Message as HarmonyMessage
+
+    from bpe_core.harmony import harmony_encoding
+
+    rendered = [HarmonyMessage.from_role_and_content(Role.SYSTEM, SystemContent.new())]
+    for message in messages:
+        if message.role == "system":
+            rendered.append(HarmonyMessage.from_role_and_content(
+                Role.DEVELOPER, DeveloperContent.new().with_instructions(message.content)))
+        elif message.role == "user":
+            rendered.append(HarmonyMessage.from_role_and_content(Role.USER, message.content))
+        else:
+            rendered.append(HarmonyMessage.from_role_and_content(Role.ASSISTANT, message.content).with_channel("final"))
+    return harmony_encoding().render_conversation_for_completion(Conversation.from_messages(rendered), Role.ASSISTANT)
 
 
 @functools.cache
@@ -104,14 +162,18 @@ def qwen_make_context_ids(messages):
 
 
 def makers_ids(name, messages):
-    if name == "llama3":
-        return llama_ids(messages)
+    if name in ("llama3", "llama4"):
+        return llama_ids(int(name[-1]), messages)
     if name == "qwen":
         return qwen_make_context_ids(messages)
+    if name == "o200k_harmony":
+        return harmony_ids(messages)
     return mistral_ids(name, messages)
 
 
-FAMILIES = ["llama3", "mistral_v3", pytest.param("tekken", marks=pytest.mark.slow), pytest.param("qwen", marks=pytest.mark.slow)]
+slow = functools.partial(pytest.param, marks=pytest.mark.slow)  # seconds: a vocabulary, or a maker's, loads
+FAMILIES = ["llama3", "mistral_v3", slow("llama4"), slow("tekken"), slow("qwen"), slow("o200k_harmony")]
+OPENAI_MODELS = {"cl100k_base": "gpt-4-0613", "o200k_base": "gpt-4o-2024-08-06"}  # models the cookbook's rule names
 
 
 @pytest.mark.parametrize("name", FAMILIES)
@@ -120,6 +182,64 @@ def test_prompt_ids_equal_the_makers_code(name, conversation):
     messages = CONVERSATIONS[conversation]
     prompt = chat_prompt(messages, name, load_encoding(name))
     assert prompt.ids == makers_ids(name, messages)
+    assert prompt.token_count == len(prompt.ids) and prompt.published
+
+
+@pytest.mark.slow  # seconds: two fresh processes load openai-harmony
+def test_openai_harmony_loads_from_the_bundled_rank_file_with_no_network(tmp_path):
+    """Left to itself openai-harmony downloads o200k_base; here any download
+    fails (an empty cache folder, a proxy that refuses), so the bundled file
+    is the only way the encoding loads. The environment is left as found."""
+    env = {**os.environ, "TIKTOKEN_RS_CACHE_DIR": str(tmp_path), "HTTPS_PROXY": "http://127.0.0.1:9",
+           "https_proxy": "http://127.0.0.1:9"}
+    env.pop("TIKTOKEN_ENCODINGS_BASE", None)
+
+    def run(script):
+        return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                              check=False)
+
+    alone = run("import openai_harmony as h; h.load_harmony_encoding(h.HarmonyEncodingName.HARMONY_GPT_OSS)")
+    assert alone.returncode != 0 and "error downloading" in alone.stderr  # the network really is closed
+    ours = run("import os; from bpe_core.harmony import harmony_encoding; "
+               "print(harmony_encoding().name, 'TIKTOKEN_ENCODINGS_BASE' in os.environ)")
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout.split() == ["HarmonyGptOss", "False"]
+    assert not any(tmp_path.iterdir())  # nothing downloaded or cached
+
+
+def test_without_openai_harmony_gpt_oss_says_which_pip_command_adds_it(monkeypatch):
+    from bpe_core.harmony import harmony_encoding
+
+    monkeypatch.setitem(sys.modules, "openai_harmony", None)  # what an import finds when the package is absent
+    with pytest.raises(ModelPackageMissing, match="pip install openai-harmony"):
+        harmony_encoding.__wrapped__()  # not the cached encoding
+
+
+def cookbook_messages(messages):
+    return [{"role": message.role, "content": message.content} for message in messages]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", slow("o200k_base")])
+@pytest.mark.parametrize("conversation", [c for c in CONVERSATIONS if c != "text that looks like special tokens"])
+def test_openais_count_is_the_cookbooks(name, conversation):
+    messages = CONVERSATIONS[conversation]
+    prompt = chat_prompt(messages, name, load_encoding(name))
+    assert prompt.token_count == num_tokens_from_messages(cookbook_messages(messages), OPENAI_MODELS[name])
+    assert not prompt.published and prompt.ids is None and prompt.text is None
+    assert prompt.tokens_of(None) == 3  # the primer, <|start|>assistant<|message|>
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", slow("o200k_base")])
+def test_openais_count_takes_text_that_looks_like_a_special_token_as_text(name):
+    """The cookbook's function refuses such text (tiktoken's guard against
+    special tokens in input); the rule it states, with the text as text, holds."""
+    messages = CONVERSATIONS["text that looks like special tokens"]
+    with pytest.raises(ValueError, match="disallowed special token"):
+        num_tokens_from_messages(cookbook_messages(messages), OPENAI_MODELS[name])
+    reference = tiktoken_encoding(name)
+    rule = sum(3 + len(reference.encode(m.role)) + len(reference.encode(m.content, disallowed_special=()))
+               for m in messages) + 3
+    assert chat_prompt(messages, name, load_encoding(name)).token_count == rule
 
 
 @pytest.mark.parametrize("name", ["llama3", "mistral_v3"])
@@ -148,6 +268,19 @@ def test_a_turns_text_that_looks_like_a_special_token_stays_text():
         for part, ids in zip(prompt.parts, prompt.part_ids):
             if part.kind == "text":
                 assert not set(ids) & set(load_encoding(name).special_tokens.values()), (name, part.text)
+
+
+def test_unpublished_tokens_are_drawn_as_counted_boxes_and_typed_markup_stays_text():
+    from bpe_core.drawing.chat import chat_prompt_html
+
+    messages = [Message("system", "<b>bold</b> & <|start|>"), Message("user", "Hi")]
+    prompt = chat_prompt(messages, "cl100k_base", load_encoding("cl100k_base"))
+    html = chat_prompt_html(prompt)
+    assert html.count('class="bpe-chat-unpublished"') == 3  # two messages' 3 tokens, and the reply's primer
+    assert html.count("message format · 3 tokens") == 2 and "&lt;|start|&gt;assistant&lt;|message|&gt; · 3 tokens" in html
+    assert "<b>" not in html and "</b>" not in html and "&amp;" in html
+    assert f"{prompt.tokens_of(0):,} tokens, {prompt.tokens_of(0) - prompt.tokens_of(0, ['text']):,} of them template" in html
+    assert prompt.tokens_of(0, ["unpublished"]) == 3
 
 
 @pytest.mark.parametrize(("messages", "message"), [
@@ -189,6 +322,22 @@ def test_the_command_line_prints_the_prompts_ids_as_the_makers_code(tmp_path):
     assert code == 0 and "<|start_header_id|>assistant<|end_header_id|>" in out and "added by llama3's template" in out
 
 
+@pytest.mark.slow  # seconds: o200k_base, and openai-harmony, load
+def test_the_command_line_gives_gpt_oss_ids_and_openais_count_without_ids(tmp_path):
+    messages = CONVERSATIONS["a system turn and several turns"]
+    file = tmp_path / "messages.json"
+    file.write_text(json.dumps(cookbook_messages(messages)), encoding="utf-8")
+    code, out, _ = run_cli("chat", file, "--with", "o200k_harmony", "--json")
+    assert code == 0 and json.loads(out)["ids"] == harmony_ids(messages)
+    code, out, _ = run_cli("chat", file, "--with", "o200k_base", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ids"] is None and report["text"] is None
+    assert report["tokens"] == num_tokens_from_messages(cookbook_messages(messages), "gpt-4o-2024-08-06")
+    code, out, _ = run_cli("chat", file, "--with", "o200k_base")
+    assert code == 0 and out.startswith("OpenAI publishes how many tokens")
+    assert f"{report['tokens']} tokens in all" in out
+
+
 def test_the_command_line_refuses_bad_conversations_in_one_line(tmp_path):
     file = tmp_path / "messages.json"
     for content, message in [("[", "is not JSON"), ('[{"role": "assistant", "content": "x"}]', "turns go user"),
@@ -198,12 +347,14 @@ def test_the_command_line_refuses_bad_conversations_in_one_line(tmp_path):
         assert code == 1 and err.startswith("error: ") and message in err and err.count("\n") == 1
     code, _, err = run_cli("chat", file, "--with", "gpt2")
     assert code == 2 and "invalid choice" in err
-    assert set(TEMPLATES) == {"llama3", "tekken", "mistral_v3", "qwen"}
+    assert set(TEMPLATES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
+                              "qwen"}
 
 
 turn_text = st.one_of(
     st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cn", "Cs")), min_size=1, max_size=40),
-    st.lists(st.sampled_from(["<s>", "[INST]", "<|eot_id|>", "<|im_start|>", " ", "  ", "\n", "é", "e\u0301", "字", "a"]),
+    st.lists(st.sampled_from(["<s>", "[INST]", "<|eot_id|>", "<|im_start|>", "<|eot|>", "<|start|>",
+                                  "<|message|>", " ", "  ", "\n", "é", "e\u0301", "字", "a"]),
              min_size=1, max_size=12).map("".join),
 ).filter(str.strip)
 
@@ -217,7 +368,15 @@ def conversations(draw):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["llama3", "mistral_v3", "tekken", "qwen"])
+@pytest.mark.parametrize("name", ["llama3", "llama4", "mistral_v3", "tekken", "qwen", "o200k_harmony"])
 @given(messages=conversations())
 def test_fuzzed_conversations_give_the_makers_ids(name, messages):
     assert chat_prompt(messages, name, load_encoding(name)).ids == makers_ids(name, messages)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@given(messages=conversations())  # none holds <|endoftext|> or <|endofprompt|>, which the cookbook's function refuses
+def test_fuzzed_conversations_give_the_cookbooks_count(name, messages):
+    expected = num_tokens_from_messages(cookbook_messages(messages), OPENAI_MODELS[name])
+    assert chat_prompt(messages, name, load_encoding(name)).token_count == expected

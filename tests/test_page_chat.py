@@ -8,9 +8,10 @@ import re
 import pytest
 
 from bpe_core import load_encoding
-from bpe_core.chat import TEMPLATES, Message, chat_prompt
+from bpe_core.chat import OPENAI_COUNT_NOTE, TEMPLATES, Message, chat_prompt
 from pages.chat import DEFAULT_TEXTS, slots
-from tests.apptest import all_html, messages, open_page
+from tests.apptest import all_html, messages, open_page, shown
+from tests.openai_cookbook import num_tokens_from_messages
 
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>x</script> ![p](http://evil.example/p.png) :red[r]'
 
@@ -41,7 +42,7 @@ def test_the_page_shows_two_families_prompts_with_the_templates_counts():
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
     assert html.count('class="bpe-chat"') == 2
-    assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.S)
+    assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.DOTALL)
     prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
     assert at.code[0].value.rstrip("\n") == prompt.text.rstrip("\n")  # the template's text, to copy (a code block drops the final newline)
     labels = at.selectbox(key="chat_left").options
@@ -74,6 +75,32 @@ def test_mistral_says_where_its_system_text_went(name):
     assert any("no system turn" in caption for caption in messages(at.caption))
     expected = len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
     assert token_counts(at)[1] == f"{expected:,}"
+
+
+@pytest.mark.slow  # seconds: OpenAI's vocabularies load
+@pytest.mark.parametrize(("name", "model"), [("cl100k_base", "gpt-4-0613"), ("o200k_base", "gpt-4o-2024-08-06")])
+def test_openais_families_show_the_published_count_and_say_that_is_all(name, model):
+    at = open_page("pages/chat.py", query={"chat_right": name})
+    default = [{"role": m.role, "content": m.content} for m in conversation(DEFAULT_TEXTS)]
+    assert token_counts(at)[1] == f"{num_tokens_from_messages(default, model):,}"
+    assert any(shown(caption) == OPENAI_COUNT_NOTE for caption in messages(at.caption))
+    assert len(at.code) == 1  # Llama 3's prompt as text; OpenAI's is not published
+    html = all_html(at)
+    assert html.count('class="bpe-chat-unpublished"') == len(default) + 1  # each message's 3, and the primer
+    assert "&lt;|start|&gt;assistant&lt;|message|&gt; · 3 tokens" in html
+
+
+@pytest.mark.slow  # seconds: Llama 4's vocabulary and openai-harmony load
+def test_llama4_and_gpt_oss_side_by_side():
+    at = open_page("pages/chat.py", query={"chat_left": "llama4", "chat_right": "o200k_harmony"})
+    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
+                for name in ("llama4", "o200k_harmony")]
+    assert token_counts(at) == [f"{count:,}" for count in expected]
+    html = all_html(at)
+    assert "&lt;|header_start|&gt;" in html and "&lt;|channel|&gt;" in html
+    captions = [shown(caption) for caption in messages(at.caption)]
+    assert any("the system turn is the developer's “# Instructions”" in caption for caption in captions)
+    assert not at.exception
 
 
 @pytest.mark.slow  # seconds: six pages opened

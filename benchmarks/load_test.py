@@ -4,6 +4,7 @@
     python benchmarks/load_test.py --sessions 20 --waves 10   # memory: 200 sessions, 20 at a time
     python benchmarks/load_test.py --url http://127.0.0.1:8080 --sessions 50   # a running server (a proxy)
     python benchmarks/load_test.py --client browser --sessions 10               # headless Chromium tabs
+    python benchmarks/load_test.py --tokenizer-memory   # what each bundled tokenizer keeps resident
 
 Starts `streamlit run app.py` on loopback (unless given --url). Every
 session opens Home and Inspect, then the Train page with its own sample and
@@ -26,6 +27,12 @@ Two kinds of client:
   pages take most of the CPU away from the server, so these figures measure
   the client as much as the app.
 
+The peer: a bare Streamlit app (a title and a line of text) served the same
+way, in the same run, wave for wave before ours: as many websocket sessions,
+each opening it and asking for as many reruns as ours takes steps. Its
+rerun's latency and its server's memory are Streamlit's own floor on this
+machine at this moment, so the ratios say what the app adds to it.
+
 Requests go only to the server given (loopback by default); every wait is
 bounded by --timeout, and the run ends by itself.
 """
@@ -35,8 +42,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,13 +59,14 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
 DONE = (0, 3)  # ScriptFinishedStatus: the whole script, or a fragment, ran to the end
 # As deploy/serve runs each server process: two malloc
 # arenas instead of one per thread, so memory freed by sessions is reused.
 SERVER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
+BARE_APP = 'import streamlit as st\n\nst.title("Bare")\nst.write("A bare Streamlit page.")\n'
 
 
 def train_query(number: int) -> str:
@@ -152,6 +163,54 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
     return outcome
 
 
+async def bare_session(url: str, reruns: int, timeout: float) -> Outcome:
+    """The peer's visitor: opens the bare page, then asks for `reruns` reruns."""
+    outcome = Outcome()
+    try:
+        address = url.replace("http", "ws", 1) + "/_stcore/stream"
+        async with websockets.connect(address, max_size=None, ping_interval=None) as socket:
+            await asyncio.wait_for(run_script(socket, "", ""), timeout)
+            for _ in range(reruns):
+                asked = time.perf_counter()
+                await asyncio.wait_for(run_script(socket, "", ""), timeout)
+                outcome.latencies.append(time.perf_counter() - asked)
+    except Exception as error:
+        outcome.errors.append(f"{type(error).__name__}: {error}")
+    return outcome
+
+
+class BareServer:
+    """`streamlit run` of BARE_APP on loopback, as the app's server is run."""
+
+    def __init__(self):
+        self.folder = tempfile.TemporaryDirectory()
+        script = Path(self.folder.name) / "bare.py"
+        script.write_text(BARE_APP)
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+             "--server.port", self.url.rsplit(":", 1)[1], "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=self.folder.name, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, **SERVER_ENVIRONMENT},
+        )
+
+    async def wait_until_up(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                async with websockets.connect(self.url.replace("http", "ws", 1) + "/_stcore/stream"):
+                    return
+            except OSError:
+                await asyncio.sleep(0.2)
+        raise RuntimeError(f"the bare app did not start within {timeout:g} s")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=20)
+        self.folder.cleanup()
+
+
 # -------------------------------------------------------------- browser
 
 
@@ -215,6 +274,38 @@ def memory_report(pid: int | None) -> str:
     return f"server RSS {resident_mb(pid):.0f} MB (worker processes {helpers:.0f} MB)"
 
 
+# Every bundled tokenizer loaded in one fresh process, as a server that warms
+# its cache of them does: the resident memory each one adds (loaded, and a
+# line encoded, which builds what is built on first use).
+LOAD_EVERY_TOKENIZER = """
+import gc
+from bpe_core import load_encoding
+from bpe_core.encodings import CATALOGUE
+def resident():
+    with open("/proc/self/status", encoding="ascii") as status:
+        return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
+gc.collect()
+first = last = resident()
+kept = []
+for name in CATALOGUE:
+    kept.append(load_encoding(name))
+    kept[-1].encode("The lowest, newest and widest. Привет, 世界 👋🏽")
+    gc.collect()
+    now = resident()
+    print(f"  {name:<14} +{now - last:6.1f} MB", flush=True)
+    last = now
+print(f"  {'all of them':<14} {last - first:7.1f} MB")
+"""
+
+
+def tokenizer_memory() -> None:
+    """What each bundled tokenizer costs a server that keeps it loaded, in
+    the catalogue's order (one that shares a rank file with an earlier one
+    adds less)."""
+    subprocess.run([sys.executable, "-c", LOAD_EVERY_TOKENIZER], cwd=ROOT, check=True,
+                   env={**os.environ, **SERVER_ENVIRONMENT})
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -223,8 +314,12 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def report(client: str, outcomes: list[Outcome], steps: int, elapsed: float) -> None:
-    latencies = [latency for outcome in outcomes for latency in outcome.latencies]
+def latencies_of(outcomes: list[Outcome]) -> list[float]:
+    return [latency for outcome in outcomes for latency in outcome.latencies]
+
+
+def report(client: str, outcomes: list[Outcome], bare: list[Outcome], steps: int, elapsed: float) -> None:
+    latencies = latencies_of(outcomes)
     trained = [outcome.trained_in for outcome in outcomes if outcome.trained_in is not None]
     errors = [error for outcome in outcomes for error in outcome.errors]
     print(f"{len(outcomes)} {client} sessions, {steps} steps each, {elapsed:.1f} s in all")
@@ -235,6 +330,12 @@ def report(client: str, outcomes: list[Outcome], steps: int, elapsed: float) -> 
         what = "key press to merge shown" if client == "browser" else "step told to the server to views redrawn"
         print(f"  step ({what}, {len(latencies)} steps): median {statistics.median(latencies):.2f} s, "
               f"p95 {percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s")
+    reruns = latencies_of(bare)
+    if latencies and reruns:
+        median, p95 = statistics.median(reruns), percentile(reruns, 0.95)
+        print(f"  bare page's rerun (the peer, {len(reruns)} reruns): median {median:.3f} s, p95 {p95:.3f} s; "
+              f"a step is {statistics.median(latencies) / median:.2f}x its median, "
+              f"{percentile(latencies, 0.95) / p95:.2f}x its p95")
 
 
 async def one_wave(client: str, url: str, first: int, sessions: int, steps: int, timeout: float) -> list[Outcome]:
@@ -250,28 +351,44 @@ async def one_wave(client: str, url: str, first: int, sessions: int, steps: int,
     return list(outcomes)
 
 
+def load_average() -> str:
+    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 async def run(args) -> None:
     server = None if args.url else StreamlitServer(extra_env=SERVER_ENVIRONMENT)
     url = args.url or server.url
     pid = None if server is None else server.process.pid
+    bare_server = None if args.no_peer else BareServer()
     try:
-        print(f"before: {memory_report(pid)}")
+        if bare_server is not None:
+            await bare_server.wait_until_up(args.timeout)
+        print(f"before ({load_average()}): {memory_report(pid)}"
+              + (f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""))
         outcomes: list[Outcome] = []
+        bare: list[Outcome] = []
         started = time.perf_counter()
         for wave in range(args.waves):
+            if bare_server is not None:  # the peer's wave first, with as many sessions and reruns
+                bare += await asyncio.gather(*(bare_session(bare_server.url, args.steps, args.timeout)
+                                               for _ in range(args.sessions)))
             first = wave * args.sessions
             wave_outcomes = await one_wave(args.client, url, first, args.sessions, args.steps, args.timeout)
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
             sessions = first + args.sessions
-            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors): {memory_report(pid)}", flush=True)
-        report(args.client, outcomes, args.steps, time.perf_counter() - started)
+            peer = f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, {load_average()}): "
+                  f"{memory_report(pid)}{peer}", flush=True)
+        report(args.client, outcomes, bare, args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)
             print(f"after {args.idle:g} s idle: {memory_report(pid)}")
     finally:
         if server is not None:
             server.stop()
+        if bare_server is not None:
+            bare_server.stop()
 
 
 def main() -> None:
@@ -283,7 +400,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a wait counts as an error")
     parser.add_argument("--idle", type=float, default=0, help="seconds to wait after the last wave, then measure")
     parser.add_argument("--url", help="a server already running (e.g. the proxy of deploy/), instead of a new one")
-    asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--no-peer", action="store_true", help="skip the bare app measured alongside")
+    parser.add_argument("--tokenizer-memory", action="store_true", help="only measure each bundled tokenizer's memory")
+    args = parser.parse_args()
+    if args.tokenizer_memory:
+        tokenizer_memory()
+    else:
+        asyncio.run(run(args))
 
 
 if __name__ == "__main__":

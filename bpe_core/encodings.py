@@ -28,11 +28,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .bundled_files import RANK_FILES, read_checked
-from .formats.tiktoken_file import parse_tiktoken_ranks
+from .formats.tiktoken_file import parse_pinned_ranks
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
 from .sentencepiece_model import SentencePieceTokenizer
 from .tokenizer import Tokenizer
-from .zoo import ZOO, load_zoo_encoding
+from .zoo import ZOO, load_zoo_encoding, zoo_source
 
 
 ENDOFTEXT = "<|endoftext|>"
@@ -165,7 +165,7 @@ def load_ranks(name: str) -> dict[bytes, int]:
 def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     """A bundled rank file, read once however many encodings share it."""
     rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/rank_files/rebuild_p50k.py)."
-    return parse_tiktoken_ranks(read_checked(RANK_FILES / rank_file, sha256, rebuild))
+    return parse_pinned_ranks(read_checked(RANK_FILES / rank_file, sha256, rebuild))
 
 
 @functools.cache
@@ -243,6 +243,13 @@ def load_encoding(name: str) -> Tokenizer | SentencePieceTokenizer:
 
 
 get_encoding = load_encoding  # tiktoken's name
+
+
+def encoding_source(name: str) -> str | None:
+    """What `load_encoding(name)` reads, said without reading it: the pinned
+    SHA-256 of an OpenAI rank file, or a zoo model's (see `zoo_source`);
+    None for a zoo model whose package is not installed."""
+    return zoo_source(name) if name in ZOO else f"sha256:{_spec(name).sha256}"
 
 
 def list_encoding_names() -> list[str]:

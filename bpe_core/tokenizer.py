@@ -50,6 +50,10 @@ UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 _PIECE_CACHE_LIMIT = 200_000  # pieces remembered (a tokenizer may be shared by many sessions) ...
 _CACHED_PIECE_CHARS = 256  # ... and only short ones: a long piece (a whitespace run, a whole text) rarely repeats
 _STEP_ENCODINGS_KEPT = 8  # tiktoken encodings of the vocabulary at a step (a slider moves through a few)
+# Up to this many characters, a text at a step is encoded by replaying the
+# learned merges: building tiktoken's encoding for a step compiles the split
+# pattern (about 10 ms and 0.7 MB each), which a short text never earns back.
+_REPLAYED_CHARS = 1_000
 
 
 class TokenSpan(NamedTuple):
@@ -408,6 +412,7 @@ class Tokenizer(EncodingBase):
         self.check_step(step)
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         text = encodable(text)
+        reference = reference or self._replays(text, step)
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:
             return self._rust_encode(rust_bpe, text, allowed)
@@ -432,6 +437,7 @@ class Tokenizer(EncodingBase):
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         if step is not None:
             self.check_step(step)
+        reference = reference or self._replays(text, step)
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
             return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
@@ -447,6 +453,13 @@ class Tokenizer(EncodingBase):
         if not allowed:
             return rust_bpe.encode_ordinary(text)
         return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+
+    def _replays(self, text: str, step: int | None) -> bool:
+        """Whether `text` at `step` is encoded by replaying the learned merges
+        (the reference, which gives the same ids) rather than by a tiktoken
+        encoding built for that step: so for a short text (see _REPLAYED_CHARS).
+        Stepping through training redraws a short try-it text at every step."""
+        return step is not None and self._learned_merges is not None and len(text) <= _REPLAYED_CHARS
 
     def _whole_text_engine(self, step: int | None, reference: bool):
         """tiktoken's Rust BPE for whole texts (at `step`), or None where the

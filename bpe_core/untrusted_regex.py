@@ -13,14 +13,16 @@ deadline; only one that passes is compiled here. Recursion (`(?R)`,
 from __future__ import annotations
 
 import functools
+import signal
 
 import regex
 
 from .worker_processes import worker_context
 
 MAX_REGEX_CHARS = 1_000  # the presets are under 400; a regex this long is not a split rule
-PROBE_SECONDS = 10.0  # for the throwaway process to start, compile the regex and try it
+PROBE_CPU_SECONDS = 10  # of processor time, for the throwaway process to compile the regex and try it
 PROBE_MATCH_SECONDS = 2.0  # of that, for trying it on the sample text
+PROBE_WAIT_SECONDS = 120.0  # of the clock: on a busy machine the probe may get little of a core
 PROBE_MEMORY_BYTES = 512_000_000  # the throwaway process may grow by this much
 PROBE_TEXT = (
     "Hello, world! It's 2024: 12345 + 67890 = 80235.\n\tdef f(x):\n        return x  # ok\n"
@@ -48,13 +50,13 @@ def _verdict(source: str, flags: int) -> str | None:
         return f"it is {len(source):,} characters long; the limit is {MAX_REGEX_CHARS:,}"
     if _RECURSION.search(source):
         return "it calls a group recursively, as in (?R) or (?1), which can use up all memory"
-    return _probe_in_a_throwaway_process(source, flags)
+    return _probe_in_a_throwaway_process(source, flags, PROBE_MATCH_SECONDS, PROBE_CPU_SECONDS)
 
 
-def _probe_in_a_throwaway_process(source: str, flags: int) -> str | None:
+def _probe_in_a_throwaway_process(source: str, flags: int, match_seconds: float, cpu_seconds: int) -> str | None:
     context = worker_context()
     receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_probe, args=(source, flags, PROBE_MATCH_SECONDS, sender), daemon=True)
+    process = context.Process(target=_probe, args=(source, flags, match_seconds, cpu_seconds, sender), daemon=True)
     try:
         process.start()
     except (OSError, AssertionError):  # no processes to be had here (or a daemon's, such as a Dask
@@ -62,23 +64,31 @@ def _probe_in_a_throwaway_process(source: str, flags: int) -> str | None:
         return _compile_error(source, flags)
     sender.close()
     try:
-        if receiver.poll(PROBE_SECONDS):
+        if receiver.poll(PROBE_WAIT_SECONDS):
             return receiver.recv()
-        return f"it takes longer than {PROBE_SECONDS:g} s to compile and try on a short text"
-    except EOFError:  # the probe died: the kernel or the memory cap stopped it
-        return f"it needs more than {PROBE_MEMORY_BYTES // 1_000_000:,} MB to compile or to match a short text"
+        return TOO_SLOW
+    except EOFError:  # the probe died: the kernel stopped it at its processor time or its memory cap
+        process.join()
+        return TOO_SLOW if process.exitcode == -signal.SIGXCPU else TOO_BIG
     finally:
         process.kill()
         process.join()
 
 
-def _probe(source: str, flags: int, match_seconds: float, sender) -> None:
-    """In the throwaway process: cap memory, compile, try it, report."""
+TOO_SLOW = f"it takes more than {PROBE_CPU_SECONDS} s to compile and try on a short text"
+TOO_BIG = f"it needs more than {PROBE_MEMORY_BYTES // 1_000_000:,} MB to compile or to match a short text"
+
+
+def _probe(source: str, flags: int, match_seconds: float, cpu_seconds: int, sender) -> None:
+    """In the throwaway process: cap memory and processor time, compile, try
+    it, report. Processor time, not the clock, so that a busy machine does
+    not refuse a regex that is merely waiting for a core."""
     try:
         import resource
 
         grown = _address_space() + PROBE_MEMORY_BYTES
         resource.setrlimit(resource.RLIMIT_AS, (grown, grown))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     except (ImportError, OSError, ValueError):  # not Linux: the deadline alone bounds the probe
         pass
     try:
@@ -86,7 +96,7 @@ def _probe(source: str, flags: int, match_seconds: float, sender) -> None:
         if reason is None:
             regex.compile(source, flags).findall(PROBE_TEXT, timeout=match_seconds)
     except (MemoryError, RecursionError):
-        reason = f"it needs more than {PROBE_MEMORY_BYTES // 1_000_000:,} MB to compile or to match a short text"
+        reason = TOO_BIG
     except TimeoutError:
         reason = "it takes too long to match a short text (it backtracks catastrophically)"
     sender.send(reason)

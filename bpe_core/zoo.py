@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import importlib.resources
 import unicodedata
 from collections.abc import Callable
@@ -171,13 +172,13 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
     pattern and special tokens numbered from `special_start` (by default
     right after the ranks, as Whisper numbers them); with `nfc`, text is
     composed first with Python's `unicodedata`, as Qwen's code does."""
-    from .formats.tiktoken_file import parse_tiktoken_ranks
+    from .formats.tiktoken_file import parse_pinned_ranks
 
     lines = [line for line in ZOO[name].bundled.read().splitlines() if line.strip()]
     # Whisper's file ends with an empty token ("=", base64 of nothing) at
     # 50256, GPT-2's <|endoftext|> place. No text encodes to it, and a token
     # here holds at least one byte, so it is left out: its id stays a gap.
-    ranks = parse_tiktoken_ranks(b"\n".join(line for line in lines if not line.startswith(b"= ")))
+    ranks = parse_pinned_ranks(b"\n".join(line for line in lines if not line.startswith(b"= ")))
     start = len(lines) if special_start is None else special_start
     register_model_pattern(name, pattern)
     tokenizer = dict(
@@ -249,6 +250,22 @@ ZOO: dict[str, ZooModel] = {
         "anthropic", CLAUDE_LEGACY_FILE.path, "MIT License (anthropic)", _claude_legacy, CLAUDE_LEGACY_FILE,
     ),
 }
+
+
+@functools.cache  # a process keeps the package it imported
+def zoo_source(name: str) -> str | None:
+    """What a zoo model's tokenizer is read from, said without reading it:
+    its shipped file's pinned SHA-256, or its maker's package and the
+    version installed; None when that package is not installed. Data
+    computed once from a model (shipped measurements) is current while
+    this stays the same."""
+    model = ZOO[name]
+    if model.bundled is not None:
+        return f"sha256:{model.bundled.sha256}"
+    try:
+        return f"{model.package}=={importlib.metadata.version(model.package)}"
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 @functools.cache

@@ -21,8 +21,9 @@ from bpe_core.analysis.algorithms import (
     word_language,
 )
 from bpe_core.analysis.downloads import frame_csv
-from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
+from bpe_core.analysis.shipped_algorithms import BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, shipped_three
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
 from bpe_core.drawing.algorithms import algorithm_figure, algorithm_frame, only_here_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.hf_trainers import HFTokenizer
@@ -56,10 +57,14 @@ def rival(corpus_id: str, vocab_size: int, algorithm: str, _waiting) -> HFTokeni
 
 
 def trained_three(corpus_id: str, vocab_size: int) -> dict:
-    """All three tokenizers: BPE by this engine (with a bar and Cancel of its
-    own), then the others, with a bar over them (Hugging Face's trainers
-    report no progress of their own; each takes a second or two)."""
-    bpe = train_on(corpus_parts(corpus_id)[0], vocab_size=vocab_size, pattern="cl100k")
+    """All three tokenizers: shipped with the app for the default corpus and
+    size; else BPE by this engine (with a bar and Cancel of its own), then
+    the others, with a bar over them (Hugging Face's trainers report no
+    progress of their own; each takes a second or two)."""
+    shipped = shipped_three(corpus_parts(corpus_id)[0], vocab_size)
+    if shipped is not None:
+        return shipped
+    bpe = train_on(corpus_parts(corpus_id)[0], vocab_size=vocab_size, pattern=BPE_PATTERN)
     bar = st.progress(0.0)
     rivals = {}
     for done, algorithm in enumerate(RIVALS):
@@ -128,9 +133,10 @@ def show_keeps_and_drops(tokenizers: dict, held_out: str) -> None:
 
 corpora = algorithm_corpora()
 settings = st.columns([3, 2], vertical_alignment="bottom")
-corpus_id = settings[0].selectbox("Training text", list(corpora), format_func=corpora.get, key="algorithms_corpus",
+corpus_id = settings[0].selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
+                                  format_func=corpora.get, key="algorithms_corpus",
                                   **LINKED)
-vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=2_000,
+vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=DEFAULT_VOCAB_SIZE,
                                 min_value=300, max_value=8_000, step=500)
 st.markdown(HOW_EACH_LEARNS)
 try:

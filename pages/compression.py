@@ -20,6 +20,7 @@ from bpe_core.analysis.compression import (
     split_held_out,
 )
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.shipped_compression import DEFAULT_CORPORA, DEFAULT_SETTINGS, shipped_curves, shipped_reference
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table
 from bpe_core.drawing.markdown import markdown_literal
@@ -38,7 +39,6 @@ from pages.common.tokenizers import (
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
-DEFAULT_CORPORA = ["english_prose", "japanese", "python_code"]
 METRIC_LABELS = {"bytes": "Bytes", "chars": "Characters"}
 
 page_header(
@@ -77,11 +77,11 @@ def choose_corpora(options: dict[str, str]) -> list[str]:
 def choose_settings() -> dict:
     columns = st.columns([1, 1, 1.1, 1.2], vertical_alignment="bottom")
     vocab_size = whole_number_input(
-        columns[0], "Max vocabulary size", key="compression_vocab", value=3_000, min_value=300, max_value=20_000,
+        columns[0], "Max vocabulary size", key="compression_vocab", value=DEFAULT_SETTINGS["vocab_size"], min_value=300, max_value=20_000,
         step=500, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
     )
     pattern = columns[1].selectbox(
-        "Split pattern", list(PRESETS), index=list(PRESETS).index("cl100k"), key="compression_pattern",
+        "Split pattern", list(PRESETS), index=list(PRESETS).index(DEFAULT_SETTINGS["pattern"]), key="compression_pattern",
         format_func=PRESET_LABELS.get, **LINKED,
         help="Pre-tokenization for the tokenizers trained here (the OpenAI ones keep their own).",
     )
@@ -124,9 +124,22 @@ def curves_for(corpus_id: str, vocab_size: int, pattern: str, _tokenizer: Tokeni
     return corpus_curves(_tokenizer, training_text, held_out_text)
 
 
+def bundled_curves(corpus_id: str, vocab_size: int, pattern: str) -> Curves:
+    """A bundled corpus's curves: shipped with the app for the default
+    chart, else trained and measured once for every session."""
+    shipped = shipped_curves(*parts_of(corpus_id), vocab_size, pattern)
+    if shipped is not None:
+        return shipped
+    return curves_for(corpus_id, vocab_size, pattern, tokenizer_for(corpus_id, vocab_size, pattern))
+
+
 @st.cache_data(max_entries=256, show_spinner=False)
 def reference_for(corpus_id: str, encoding: str) -> list[ReferencePoint]:
-    return reference_points(parts_of(corpus_id)[1], [encoding])
+    """An encoding's point on a bundled corpus's held-out text: shipped with
+    the app, else measured once (which loads the encoding)."""
+    held_out_text = parts_of(corpus_id)[1]
+    shipped = shipped_reference(held_out_text, encoding)
+    return [shipped] if shipped is not None else reference_points(held_out_text, [encoding])
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -150,8 +163,7 @@ def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint
         curves = trained_here_curves(trained.tokenizer.fingerprint, fingerprint, trained)
         return curves, [point for name in settings["references"]
                         for point in trained_here_reference(fingerprint, name, trained.corpus)]
-    tokenizer = tokenizer_for(corpus_id, settings["vocab_size"], settings["pattern"])
-    curves = curves_for(corpus_id, settings["vocab_size"], settings["pattern"], tokenizer)
+    curves = bundled_curves(corpus_id, settings["vocab_size"], settings["pattern"])
     return curves, [point for name in settings["references"] for point in reference_for(corpus_id, name)]
 
 

@@ -17,15 +17,18 @@ import streamlit as st
 from bpe_core import PRESETS, Tokenizer
 from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     TRAINING_LINES,
     ParityExperiment,
     TaxRow,
+    costs_of,
     languages,
     parallel_lines,
     parallel_text,
     parity_experiment,
+    tax_rows,
     tax_table,
     training_mix,
 )
@@ -123,8 +126,13 @@ def corpus_texts() -> dict[str, str]:
 
 @st.cache_data(max_entries=64, show_spinner="Measuring every language…")
 def bundled_rows(name: str, base: str) -> list[TaxRow]:
-    """A bundled or zoo encoding over the whole corpus: the same for every session."""
-    return tax_table({name: tokenizer_by_name(name)}, corpus_texts(), base)
+    """A bundled or zoo encoding over the whole corpus, the same for every
+    session: from the costs shipped with the app, or measured once when it
+    is read from other files here (see `bpe_core.analysis.shipped_tax`)."""
+    costs = shipped_costs(name)
+    if costs is None:
+        costs = costs_of(tokenizer_by_name(name), corpus_texts())
+    return tax_rows(name, costs, base)
 
 
 def measured_rows(names: list[str], base: str) -> list[TaxRow]:

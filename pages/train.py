@@ -30,7 +30,7 @@ from pages.common.tokenizers import (
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
-from pages.common.stepper import kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
@@ -210,8 +210,8 @@ def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_ste
     `last_step` (see bpe_core.drawing.training_view.training_run_view), once per tokenizer
     and span."""
     steps = range(first_step, last_step + 1)
-    view = training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))
-    return view_json(view)
+    return drawn_alone(lambda: view_json(
+        training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))))
 
 
 def opening_of(trained: TrainedTokenizer) -> int:

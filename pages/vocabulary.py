@@ -1,7 +1,7 @@
 """Vocabulary: browse and search every token of a tokenizer.
 
-The table is built once per tokenizer (cached; o200k_base takes one to two
-seconds), each search is done once (cached), and filters and sorting are
+The table is built once per tokenizer and each search is done once, for
+every session (`pages.common.vocabulary_tables`); filters and sorting are
 vectorised passes, so clicking stays quick even with 200,000 tokens. The
 table widget loads rows lazily.
 """
@@ -19,10 +19,8 @@ from bpe_core.analysis.vocabulary import (
     code_points,
     filter_tokens,
     script_counts,
-    search,
     sort_tokens,
     token_detail,
-    vocabulary_table,
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
@@ -30,8 +28,8 @@ from bpe_core.drawing.vocabulary import script_figure
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
-from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINKED, whole_number_input
+from pages.common.vocabulary_tables import search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
@@ -42,31 +40,6 @@ page_header(
     "tokens and the ones that are only part of a character. Spaces show as ·, bytes that are not a "
     "whole character as <E3 81>.",
 )
-
-
-# Caches are keyed by the tokenizer's fingerprint, not by hashing its
-# 200,000 tokens at every rerun.
-TABLES = SharedCache(max_entries=4, max_bytes=400_000_000)  # built once, shared by every session
-SEARCHES = SharedCache(max_entries=16, max_bytes=100_000_000)
-
-
-def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
-    """The tokenizer's table, built once and shared by every session."""
-    with st.spinner("Reading every token…"):
-        return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
-
-
-def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
-    """A search, done once: a regex over o200k's tokens takes most of a
-    second (each token's search has a time limit), and the page reruns at
-    every click on a filter."""
-    key = (tokenizer.fingerprint, tuple(sorted(criteria.items())))
-    with st.spinner("Searching every token…"):
-        return SEARCHES.get_or_make(key, lambda: search(table_of(tokenizer), **criteria), frame_bytes)
-
-
-def frame_bytes(frame: pd.DataFrame) -> int:
-    return int(frame.memory_usage(deep=True).sum())
 
 
 # ---------------------------------------------------------------- widgets

@@ -55,11 +55,14 @@ def component_data(at: AppTest, name: str = STEPPER) -> dict:
     """The data a page gave its custom component (the step control) in the last run."""
     import json
 
+    from bpe_core.drawing.step_control import unpacked
+
     for element in at.main:
         if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == name:
-            data = json.loads(element.proto.json)
-            if "view" in data:  # the step control's view travels as JSON text of its own
-                data.update(json.loads(data.pop("view")))
+            if name != STEPPER:
+                return json.loads(element.proto.json)
+            data = unpacked(element.proto.bytes)  # the step control's data travels packed
+            data.update(json.loads(data.pop("view")))
             return data
     raise AssertionError(f"no {name} component on the page")
 

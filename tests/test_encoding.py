@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bpe_core import PRESETS, TokenSpan, train
 from bpe_core import encodings as encodings_module
+from bpe_core import tokenizer as tokenizer_module
 from bpe_core.bundled_files import BundledFileError
 from bpe_core.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
@@ -133,11 +134,13 @@ def test_encode_at_final_step_replays_training(sample_text):
 
 
 @pytest.mark.parametrize("pattern", ["none", "gpt2", "cl100k", "o200k"])
-def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engines(sample_text, pattern):
+def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engines(sample_text, pattern, monkeypatch):
     """Training counted the corpus's length after every merge; encoding the
     corpus with the first k merges must give exactly that many tokens, by
     tiktoken over the first k ranks and by replaying the learned pairs alike,
-    token for token, here and on text training never saw."""
+    token for token, here and on text training never saw (short texts too,
+    which are replayed unless told otherwise)."""
+    monkeypatch.setattr(tokenizer_module, "_REPLAYED_CHARS", 0)
     corpus = sample_text if pattern != "none" else sample_text[:3_000]
     tok = train(corpus, num_merges=300, pattern=pattern)
     for step in sorted({0, 1, 2, 17, 150, len(tok.merges)}):
@@ -148,6 +151,21 @@ def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engi
             assert tok.encode_at_step(text, step, allowed_special="all") == tok.encode_at_step(
                 text, step, allowed_special="all", reference=True
             ), (step, text)
+
+
+def test_a_short_text_at_a_step_is_replayed_and_leaves_no_engine_behind(sample_text):
+    """Stepping through training redraws a short try-it text at every step:
+    building tiktoken's encoding for each step would cost more time than the
+    replay and keep its compiled pattern (most of a megabyte) per step, in
+    a tokenizer that every visitor of the same training shares."""
+    tok = train(sample_text, num_merges=60, pattern="cl100k")
+    text = "The lowest, newest and widest."
+    for step in range(0, 61, 5):
+        assert tok.encode_at_step(text, step) == tok.encode_at_step(text, step, reference=True)
+        assert list(tok.encode_with_offsets(text, step=step)) == list(tok.encode_with_offsets(text, step=step, reference=True))
+    assert not tok._rust_bpe_by_step
+    tok.encode_at_step(sample_text, 30)  # a long text is worth an engine
+    assert list(tok._rust_bpe_by_step) == [30]
 
 
 def test_offsets_cover_every_byte_in_order():

@@ -14,11 +14,13 @@ property:
 """
 
 import functools
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bpe_core import tokenizer as tokenizer_module
 from bpe_core import train
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.formats import to_tiktoken
@@ -183,6 +185,7 @@ def test_every_step_gives_the_same_ids_by_tiktoken_and_by_replaying_the_merges(c
     token) could part from replaying the learned pairs. For a vocabulary
     BPE trained, it never does."""
     tok = train(corpus, num_merges=40, pattern=pattern)
-    for step in range(len(tok.merges) + 1):
-        for text in [corpus, *probes]:
-            assert tok.encode_at_step(text, step) == tok.encode_at_step(text, step, reference=True), (step, text)
+    with mock.patch.object(tokenizer_module, "_REPLAYED_CHARS", 0):  # tiktoken's engine even for short texts
+        for step in range(len(tok.merges) + 1):
+            for text in [corpus, *probes]:
+                assert tok.encode_at_step(text, step) == tok.encode_at_step(text, step, reference=True), (step, text)

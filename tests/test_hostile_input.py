@@ -187,6 +187,16 @@ def test_a_tokenizer_file_cannot_smuggle_such_a_pattern():
         tokenizer_from_json(json.dumps(saved))
 
 
+def test_a_probe_is_stopped_by_its_processor_time_not_the_clock():
+    """A regex that would keep the probe busy past its processor time is
+    refused as too slow, by the kernel, whatever the clock says; a busy
+    machine only makes the probe wait longer."""
+    from bpe_core import untrusted_regex
+
+    too_slow = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
+    assert too_slow == untrusted_regex.TOO_SLOW
+
+
 def test_a_search_regex_is_held_to_the_same_bounds():
     with pytest.raises(ValueError, match="recursively"):
         compile_untrusted(r"(?R)?a")

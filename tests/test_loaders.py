@@ -324,3 +324,10 @@ def test_a_gzip_compressed_tokenizer_json_is_recognised_after_unpacking():
 
     packed = gzip.compress(hf_tokenizer_json(load_encoding("gpt2")).encode())
     assert tokenizer_from_file("tokenizer.json.gz", packed).encode("hello") == tiktoken_encoding("gpt2").encode("hello")
+
+
+def test_a_pinned_rank_file_reads_as_the_checking_parser_reads_it():
+    from bpe_core.formats.tiktoken_file import parse_pinned_ranks, parse_tiktoken_ranks
+
+    contents = gzip.decompress((RANK_FILES / "r50k_base.tiktoken.gz").read_bytes())
+    assert parse_pinned_ranks(contents) == parse_tiktoken_ranks(contents)

@@ -124,3 +124,31 @@ def test_a_word_list_shows_each_word_with_its_count():
     view = training_view_data(tokenizer, text, pieces, leading_pairs(tokenizer, corpus, steps), steps,
                               corpus_bytes=1, corpus_chars=1, words=True)
     assert '<span class="trn-count"> ×5\n</span>' in view["fragments"]
+
+
+def test_views_are_drawn_one_at_a_time_however_many_visitors_ask():
+    """Python runs one thread at a time: views drawn side by side take no
+    less time, but each holds its working memory, and a step waits behind
+    them all. Visitors asking at once get their views one after another."""
+    import threading
+
+    from pages.common.stepper import drawn_alone
+
+    drawing, most_at_once, lock = [0], [0], threading.Lock()
+
+    def draw() -> str:
+        with lock:
+            drawing[0] += 1
+            most_at_once[0] = max(most_at_once[0], drawing[0])
+        threading.Event().wait(0.01)  # a drawing that takes a while: other threads run meanwhile
+        with lock:
+            drawing[0] -= 1
+        return "view"
+
+    views = []
+    visitors = [threading.Thread(target=lambda: views.append(drawn_alone(draw))) for _ in range(8)]
+    for visitor in visitors:
+        visitor.start()
+    for visitor in visitors:
+        visitor.join()
+    assert views == ["view"] * 8 and most_at_once[0] == 1

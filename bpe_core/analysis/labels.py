@@ -47,6 +47,9 @@ def split_stray_bytes(token_bytes: bytes) -> list[tuple[str, bool]]:
 def label_text(token_bytes: bytes) -> str:
     """A token as plain text, for tables: visible whitespace, and bytes that
     are only part of a character as <E3 81> rather than a meaningless "�"."""
+    text = token_bytes.decode("utf-8", errors="surrogateescape")  # a stray byte becomes a lone surrogate
+    if text.isprintable() and " " not in text:  # most tokens: whole characters that all show themselves
+        return text
     return "".join(
         f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
         for run, stray in split_stray_bytes(token_bytes)

@@ -146,19 +146,25 @@ def tax_table(tokenizers: Mapping[str, Tokenizer], texts: Mapping[str, str], bas
     `texts` are keyed by language code."""
     if base not in texts:
         raise ValueError(f"The base language {base!r} is not among the texts.")
-    rows = []
-    for name, tokenizer in tokenizers.items():
-        costs = {code: measure(tokenizer, text, code) for code, text in texts.items()}
-        empty = [code for code, cost in costs.items() if cost.tokens == 0]
-        if empty:  # its split pattern drops that text: there is no premium to speak of
-            raise ValueError(
-                f"{name} turns the text of {', '.join(empty[:5])} into no tokens at all "
-                "(its split pattern does not match that script), so it has no premium to show."
-            )
-        reference = costs[base]
-        for code, cost in costs.items():
-            rows.append(TaxRow(name, code, cost, cost.tokens / reference.tokens, cost.bytes / reference.bytes))
-    return rows
+    return [row for name, tokenizer in tokenizers.items() for row in tax_rows(name, costs_of(tokenizer, texts), base)]
+
+
+def costs_of(tokenizer: Tokenizer, texts: Mapping[str, str]) -> dict[str, Cost]:
+    """What each text (keyed by language code) costs under `tokenizer`."""
+    return {code: measure(tokenizer, text, code) for code, text in texts.items()}
+
+
+def tax_rows(name: str, costs: Mapping[str, Cost], base: str = "en") -> list[TaxRow]:
+    """One tokenizer's rows, from its costs per language, against `base`."""
+    empty = [code for code, cost in costs.items() if cost.tokens == 0]
+    if empty:  # its split pattern drops that text: there is no premium to speak of
+        raise ValueError(
+            f"{name} turns the text of {', '.join(empty[:5])} into no tokens at all "
+            "(its split pattern does not match that script), so it has no premium to show."
+        )
+    reference = costs[base]
+    return [TaxRow(name, code, cost, cost.tokens / reference.tokens, cost.bytes / reference.bytes)
+            for code, cost in costs.items()]
 
 
 def corpus_table(tokenizers: Mapping[str, Tokenizer], base: str = "en", directory: Path = PARALLEL_DIR) -> list[TaxRow]:

@@ -26,6 +26,20 @@ export default function (component) {
   return () => stepper.detach();
 }
 
+// The app sends the data packed (bpe_core/drawing/step_control.py `packed`):
+// the settings as JSON, a line break, then the view's JSON text; a saved page
+// gives the object itself, the view's JSON text under "view".
+const decoder = new TextDecoder();
+
+function settingsOf(data) {
+  if (!(data instanceof Uint8Array)) return data;
+  return JSON.parse(decoder.decode(data.subarray(0, data.indexOf(10))));
+}
+
+function viewOf(data) {
+  return data instanceof Uint8Array ? decoder.decode(data.subarray(data.indexOf(10) + 1)) : data.view;
+}
+
 class Stepper {
   constructor(root) {
     this.root = root;
@@ -38,10 +52,10 @@ class Stepper {
     // This runs again whenever the page sends new data. Data for the same
     // view (the page heard a step and drew the same span) changes nothing.
     this.tell = setStateValue;
-    if (this.data && this.data.viewKey === data.viewKey) return;
+    const settings = settingsOf(data);
+    if (this.data && this.data.viewKey === settings.viewKey) return;
     if (this.view && this.view.detach) this.view.detach();
-    const { view, ...settings } = data;
-    this.data = { ...JSON.parse(view), ...settings };
+    this.data = { ...JSON.parse(viewOf(data)), ...settings };
     data = this.data;
     this.view = data.kind === "training" ? new TrainingView(this.root, data) : new FramesView(this.root, data);
     if (this.step === null || !this.holds(this.step)) this.step = data.step;

@@ -54,6 +54,24 @@ def control_data(view: str, *, view_key: str, step: int, speed: float, steps: ra
             "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
 
 
+def packed(data: dict) -> bytes:
+    """`control_data` as the app's component sends it: its settings as JSON,
+    a line break, then the view's JSON text as it is. The control gets the
+    same view again at every step the presenter pauses on; as bytes it
+    costs the server a copy, where as JSON inside JSON it would be escaped
+    character by character, twice (Streamlit also hashes the data as JSON),
+    at every step of every visitor. The browser reads the settings, and the
+    view only when it is a new one (step_control.js)."""
+    settings = {name: value for name, value in data.items() if name != "view"}
+    return json.dumps(settings).encode() + b"\n" + data["view"].encode("utf-8")
+
+
+def unpacked(packed_data: bytes) -> dict:
+    """The `control_data` that `packed` packed."""
+    settings, _, view = packed_data.partition(b"\n")
+    return {**json.loads(settings), "view": view.decode("utf-8")}
+
+
 def view_json(view: dict) -> str:
     """A view's data as the JSON text the step control takes. Kept in a cache
     as text, a view of a thousand steps is one object, not tens of

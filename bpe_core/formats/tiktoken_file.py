@@ -11,6 +11,7 @@ tiktoken's algorithm: the ranks are all it needs to give the same ids.
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Mapping
 
 from ..tokenizer import Tokenizer
@@ -39,6 +40,14 @@ def parse_tiktoken_ranks(contents: bytes) -> dict[bytes, int]:
         except ValueError as error:
             raise ValueError(f"Line {number}: {error}") from None
     return ranks
+
+
+def parse_pinned_ranks(contents: bytes) -> dict[bytes, int]:
+    """The ranks of a `.tiktoken` file already known to be well formed
+    (its SHA-256 is pinned, see `bundled_files`), read as tiktoken's own
+    loader reads them: the same ranks as `parse_tiktoken_ranks`, without
+    its line-by-line checks, in about half the time."""
+    return {binascii.a2b_base64(token): int(rank) for token, rank in (line.split() for line in contents.splitlines() if line)}
 
 
 def tokenizer_from_tiktoken_file(

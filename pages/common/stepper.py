@@ -11,11 +11,12 @@ step leaves the span held.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import streamlit as st
 
-from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data
+from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, SPEEDS, control_data, packed
 
 # The control's markup, style and script are the core's (bpe_core.drawing.step_control):
 # a page saved to stand alone mounts the very same control.
@@ -33,7 +34,7 @@ def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, 
     the step (and the speed)."""
     data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
                         speed_param=speed_param, playable=playable)
-    _STEPPER(data=data, key=key, on_position_change=lambda: None)
+    _STEPPER(data=packed(data), key=key, on_position_change=lambda: None)
 
 
 def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
@@ -45,6 +46,19 @@ def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
     if kept is None or kept[0] != view_key:
         kept = st.session_state[f"{key}_view"] = (view_key, make())
     return kept[1]
+
+
+_DRAWING = threading.Lock()
+
+
+def drawn_alone(draw: Callable[[], str]) -> str:
+    """`draw()` (a view's drawing), with no other view drawn meanwhile.
+    Python runs one thread at a time, so views drawn side by side take no
+    less time in all; but each holds its working memory meanwhile (the
+    server's high-water mark, which it keeps), and a step waits its turn
+    behind every one of them. One at a time, a step waits behind one."""
+    with _DRAWING:
+        return draw()
 
 
 def told_position(key: str) -> tuple[int, float] | None:

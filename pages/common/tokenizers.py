@@ -20,7 +20,7 @@ from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS
+from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.shared_jobs import SharedJobs
@@ -118,11 +118,14 @@ def bundled_encoding(name: str) -> Tokenizer:
 
 def loadable_encodings(names) -> list[str]:
     """The names whose encodings load here; each that does not is named,
-    with the pip command that adds it, and left out."""
+    with the pip command that adds it, and left out. Nothing is loaded to
+    find out but for a zoo model whose package is not installed, which
+    then says what is missing."""
     loadable = []
     for name in names:
         try:
-            _loaded_encoding(name)
+            if encoding_source(name) is None:
+                _loaded_encoding(name)
             loadable.append(name)
         except ModelPackageMissing as error:
             st.warning(f"{markdown_literal(str(error))} It is left out.")

@@ -1,0 +1,38 @@
+"""Vocabulary tables and searches, kept for every session.
+
+The Vocabulary page reads every token of a tokenizer into a table (o200k_base
+takes a second or two) and searches it (a regex over 200,000 tokens takes
+most of a second). Both are kept here, in a module the server imports once:
+a page's own script runs anew at every rerun, so a cache made there would
+start empty every time. Caches are keyed by the tokenizer's fingerprint,
+not by hashing its 200,000 tokens at every rerun.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from bpe_core import Tokenizer
+from bpe_core.analysis.vocabulary import search, vocabulary_table
+from pages.common.shared_cache import SharedCache
+
+TABLES = SharedCache(max_entries=4, max_bytes=100_000_000)  # cl100k_base's table takes 8 MB, o200k_base's 17
+SEARCHES = SharedCache(max_entries=16, max_bytes=50_000_000)
+
+
+def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
+    """The tokenizer's table, built once and shared by every session."""
+    with st.spinner("Reading every token…"):
+        return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
+
+
+def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
+    """A search, done once: the page reruns at every click on a filter."""
+    key = (tokenizer.fingerprint, tuple(sorted(criteria.items())))
+    with st.spinner("Searching every token…"):
+        return SEARCHES.get_or_make(key, lambda: search(table_of(tokenizer), **criteria), frame_bytes)
+
+
+def frame_bytes(frame: pd.DataFrame) -> int:
+    return int(frame.memory_usage(deep=True).sum())

@@ -22,7 +22,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-WAIT_SECONDS = 90  # a busy machine is slow, not wrong: waits end on the app's state, this only bounds them
+WAIT_SECONDS = 300  # a busy machine is slow, not wrong: waits end on the app's state, this only bounds them
 
 # Flags from running Chromium headless on a closed network: no background
 # requests (they would fail and slow every start), no sandbox as root.
@@ -74,7 +74,7 @@ class StreamlitServer:
         )
         self._wait_until_healthy()
 
-    def _wait_until_healthy(self, timeout: float = 60) -> None:
+    def _wait_until_healthy(self, timeout: float = WAIT_SECONDS) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

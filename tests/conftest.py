@@ -22,6 +22,22 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.hookimpl(trylast=True)  # after tests/tiktoken_suite marks its tests slow
+def pytest_collection_modifyitems(items):
+    """Files with browser tests first, then files with slow tests, then the
+    rest, each group in its usual order. Two workers take whole files in this
+    order (pyproject.toml's addopts), so the long files start at once and the
+    many short ones fill the end instead of one long file running alone."""
+
+    def group(item) -> int:
+        return 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
+
+    file_group = {}
+    for item in items:
+        file_group[item.path] = min(file_group.get(item.path, 2), group(item))
+    items.sort(key=lambda item: file_group[item.path])  # stable: a file's tests keep their order
+
+
 @pytest.fixture
 def quick_regex_deadlines(monkeypatch):
     """Regex deadlines of milliseconds: a test of what happens when a pattern

@@ -11,8 +11,9 @@ from urllib.parse import urlsplit
 import streamlit as st
 
 from bpe_core.deck import MAX_DECK_CHARS, deck_text, parse_deck
-from bpe_core.drawing.deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_PARAM, deck_data, deck_page
+from bpe_core.drawing.deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_PARAM, deck_data
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.standalone import deck_page
 from pages.common.names import PAGES
 from pages.common.navigation import page_header
 from pages.common.url_state import LINKED

@@ -10,8 +10,7 @@ from playwright.sync_api import expect
 
 from bpe_core import train
 from bpe_core.deck import parse_deck
-from bpe_core.drawing.deck import deck_page
-from bpe_core.drawing.standalone import replay_page, training_page
+from bpe_core.drawing.standalone import deck_page, replay_page, training_page
 from bpe_core.encodings import load_encoding
 from bpe_core.samples import catalog
 from tests.browser import SCREENSHOTS, assert_no_exception, closed_cleanly, new_page, open_offline, open_page

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from bpe_core.deck import MAX_DECK_CHARS, Slide, deck_text, parse_deck
-from bpe_core.drawing.deck import deck_data, deck_page
+from bpe_core.drawing.deck import deck_data
+from bpe_core.drawing.standalone import deck_page
 from tests.apptest import messages, open_page
 
 DECK = """# a talk

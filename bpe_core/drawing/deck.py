@@ -1,5 +1,5 @@
 """A talk deck in the browser (deck.js): the app's Deck page mounts it as a
-component, and a deck saved as a page (`deck_page`) mounts the very same
+component, and a deck saved as a page (`standalone.deck_page`) mounts the very same
 script, so a talk with saved pages among its slides needs no server.
 
 A slide's page sits in a frame. Page Down and Page Up pressed inside it
@@ -9,8 +9,6 @@ DECK_KEYS_JS, which, in a frame, hands them to the deck by message.
 
 from __future__ import annotations
 
-import html
-import json
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
@@ -81,23 +79,3 @@ def deck_data(slides: list[Slide], *, slide: int, app_address: str | None) -> di
 
     shown = [{"link": item.link, "src": shown_at(item), "title": item.title, "note": item.note} for item in slides]
     return {"slides": shown, "slide": min(max(slide, 0), len(slides) - 1), "param": DECK_PARAM}
-
-
-def deck_page(slides: list[Slide], *, app_address: str = "http://localhost:8501") -> str:
-    """The deck as one HTML file: saved pages among its slides are found
-    beside it, the app's permalinks on the app at `app_address` (which must
-    be running for those slides)."""
-    from .standalone import json_in_html, saved_page  # it imports this module's DECK_KEYS_JS
-
-    address = urlsplit(app_address)
-    if address.scheme not in ("http", "https") or not address.netloc or address.path.strip("/") or address.query:
-        raise ValueError(f"the app's address must be like http://localhost:8501, not {app_address!r}")
-    origin = f"{address.scheme}://{address.netloc}"
-    data = deck_data(slides, slide=0, app_address=origin)
-    about = (f"{len(slides)} slides. Keys: Page Down or → next, Page Up or ← previous, Home, End (a clicker sends "
-             f"these); click into a slide to use its own keys. The app's slides come from {origin}.")
-    body = (f'<div class="sa-deck">{DECK_HTML}</div>'
-            f'<script type="application/json" id="sa-settings">{json_in_html(json.dumps(data))}</script>')
-    return saved_page("Talk deck", about, body, module=DECK_JS, module_name="mountDeck", css=DECK_CSS,
-                      frames=f"'self' file: {html.escape(origin)}")
-

@@ -1,6 +1,6 @@
 """A view of the app saved as one HTML file that needs no server: the Train
-step-through, an Encode replay, or a token view (and the frame of a talk
-deck saved as a page, see `deck`).
+step-through, an Encode replay, a token view, or a talk deck (`deck_page`:
+the deck's frame, see `deck`, around the slides found beside it).
 
 Speakers prepare at home and present on a venue's laptop and network. A
 saved page opens from disk in any current browser, with no Python and no
@@ -24,14 +24,16 @@ import html
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..analysis.replay import MAX_REPLAY_CHARS, merge_tree, replay
 from ..analysis.token_cards import token_origins
 from ..budgeted_encoding import encode_within_budget
 from ..corpus import count_pieces
+from ..deck import Slide
 from ..patterns import PRESET_LABELS
 from ..tokenizer import Tokenizer
-from .deck import DECK_KEYS_JS
+from .deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_KEYS_JS, deck_data
 from .replay import merge_tree_html, replay_frames
 from .step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, control_data, view_json
 from .tokens import TOKEN_KEYS_JS, token_html
@@ -140,6 +142,23 @@ def token_view_page(tokenizer, text: str, *, allow_special: bool = False, show_i
 
 
 # -------------------------------------------------------------- the frame
+
+
+def deck_page(slides: list[Slide], *, app_address: str = "http://localhost:8501") -> str:
+    """The deck as one HTML file: saved pages among its slides are found
+    beside it, the app's permalinks on the app at `app_address` (which must
+    be running for those slides)."""
+    address = urlsplit(app_address)
+    if address.scheme not in ("http", "https") or not address.netloc or address.path.strip("/") or address.query:
+        raise ValueError(f"the app's address must be like http://localhost:8501, not {app_address!r}")
+    origin = f"{address.scheme}://{address.netloc}"
+    data = deck_data(slides, slide=0, app_address=origin)
+    about = (f"{len(slides)} slides. Keys: Page Down or → next, Page Up or ← previous, Home, End (a clicker sends "
+             f"these); click into a slide to use its own keys. The app's slides come from {origin}.")
+    body = (f'<div class="sa-deck">{DECK_HTML}</div>'
+            f'<script type="application/json" id="sa-settings">{json_in_html(json.dumps(data))}</script>')
+    return saved_page("Talk deck", about, body, module=DECK_JS, module_name="mountDeck", css=DECK_CSS,
+                      frames=f"'self' file: {html.escape(origin)}")
 
 
 def _stepping_page(title: str, about: str, data: dict, *, keys: str, after: str = "") -> str:

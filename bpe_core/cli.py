@@ -17,73 +17,30 @@ from .analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_decl
 from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from .analysis.words import HOW_WORDS_ARE_COUNTED
 from .chat import OPENAI_COUNT_NOTE, TEMPLATES, chat_prompt, messages_from_json
+from .cli_inputs import (
+    TOKENIZER_FILE_HELP,
+    UserError,
+    add_rank_file_pattern,
+    add_tokenizer_choice,
+    pick_tokenizer,
+    read_text,
+    read_tokenizer_file,
+)
 from .corpus import count_chunks, worker_count
 from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
-from .formats import save_tokenizer, tokenizer_from_file
+from .formats import save_tokenizer
 from .hf_trainers import train_unigram, train_wordpiece
 from .patterns import PRESETS, compile_pattern
 from .specials import found_in
+from .stage_commands import add_stage_commands
 from .token_ids import parse_token_ids
-from .tokenizer import Tokenizer
 from .training import train
 from .udhr import declarations
 from .zoo import ModelPackageMissing
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
 TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
-
-
-class UserError(Exception):
-    """Bad input from the user: reported in one line, exit status 1."""
-
-
-def read_text(source: str) -> str:
-    """The UTF-8 text of a file, or of standard input for "-"."""
-    try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
-    except OSError as error:
-        raise UserError(f"cannot read {source}: {error.strerror or error}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UserError(
-            f"{'standard input' if source == '-' else source} is not UTF-8 text "
-            f"(byte 0x{data[error.start]:02x} at offset {error.start})"
-        ) from None
-
-
-def read_tokenizer_file(path: str, pattern: str) -> Tokenizer:
-    """Any tokenizer file the app takes as an upload: one saved by 'train', a
-    Hugging Face tokenizer.json, or a .tiktoken rank file (split by `pattern`,
-    as rank files name none); plain or gzip-compressed."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise UserError(f"cannot read {path}: {error.strerror or error}") from None
-    return tokenizer_from_file(Path(path).name, data, pattern)
-
-
-def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
-    if args.tokenizer:
-        return read_tokenizer_file(args.tokenizer, args.rank_file_pattern)
-    return load_encoding(args.encoding)
-
-
-TOKENIZER_FILE_HELP = "a tokenizer file: saved by 'train', a Hugging Face tokenizer.json or a .tiktoken rank file"
-
-
-def _add_rank_file_pattern(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rank-file-pattern", default="cl100k", metavar="PATTERN",
-                        help=f"how a .tiktoken rank file splits text: {', '.join(PRESETS)} or a regex (default cl100k)")
-
-
-def _add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
-    choice = parser.add_mutually_exclusive_group(required=True)
-    choice.add_argument("--encoding", choices=ENCODING_NAMES, metavar="NAME",
-                        help=f"a bundled OpenAI encoding or a model's ({', '.join(ENCODING_NAMES)})")
-    choice.add_argument("--tokenizer", metavar="FILE", help=TOKENIZER_FILE_HELP)
-    _add_rank_file_pattern(parser)
 
 
 def command_train(args: argparse.Namespace) -> None:
@@ -408,14 +365,14 @@ def build_parser() -> argparse.ArgumentParser:
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")
-    _add_tokenizer_choice(encoder)
+    add_tokenizer_choice(encoder)
     encoder.add_argument("file", nargs="?", default="-", metavar="FILE", help="text to encode (default stdin)")
     encoder.add_argument("--json", action="store_true", help="print a JSON list")
     encoder.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
     encoder.set_defaults(run=command_encode)
 
     decoder = commands.add_parser("decode", help="token ids to text")
-    _add_tokenizer_choice(decoder)
+    add_tokenizer_choice(decoder)
     decoder.add_argument("ids", nargs="*", metavar="ID", help="ids (default: read them from stdin)")
     decoder.set_defaults(run=command_decode)
 
@@ -424,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
                           help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help=TOKENIZER_FILE_HELP + " (repeatable)")
-    _add_rank_file_pattern(comparer)
+    add_rank_file_pattern(comparer)
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
     comparer.set_defaults(run=command_compare)
 
@@ -457,8 +414,6 @@ def build_parser() -> argparse.ArgumentParser:
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '
                       'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
-
-    from .stage_commands import add_stage_commands  # html and gif; that module uses this one's helpers
 
     add_stage_commands(commands)
     return parser

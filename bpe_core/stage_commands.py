@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli import UserError, _add_tokenizer_choice, pick_tokenizer, read_text
+from .cli_inputs import UserError, add_tokenizer_choice, pick_tokenizer, read_text
 from .patterns import PRESETS
 from .samples import catalog
 from .tokenizer import Tokenizer
@@ -39,13 +39,13 @@ def add_stage_commands(commands) -> None:
     training.set_defaults(run=command_html_train)
 
     replaying = kinds.add_parser("replay", help="Encode replay: one word's merges, step by step")
-    _add_tokenizer_choice(replaying)
+    add_tokenizer_choice(replaying)
     replaying.add_argument("--text", required=True, help="a word or a short phrase (a leading space is part of it)")
     replaying.add_argument("-o", "--output", required=True, metavar="FILE", help="the HTML file to write")
     replaying.set_defaults(run=command_html_replay)
 
     viewing = kinds.add_parser("view", help="Inspect's coloured tokens with their cards")
-    _add_tokenizer_choice(viewing)
+    add_tokenizer_choice(viewing)
     source = viewing.add_mutually_exclusive_group(required=True)
     source.add_argument("--text", help="the text to show")
     source.add_argument("--file", metavar="FILE", help="a UTF-8 text file to show ('-' for stdin)")
@@ -135,7 +135,7 @@ def command_html_view(args: argparse.Namespace) -> None:
 
 def command_html_deck(args: argparse.Namespace) -> None:
     from .deck import parse_deck
-    from .drawing.deck import deck_page
+    from .drawing.standalone import deck_page
 
     _write(args.output, deck_page(parse_deck(read_text(args.file)), app_address=args.app))
 

@@ -54,6 +54,23 @@ def quick_regex_deadlines(monkeypatch):
     untrusted_regex._verdict.cache_clear()
 
 
+@pytest.fixture
+def job_worker_gone():
+    """For a test of one budgeted job: call it after the job, and it tells
+    whether the worker process that ran the job is gone. (A fresh spare
+    worker, started for the next job, is meant to be left.)"""
+    import multiprocessing
+
+    from bpe_core.budgeted_jobs import SPARE_WORKERS
+
+    def children() -> set[int]:
+        return {child.pid for child in multiprocessing.active_children()}
+
+    SPARE_WORKERS.prepare()  # the worker that will take the job
+    before = children()
+    return lambda: bool(before) and not before & children()
+
+
 # ------------------------------------------------------------ browser tests
 
 

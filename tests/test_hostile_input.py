@@ -344,13 +344,10 @@ def test_a_training_out_of_time_is_a_message_that_points_to_the_command_line():
         train_within_budget("low lower lowest " * 100, Budget(seconds=0, memory_bytes=500_000_000), vocab_size=300)
 
 
-def test_an_exception_in_progress_stops_the_job_at_once():
+def test_an_exception_in_progress_stops_the_job_at_once(job_worker_gone):
     """How Cancel works: the page's progress callback is a Streamlit call,
     which raises when the user clicks; the worker process is gone with it
     (what is left is a fresh spare, waiting for the next job)."""
-    import multiprocessing
-
-    from bpe_core.budgeted_jobs import SPARE_WORKERS
 
     class Cancelled(Exception):
         pass
@@ -358,11 +355,9 @@ def test_an_exception_in_progress_stops_the_job_at_once():
     def cancel(done, total):
         raise Cancelled
 
-    SPARE_WORKERS.prepare()  # the worker that will take the job
-    before = {child.pid for child in multiprocessing.active_children()}
     with pytest.raises(Cancelled):
         train_within_budget("low lower lowest " * 100_000, ROOMY, vocab_size=5_000, progress=cancel)
-    assert before and not before & {child.pid for child in multiprocessing.active_children()}
+    assert job_worker_gone()
 
 
 @pytest.mark.slow  # seconds: worker processes

@@ -54,12 +54,13 @@ def run_app() -> None:
 
 
 def freeze_what_modules_hold() -> None:
-    """Streamlit collects every generation of garbage after every script run,
-    and a step view's rerun is a script run. Modules live as long as the
-    server: after the first run that loads new ones (Streamlit's, plotly's,
-    a model maker's: over 100,000 objects), the collector is told to leave
-    what exists then alone, so each collection scans only what sessions
-    made since: milliseconds instead of a tenth of a second."""
+    """Python's collector scans every object it tracks at each full
+    collection (Streamlit's own collection after every run is turned off in
+    .streamlit/config.toml, `runner.postScriptGC`). Modules live as long as
+    the server: after the first run that loads new ones (Streamlit's,
+    plotly's, a model maker's: over 100,000 objects), the collector is told
+    to leave what exists then alone, so each collection scans only what
+    sessions made since: milliseconds instead of a tenth of a second."""
     global _modules_frozen
     if len(sys.modules) > _modules_frozen:
         _modules_frozen = len(sys.modules)

@@ -163,6 +163,18 @@ def test_bar_figure_has_one_trace_per_tokenizer_sorted_by_the_first(rows):
     assert figure.data[2].customdata[burmese][0] == len(tiktoken_encoding("o200k_base").encode(parallel_text("my")))
 
 
+def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
+    """Every bundled tokenizer at once (the Tax page's default picks ten) is
+    told apart by colour: none repeats, and the first are the tokens' own."""
+    from bpe_core.encodings import CATALOGUE
+
+    texts = {code: parallel_text(code) for code in ("en", "hi")}
+    every_one = tax_table({name: load_encoding("gpt2") for name in CATALOGUE}, texts, "en")
+    colours = [trace.marker.color for trace in premium_bar_figure(every_one, languages(), "en").data]
+    assert len(colours) == len(CATALOGUE) >= 12 and len(set(colours)) == len(colours)
+    assert colours[:len(PALETTE)] == PALETTE
+
+
 def test_bar_figure_marks_the_base_language_at_one():
     hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi")
     figure = premium_bar_figure(hindi_base, LANGUAGES, "hi")

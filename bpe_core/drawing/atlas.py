@@ -31,7 +31,7 @@ import plotly.graph_objects as go
 
 from ..analysis.atlas import AtlasRow
 from ..udhr import ARTICLES, Declaration
-from .palette import PALETTE
+from .palette import series_colour
 from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, LEGEND_ON_TOP, PREMIUM_TICKS, TICK_FONT_SIZE
 
 # Where plotly.js finds world_110m.json: the app's static files (see README, "Offline maps").
@@ -148,10 +148,10 @@ def script_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], to
         spreads = [_spread(premiums[script]) for script in order]
         figure.add_trace(go.Scatter(
             x=[spread[2] for spread in spreads], y=labels, name=html.escape(name), mode="markers", orientation="h",
-            marker=dict(color=PALETTE[index % len(PALETTE)], size=11, line=dict(width=1, color="#333")),
+            marker=dict(color=series_colour(index), size=11, line=dict(width=1, color="#333")),
             error_x=dict(type="data", symmetric=False, array=[spread[3] - spread[2] for spread in spreads],
                          arrayminus=[spread[2] - spread[1] for spread in spreads], thickness=2, width=0,
-                         color=PALETTE[index % len(PALETTE)]),
+                         color=series_colour(index)),
             customdata=[[spread[0], spread[1], spread[3], spread[4]] for spread in spreads],
             hovertemplate="<b>%{y}</b>, %{meta}<br>median %{x:.2f}×<br>quartiles %{customdata[1]:.2f}× – "
                           "%{customdata[2]:.2f}×<br>lowest %{customdata[0]:.2f}×, highest %{customdata[3]:.2f}×"

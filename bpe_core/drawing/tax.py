@@ -33,7 +33,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.tax import Language, ParityExperiment, TaxRow, content_cost
-from .palette import PALETTE
+from .palette import PALETTE, series_colour
 
 FONT_SIZE = 15
 TICK_FONT_SIZE = 14
@@ -218,7 +218,7 @@ def premium_bar_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language]
                 y=names,
                 x=[by_code[code].premium for code in order],
                 name=html.escape(tokenizer),
-                marker=dict(color=PALETTE[index % len(PALETTE)], line=dict(color="#333", width=0.5)),
+                marker=dict(color=series_colour(index), line=dict(color="#333", width=0.5)),
                 customdata=[[by_code[code].cost.tokens, by_code[base_code].cost.tokens] for code in order],
                 meta=[html.escape(tokenizer), base_name],  # via %{meta}: data, never parsed as a template
                 hovertemplate=(
@@ -355,7 +355,7 @@ def experiment_figure(
                 marker=dict(
                     symbol="diamond" if is_trained else "circle",
                     size=15 if is_trained else 11,
-                    color=TRAINED_COLOUR if is_trained else PALETTE[index % len(PALETTE)],
+                    color=TRAINED_COLOUR if is_trained else series_colour(index),
                     line=dict(color="#333", width=1),
                 ),
                 customdata=[by_code[code].cost.tokens for code in order],

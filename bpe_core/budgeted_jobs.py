@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import os
 import threading
 import time
 import traceback
@@ -38,9 +37,6 @@ from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs
-# A job yields the CPU to the server's own work (drawing pages for every
-# other visitor) whenever both want it: it only takes a little longer.
-NICENESS = 10
 
 
 @dataclass(frozen=True)
@@ -191,7 +187,6 @@ def _in_the_process(connection) -> None:
         return
     deadline = time.monotonic() + budget.seconds
     cap_memory(budget.memory_bytes)
-    os.nice(NICENESS)
     try:
         result = job(*arguments, deadline=deadline, progress=lambda *done: connection.send(("progress", done)))
         connection.send(("done", result))

@@ -15,19 +15,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.shipped_tax import ShippedCosts, write_shipped  # noqa: E402
 from bpe_core.analysis.tax import costs_of, languages, parallel_text  # noqa: E402
-from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding  # noqa: E402
-from bpe_core.zoo import ModelPackageMissing  # noqa: E402
+from bpe_core.cli import every_loadable_encoding  # noqa: E402
+from bpe_core.encodings import encoding_source  # noqa: E402
 
 
 def main() -> None:
     texts = {code: parallel_text(code) for code in languages()}
     measured = {}
-    for name in CATALOGUE:
-        try:
-            tokenizer = load_encoding(name)
-        except ModelPackageMissing as error:
-            print(f"left out: {error}", file=sys.stderr)
-            continue
+    for name, tokenizer in every_loadable_encoding().items():
         measured[name] = ShippedCosts(encoding_source(name), tokenizer.fingerprint, costs_of(tokenizer, texts))
         print(f"measured {name}", file=sys.stderr)
     write_shipped(measured)

@@ -18,19 +18,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.atlas import count_tokenizer, read_precomputed, word_counts, write_precomputed  # noqa: E402
-from bpe_core.encodings import CATALOGUE, load_encoding  # noqa: E402
-from bpe_core.zoo import ModelPackageMissing  # noqa: E402
+from bpe_core.cli import every_loadable_encoding  # noqa: E402
 
 
 def main(everything: bool) -> None:
     stored = None if everything else read_precomputed()
     counts = {}
-    for name in CATALOGUE:
-        try:
-            tokenizer = load_encoding(name)
-        except ModelPackageMissing as error:
-            print(f"left out: {error}", file=sys.stderr)
-            continue
+    for name, tokenizer in every_loadable_encoding().items():
         kept = stored.counts(name, tokenizer.fingerprint) if stored is not None else None
         counts[name] = kept if kept is not None else count_tokenizer(tokenizer)
         print(f"{'kept' if kept is not None else 'counted'} {name}", file=sys.stderr)

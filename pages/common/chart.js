@@ -162,7 +162,7 @@ export default function (component) {
       modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"], ...data.config };
     Plotly.react(chart, figure.data, layout, config).then(() => {
       if (!current) return;
-      chart.dataset.drawn = "true"; // for tests and screenshots: plotly has drawn this figure
+      chart.dataset.state = "drawn"; // for tests and benchmarks: a page is drawn once no chart is "loading"
       if (data.selectable) {
         chart.removeAllListeners?.("plotly_click");
         chart.on("plotly_click", (event) => setStateValue("selection", selection(event)));
@@ -173,16 +173,17 @@ export default function (component) {
   // The column's width, followed as it changes (the sidebar, the window).
   let width = chart.clientWidth;
   const resized = new ResizeObserver(() => {
-    if (!window.Plotly || !chart.dataset.drawn || chart.clientWidth === width || !chart.clientWidth) return;
+    if (chart.dataset.state !== "drawn" || chart.clientWidth === width || !chart.clientWidth) return;
     width = chart.clientWidth;
     window.Plotly.relayout(chart, { width });
   });
   resized.observe(chart);
 
-  delete chart.dataset.drawn;
+  chart.dataset.state = "loading";
   loadPlotly().then(draw, (error) => {
     chart.textContent = String(error.message);
     chart.classList.add("bpe-chart-error");
+    chart.dataset.state = "failed";
   });
   return () => {
     current = false;

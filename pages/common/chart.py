@@ -32,11 +32,13 @@ def subresource_integrity(sha256_hex: str) -> str:
     return "sha256-" + base64.b64encode(bytes.fromhex(sha256_hex)).decode("ascii")
 
 
+CHART_JS = (HERE / "chart.js").read_text().replace("__BUNDLE_INTEGRITY__", subresource_integrity(BUNDLE_SHA256))
+
 _CHART = st.components.v2.component(
     "bpe_playground.chart",
-    html='<div class="bpe-chart"></div>',
+    html='<div class="bpe-chart" data-state="loading"></div>',  # drawn: chart.js
     css=(HERE / "chart.css").read_text(),
-    js=(HERE / "chart.js").read_text().replace("__BUNDLE_INTEGRITY__", subresource_integrity(BUNDLE_SHA256)),
+    js=CHART_JS,
     isolate_styles=False,  # plotly.js styles its charts with rules it adds to the page's head
 )
 

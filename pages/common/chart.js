@@ -148,7 +148,8 @@ export default function (component) {
 
   const draw = (Plotly) => {
     if (!current) return;
-    const figure = streamlitLook(themedSpec(data.spec, appTheme(chart)), appTheme(chart));
+    const theme = appTheme(chart);
+    const figure = streamlitLook(themedSpec(data.spec, theme), theme);
     const layout = figure.layout;
     layout.height = height;
     layout.width = chart.clientWidth || undefined;

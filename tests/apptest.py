@@ -67,6 +67,17 @@ def component_data(at: AppTest, name: str = STEPPER) -> dict:
     raise AssertionError(f"no {name} component on the page")
 
 
+CHART = "bpe_playground.chart"
+
+
+def charts(at: AppTest) -> list[dict]:
+    """The plotly figures the page drew in the last run (as plotly.py's JSON), in page order."""
+    import json
+
+    return [json.loads(json.loads(element.proto.json)["spec"]) for element in at.main
+            if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == CHART]
+
+
 def tell_position(at: AppTest, key: str, step: int, speed: float = 1) -> AppTest:
     """Do what the browser's step control does when the presenter pauses:
     tell the page the step (and speed) it shows, and let the page rerun."""

@@ -55,9 +55,10 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    """`streamlit run app.py` on 127.0.0.1, stopped when the tests end."""
+    """`streamlit run app.py` on 127.0.0.1 (the app's, or another in `app_dir`
+    with its own static/ and .streamlit/), stopped when the tests end."""
 
-    def __init__(self, extra_env: dict[str, str] | None = None):
+    def __init__(self, extra_env: dict[str, str] | None = None, app_dir: Path = ROOT):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = (ROOT / "artifacts" / f"streamlit-{self.port}.log")
@@ -69,7 +70,7 @@ class StreamlitServer:
             "--server.fileWatcherType", "none",
         ]
         self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=self.log.open("w"), stderr=subprocess.STDOUT,
+            command, cwd=app_dir, stdout=self.log.open("w"), stderr=subprocess.STDOUT,
             env={**os.environ, **(extra_env or {})},
         )
         self._wait_until_healthy()
@@ -132,7 +133,8 @@ def run(page, action, timeout: float = WAIT_SECONDS) -> None:
     finished the script run it starts and drawn it: its own message,
     counted (never a quiet period), then its app element's script state,
     then no placeholder left of an element still loading its code (charts,
-    tables and HTML are loaded lazily, after the run). What a run changes
+    tables and HTML are loaded lazily, after the run) and no chart still
+    loading plotly.js. What a run changes
     is still best checked with `expect`, which retries."""
     before = page.finished_runs
     action()
@@ -144,6 +146,7 @@ def run(page, action, timeout: float = WAIT_SECONDS) -> None:
     app = page.locator('[data-testid="stApp"]')
     expect(app).to_have_attribute("data-test-script-state", "notRunning", timeout=timeout * 1000)
     expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=timeout * 1000)
+    expect(page.locator('.bpe-chart[data-state="loading"]')).to_have_count(0, timeout=timeout * 1000)  # charts: chart.js
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 

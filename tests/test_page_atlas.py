@@ -4,7 +4,6 @@ Every number is checked against tiktoken run here on the shipped
 declarations, independently of the page and of the precomputed counts.
 """
 
-import json
 import unicodedata
 
 import pytest
@@ -15,6 +14,7 @@ import bpe_core.udhr
 from bpe_core.encodings import CATALOGUE, tiktoken_encoding
 from bpe_core.udhr import declaration_texts, declarations
 from tests.apptest import all_html
+from tests.apptest import charts
 from tests.apptest import open_page as open_app
 
 pytestmark = pytest.mark.slow  # each opens the page: seconds
@@ -30,10 +30,6 @@ def open_atlas(query: dict | None = None, **session) -> AppTest:
 def tokens(name: str, code: str, nfc: bool = False) -> int:
     text = declaration_texts()[code]
     return len(tiktoken_encoding(name).encode(unicodedata.normalize("NFC", text) if nfc else text))
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
 
 
 def declaration_table(at: AppTest):

@@ -1,7 +1,5 @@
 """The Compression page, run headless with Streamlit's AppTest."""
 
-import json
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -9,6 +7,7 @@ from bpe_core import train
 from bpe_core.analysis.compression import corpus_text, split_held_out
 from bpe_core.encodings import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
+from tests.apptest import charts
 from tests.apptest import open_page as open_app
 
 PAGE = "pages/compression.py"
@@ -24,8 +23,8 @@ def page() -> AppTest:
 
 
 def chart(at: AppTest) -> dict:
-    (element,) = at.get("plotly_chart")
-    return json.loads(element.proto.spec)
+    (figure,) = charts(at)
+    return figure
 
 
 def numbers(at: AppTest):
@@ -86,7 +85,7 @@ def test_no_corpus_asks_for_one():
     at.multiselect(key="compression_corpora").set_value([]).run()
     assert not at.exception
     assert "Choose at least one corpus" in at.info[0].value
-    assert not at.get("plotly_chart")
+    assert not charts(at)
 
 
 def test_the_train_pages_tokenizer_is_plotted_from_its_own_trace():

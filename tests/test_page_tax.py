@@ -4,7 +4,6 @@ Every number the page shows is checked against tiktoken's own counts on the
 bundled parallel corpus, computed here independently of the page.
 """
 
-import json
 import os
 
 import pytest
@@ -26,6 +25,7 @@ from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
 from tests.apptest import messages
+from tests.apptest import charts
 from tests.apptest import open_page as open_app
 from tests.test_zoo import maker_encode
 
@@ -68,10 +68,6 @@ def premium_tables(at: AppTest) -> list:
 def premiums(at: AppTest):
     (table,) = premium_tables(at)
     return table.set_index("language")
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
 
 
 def change(at: AppTest, widget, value) -> AppTest:

@@ -20,6 +20,7 @@ import streamlit as st
 
 from bpe_core.drawing.deck import DECK_KEYS_JS
 from bpe_core.drawing.standalone import PRESENTER_FONT_SIZE
+from pages.common.chart import plotly_figure
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import LINKED
 
@@ -114,11 +115,16 @@ def show_table(data, **dataframe_options) -> None:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
 
 
-def show_figure(figure: "go.Figure", **options) -> None:
-    """A plotly chart, its type larger for a projector."""
+def show_figure(figure: "go.Figure", *, key: str | None = None, config: dict | None = None,
+                on_select=None, selection_mode: str | None = None) -> None:
+    """A plotly chart, its type larger for a projector; drawn by a partial
+    plotly.js (`plotly_figure`). `on_select` (a callback) is called on a
+    click on a point; only `selection_mode="points"` is offered."""
     if presenting():
         figure = presented(figure)
-    st.plotly_chart(figure, **options)
+    if selection_mode not in (None, "points"):
+        raise ValueError(f"selection_mode {selection_mode!r}: only clicks on points are offered")
+    plotly_figure(figure, key=key, config=config, on_select=on_select)
 
 
 def presented(figure: "go.Figure") -> "go.Figure":

@@ -1,0 +1,60 @@
+"""Plotly figures drawn in the browser by a partial plotly.js.
+
+Streamlit's chart element loads the full plotly.js (4.7 MB) once a chart
+arrives and evaluates it on every page load, cached or not: a second of the
+page's main thread. This component (chart.js) draws the same figures with
+plotly.js built with only the trace types the playground draws
+(static/plotly/, see its README), served as a static file the browser
+caches and checked against its SHA-256 as it loads.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+HERE = Path(__file__).parent
+BUNDLE = HERE.parent.parent / "static" / "plotly" / "plotly-bpe.min.js"
+# The bundle's SHA-256 (static/plotly/README.md): the browser refuses a file that differs.
+BUNDLE_SHA256 = "4d3f1150156952af23bc0c1f5e7fd357e69b3ae122649c8d6c62a804f499265e"
+DEFAULT_HEIGHT = 450  # plotly.js's, for a figure that sets none
+
+
+def subresource_integrity(sha256_hex: str) -> str:
+    """The `integrity` attribute that makes a browser check a file's SHA-256."""
+    return "sha256-" + base64.b64encode(bytes.fromhex(sha256_hex)).decode("ascii")
+
+
+CHART_JS = (HERE / "chart.js").read_text().replace("__BUNDLE_INTEGRITY__", subresource_integrity(BUNDLE_SHA256))
+
+_CHART = st.components.v2.component(
+    "bpe_playground.chart",
+    html='<div class="bpe-chart" data-state="loading"></div>',  # drawn: chart.js
+    css=(HERE / "chart.css").read_text(),
+    js=CHART_JS,
+    isolate_styles=False,  # plotly.js styles its charts with rules it adds to the page's head
+)
+
+
+def plotly_figure(figure: "go.Figure", *, key: str | None = None, config: dict | None = None,
+                  on_select: Callable[[], None] | None = None) -> None:
+    """Draw `figure` across the column's width; with `on_select`, a click on a
+    point calls it, with the point in `st.session_state[key]["selection"]`
+    (as st.plotly_chart's selection: `points`, each with its `customdata`)."""
+    import plotly.io
+
+    data = {
+        "spec": plotly.io.to_json(figure, validate=False),
+        "config": config or {},
+        "height": figure.layout.height or DEFAULT_HEIGHT,
+        "selectable": on_select is not None,
+    }
+    callbacks = {"on_selection_change": on_select} if on_select is not None else {}
+    _CHART(data=data, key=key, **callbacks)

@@ -1,0 +1,129 @@
+"""Charts in a real Chromium: drawn by the partial plotly.js the app serves
+from static/plotly/ (never Streamlit's full plotly.js), with the bars the
+figure has, across the column's width, following it as it changes; text from
+a figure (tokens, names) is drawn as text, in ticks and in hover labels.
+A click on the Tax map choosing a language: test_browser_atlas."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import ROOT, StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot
+
+pytestmark = pytest.mark.browser
+
+BUNDLE = "/app/static/plotly/plotly-bpe.min.js"
+PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">b</b>'
+
+
+def requested(page) -> list[str]:
+    """Start recording the page's requests; returns the live list."""
+    urls = []
+    page.on("request", lambda request: urls.append(request.url))
+    return urls
+
+
+def test_compare_draws_one_bar_per_tokenizer_with_the_partial_plotly(server, page):
+    urls = requested(page)
+    names = ["gpt2", "cl100k_base", "o200k_base"]
+    open_page(page, f"{server.url}/compare?" + "&".join(f"compare_tokenizers={name}" for name in names), "Compare")
+    chart = page.locator(".bpe-chart")
+    expect(chart).to_have_attribute("data-state", "drawn")
+    expect(chart.locator(".barlayer .point")).to_have_count(len(names))
+    assert chart.locator(".xtick").all_text_contents() == names
+    assert [url for url in urls if url.endswith(BUNDLE)] == [f"{server.url}{BUNDLE}"]  # once, from the app
+    assert not [url for url in urls if "PlotlyChart" in url]  # Streamlit's full plotly.js is never fetched
+    column = page.locator('[data-testid="stColumn"]').filter(has=chart).bounding_box()
+    assert chart.bounding_box()["width"] >= 0.95 * column["width"]
+    assert_no_exception(page)
+    screenshot(page, "compare-chart")
+
+
+def test_a_chart_follows_its_columns_width(server, page):
+    open_page(page, f"{server.url}/algorithms", "Three algorithms")
+    chart = page.locator(".bpe-chart")
+    expect(chart).to_have_attribute("data-state", "drawn")
+    expect(chart.locator(".barlayer .point").first).to_be_visible()
+    wide = chart.locator(".main-svg").first.bounding_box()["width"]
+    page.set_viewport_size({"width": 900, "height": 1000})
+    page.wait_for_function("width => document.querySelector('.bpe-chart .main-svg').getBoundingClientRect().width "
+                           "< width - 100", arg=wide)
+    column = chart.bounding_box()["width"]
+    svg = chart.locator(".main-svg").first.bounding_box()["width"]
+    assert abs(svg - column) <= 2
+
+
+def one_chart_app(folder: Path, figures: str, bundle: bytes | None = None) -> StreamlitServer:
+    """An app in `folder` drawing `figures` (Python lines) with the app's
+    chart component and static files (or, with `bundle`, another plotly.js)."""
+    (folder / ".streamlit").mkdir()
+    shutil.copy(ROOT / ".streamlit" / "config.toml", folder / ".streamlit" / "config.toml")
+    if bundle is None:
+        (folder / "static").symlink_to(ROOT / "static")
+    else:
+        (folder / "static" / "plotly").mkdir(parents=True)
+        (folder / "static" / "plotly" / "plotly-bpe.min.js").write_bytes(bundle)
+    (folder / "app.py").write_text(f"""
+import html, sys
+sys.path.insert(0, {str(ROOT)!r})
+import plotly.graph_objects as go
+import streamlit as st
+from pages.common.chart import plotly_figure
+
+PAYLOAD = {PAYLOAD!r}
+st.title("One chart")
+{figures}
+""")
+    return StreamlitServer(app_dir=folder)
+
+
+@pytest.fixture(scope="module")
+def hostile_chart(tmp_path_factory):
+    """One chart whose hover texts and one whose tick labels are hostile
+    text, once raw and once escaped (as the drawing code passes user text)."""
+    app = one_chart_app(tmp_path_factory.mktemp("hostile_chart"), """
+names = [PAYLOAD, html.escape(PAYLOAD)]
+plotly_figure(go.Figure(go.Bar(x=["raw", "escaped"], y=[3, 2], hovertext=names, hoverinfo="text")), key="hover")
+plotly_figure(go.Figure(go.Bar(x=names, y=[3, 2])), key="ticks")
+""")
+    yield app
+    app.stop()
+
+
+def test_hostile_text_in_a_figure_is_drawn_as_text(hostile_chart, browser):
+    page = new_page(browser)
+    page.dialogs = []
+    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    open_page(page, hostile_chart.url, "One chart")
+    ticks, hover = page.locator(".st-key-ticks .bpe-chart"), page.locator(".st-key-hover .bpe-chart")
+    expect(ticks.locator(".xtick")).to_have_count(2)
+    expect(ticks.locator(".xtick").nth(1)).to_contain_text("<img src=x onerror=")  # escaped: shown
+    for bar in range(2):
+        box = hover.locator(".barlayer .point").nth(bar).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        expect(hover.locator(".hoverlayer .hovertext")).to_be_visible()
+    expect(hover.locator(".hoverlayer .hovertext")).to_contain_text("<script>window.__xss=2</script>")
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("#injected, img[src='x']").count() == 0
+    assert page.dialogs == []
+    assert_no_exception(page)
+    page.context.close()
+
+
+
+def test_a_changed_plotly_js_is_refused_and_the_chart_says_so(browser, tmp_path):
+    """The browser checks the bundle against the SHA-256 the app ships with it."""
+    tampered = (ROOT / "static" / "plotly" / "plotly-bpe.min.js").read_bytes() + b"\nwindow.__tampered = 1;\n"
+    app = one_chart_app(tmp_path, 'plotly_figure(go.Figure(go.Bar(x=["a"], y=[1])), key="chart")', bundle=tampered)
+    try:
+        page = new_page(browser)
+        open_page(page, app.url, "One chart")
+        chart = page.locator(".bpe-chart")
+        expect(chart).to_have_attribute("data-state", "failed")
+        expect(chart).to_contain_text("plotly.js could not be loaded")
+        assert page.evaluate("window.__tampered") is None
+        page.context.close()
+    finally:
+        app.stop()

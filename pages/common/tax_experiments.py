@@ -40,8 +40,10 @@ from pages.common.tokenizers import (
     train_on,
     train_shared,
     trained_once,
+    trained_result,
     training_key,
 )
+from pages.common.warm_up import still_warming
 
 DEFAULT_WEIGHTS = {"en": 1}  # English only
 DEFAULT_VOCAB_SIZE = 2_000
@@ -59,6 +61,23 @@ def mix_corpus(weights: Mapping[str, int]) -> str:
     """The training text of a mix (language code -> how often its sentences
     are repeated), its languages in one order however they were chosen."""
     return training_mix(dict(sorted(weights.items())))
+
+
+def mix_still_warming(weights: Mapping[str, int], vocab_size: int, pattern: str) -> bool:
+    """True, with a placeholder drawn, while the warm-up is still training
+    the default mix (see `warm_up.still_warming`)."""
+    if (dict(weights), vocab_size, pattern) != (DEFAULT_WEIGHTS, DEFAULT_VOCAB_SIZE, DEFAULT_PATTERN):
+        return False
+    key = training_key(mix_corpus(weights), mix_settings(vocab_size, pattern))
+    return still_warming(lambda: trained_result(key) is not None, "The tokenizer trained on this mix")
+
+
+def parity_still_warming(num_merges: int, base: str) -> bool:
+    """Likewise for the parity experiment at its default settings."""
+    if (num_merges, base) != (DEFAULT_MERGES, DEFAULT_BASE):
+        return False
+    key = parity_key(num_merges, base)
+    return still_warming(lambda: trained_result(key) is not None, "Plain and parity-aware BPE")
 
 
 def mix_tokenizer(weights: Mapping[str, int], vocab_size: int, pattern: str) -> Tokenizer:

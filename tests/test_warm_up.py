@@ -54,7 +54,7 @@ def wait_for(condition, server: StreamlitServer, what: str) -> None:
 def test_the_server_warms_up_before_anyone_visits():
     server = StreamlitServer()
     try:
-        wait_for(lambda: "Warm-up done" in server.log.read_text(), server, "warm-up")
+        server.wait_until_warmed()
         log = server.log.read_text()
         assert "cl100k_base" in log and "Warming" not in log  # no step failed
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting

@@ -8,9 +8,10 @@ its result is kept for every session).
   (`bpe_core.analysis.tax.parity_experiment`).
 
 Their default settings depend on no visitor: `warm_tax_experiments` trains
-them without a page (call it when the server starts), and the OpenAI
-encodings' held-out rows the first experiment is drawn beside are measured
-once for every session.
+them without a page (the server's warm-up calls it, see `warm_up`), and the
+OpenAI encodings' held-out rows the first experiment is drawn beside are
+measured once for every session. A visit meanwhile draws each as a
+placeholder that fills in (`mix_still_warming`, `parity_still_warming`).
 """
 
 from __future__ import annotations

@@ -87,14 +87,15 @@ def _placeholder(ready: Callable[[], bool], what: str) -> None:
 def warm_up() -> None:
     _started.set()
     started = time.monotonic()
-    _step("what the first page needs", what_the_first_page_needs)
+    done = [_step(f"what the first page needs ({FIRST_PAGES_ENCODING})", what_the_first_page_needs)]
     _page_drawn.wait(QUIET_SECONDS)
-    _step("a spare worker process", _prepare_spare_worker)
-    _step("the Tax page's experiments", _tax_experiments)
-    _step("the starter tokenizer", _starter_tokenizer)
+    done += [
+        _step("a spare worker process", _prepare_spare_worker),
+        _step("the Tax page's experiments", _tax_experiments),
+        _step("the starter tokenizer", _starter_tokenizer),
+    ]
     _warmed.set()
-    _log.info("%s in %.1f s: %s, a spare worker, the Tax page's experiments, the starter tokenizer.",
-              WARMED, time.monotonic() - started, FIRST_PAGES_ENCODING)
+    _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - started, ", ".join(filter(None, done)) or "nothing")
 
 
 def what_the_first_page_needs() -> None:
@@ -133,9 +134,13 @@ def _no_visit_is_expected(record: logging.LogRecord) -> bool:
     return record.threadName != _THREAD_NAME
 
 
-def _step(what: str, step) -> None:
-    """One step of the warm-up; if it fails, the visit that needs it does it (and shows why)."""
+def _step(what: str, step: Callable[[], object]) -> str | None:
+    """One step of the warm-up: `what` it warmed, or None when it failed
+    (on a busy machine a training can run out of its budget); then the
+    visit that needs it does it, and shows why if it fails again."""
     try:
         step()
     except Exception:
         _log.warning("Warming %s failed; the first visit that needs it will do it.", what, exc_info=True)
+        return None
+    return what

@@ -12,8 +12,9 @@ serves at once. The thread does, in order:
    Vocabulary open with. Then the collector is told to leave the modules
    alone (`navigation.freeze_what_modules_hold`), which the first page
    would otherwise do.
-2. Once a page has been drawn (or no visitor has come for
-   `QUIET_SECONDS`), so as not to compete with it for the interpreter: a
+2. Once a page has been drawn and its browser has had a moment to finish
+   drawing it (or no visitor has come for `QUIET_SECONDS`), so as not to
+   compete with it for the interpreter and the cores: a
    spare worker process for the first training (`SPARE_WORKERS`), the Tax
    page's two experiments at their default settings (trained in worker
    processes, `warm_tax_experiments`) and the starter tokenizer (Compare's
@@ -41,6 +42,7 @@ from streamlit.logger import get_logger
 
 # With no page drawn by then, the second part starts anyway (WARM_UP_QUIET_SECONDS sets it).
 QUIET_SECONDS = float(os.environ.get("WARM_UP_QUIET_SECONDS", 5))
+SETTLE_SECONDS = 1.0  # after a page's script, its browser still draws it: with no other page drawn meanwhile
 FIRST_PAGES_ENCODING = "cl100k_base"  # what Home, Inspect, Replay and Vocabulary open with
 PLACEHOLDER_SECONDS = 1.0  # how often a placeholder looks whether what it stands for is ready
 WARMED = "Warm-up done"  # how the server's log says so (tests and benchmarks wait for it)
@@ -88,7 +90,7 @@ def warm_up() -> None:
     _started.set()
     started = time.monotonic()
     done = [_step(f"what the first page needs ({FIRST_PAGES_ENCODING})", what_the_first_page_needs)]
-    _page_drawn.wait(QUIET_SECONDS)
+    _wait_for_a_quiet_moment()
     done += [
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
@@ -96,6 +98,20 @@ def warm_up() -> None:
     ]
     _warmed.set()
     _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - started, ", ".join(filter(None, done)) or "nothing")
+
+
+def _wait_for_a_quiet_moment() -> None:
+    """Until a page has been drawn and no other for `SETTLE_SECONDS` (its
+    browser finishes drawing it meanwhile: two cores, and the second part
+    starts processes), or `QUIET_SECONDS` with no page drawn at all; never
+    longer than twice that, however busy the server."""
+    if not _page_drawn.wait(QUIET_SECONDS):
+        return
+    deadline = time.monotonic() + QUIET_SECONDS
+    while time.monotonic() < deadline:
+        _page_drawn.clear()
+        if not _page_drawn.wait(SETTLE_SECONDS):
+            return
 
 
 def what_the_first_page_needs() -> None:

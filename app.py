@@ -1,10 +1,21 @@
 """BPE playground: the entry point, and the frame around every page.
 
 Run with `streamlit run app.py`. Every page works offline on bundled text.
-The pages are listed in `pages/common/names.py`; how a request reaches them
-is explained in `pages/common/navigation.py`.
+Streamlit reads this file twice over. Starting the server, it imports it
+and finds `app`, an `st.App`, whose lifespan begins the warm-up (work that
+depends on no visitor, see `pages/common/warm_up.py`). For every visit, it
+runs it as the script of the page (as `__main__`): the frame, then the
+chosen page inside it. The pages are listed in `pages/common/names.py`; how
+a request reaches them is explained in `pages/common/navigation.py`.
 """
 
-from pages.common.navigation import run_app
+import streamlit as st
 
-run_app()
+if __name__ == "__main__":  # a visit
+    from pages.common.navigation import run_app
+
+    run_app()
+else:  # the server starting
+    from pages.common.warm_up import warm_up_in_background
+
+    app = st.App("app.py", lifespan=warm_up_in_background)

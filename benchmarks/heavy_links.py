@@ -4,7 +4,8 @@ and does the server's memory stay put?
     python benchmarks/heavy_links.py [--visitors 6] [--home-runs 10]
 
 Starts `streamlit run app.py` on loopback, with a turns folder of its own
-(so other programs' jobs on this machine do not queue with its jobs). Then:
+(so other programs' jobs on this machine do not queue with its jobs), and
+waits for its warm-up (what it trains at start is not the room's). Then:
 
 1. quiet: the heavy pages are visited once at their defaults (unless
    `--cold`: that first visit loads every bundled tokenizer and measures
@@ -177,6 +178,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as turns:
         server = StreamlitServer(extra_env={**SERVER_ENVIRONMENT, "TMPDIR": turns})
         try:
+            server.wait_until_warmed()  # its trainings at start are not the room's
             asyncio.run(room(server.url, server.process.pid, args.visitors, args.home_runs, warm=not args.cold))
         finally:
             server.stop()

@@ -6,7 +6,8 @@
     python benchmarks/load_test.py --client browser --sessions 10               # headless Chromium tabs
     python benchmarks/load_test.py --tokenizer-memory   # what each bundled tokenizer keeps resident
 
-Starts `streamlit run app.py` on loopback (unless given --url). Every
+Starts `streamlit run app.py` on loopback (unless given --url) and waits
+for its warm-up (what it loads at start is in the memory before). Every
 session opens Home and Inspect, then the Train page with its own sample and
 vocabulary size (so every session really trains), steps `--steps` times, and
 leaves. "open + train" is the time from asking for the Train page until its
@@ -361,6 +362,8 @@ async def run(args) -> None:
     pid = None if server is None else server.process.pid
     bare_server = None if args.no_peer else BareServer()
     try:
+        if server is not None:
+            server.wait_until_warmed()  # "before" includes what every server keeps from its start
         if bare_server is not None:
             await bare_server.wait_until_up(args.timeout)
         print(f"before ({load_average()}): {memory_report(pid)}"

@@ -8,7 +8,8 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   loading), the first request that server serves: a talk's first click on
   each page; against the bare app's first visit (with --first-visits N);
 - fully drawn, second visit: the same from a page load, on a server that has
-  served every page once, each in a fresh browser session;
+  served every page once and finished its warm-up, each in a fresh browser
+  session;
 - first paint: from a page load's start to its title (h1) in the page, for
   every page, each in a fresh browser session, against a bare app whose
   script is one st.title; median and worst of the rounds, as ratios;
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pages.common.names import PAGES  # noqa: E402
+from pages.common.warm_up import WARMED  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, run, track_runs  # noqa: E402
 
 BARE_APP = textwrap.dedent(
@@ -76,13 +78,19 @@ class Server:
     def __init__(self, script: Path, cwd: Path):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.NamedTemporaryFile(suffix=".log")  # read by name: the server writes at its own offset
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
              "--server.fileWatcherType", "none"],
-            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT,
         )
+
+    def wait_until_warmed(self) -> None:
+        """Until the app's log says its warm-up is done (see pages/common/warm_up.py)."""
+        while WARMED.encode() not in Path(self.log.name).read_bytes():
+            time.sleep(0.2)
 
     def wait_until_up(self) -> None:
         while True:
@@ -99,6 +107,7 @@ class Server:
         except subprocess.TimeoutExpired:  # a busy machine: it has not finished shutting down
             self.process.kill()
             self.process.wait()
+        self.log.close()
 
 
 def title_time(browser, url: str) -> float:
@@ -192,6 +201,7 @@ def main() -> None:
             bare_server.wait_until_up()
             for page in PAGES:  # warm: every page's imports and shared caches, as on a server in use
                 title_time(browser, f"{app.url}/{page.url_path}")
+            app.wait_until_warmed()  # and what it warms at start, which it does meanwhile
             print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each:")
             bare_times = [drawn_time(browser, bare_server.url) for _ in range(rounds)]
             for page in pages:

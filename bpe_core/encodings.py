@@ -212,6 +212,7 @@ class Encoding(Tokenizer):
             pattern=pat_str,
             vocab={rank: token for token, rank in mergeable_ranks.items()},
             special_tokens=special_tokens,
+            ranks=mergeable_ranks if isinstance(mergeable_ranks, dict) else None,  # a bundled file's: shared
         )
         self.explicit_n_vocab = explicit_n_vocab
 

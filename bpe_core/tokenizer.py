@@ -162,7 +162,11 @@ class Tokenizer(EncodingBase):
         trace: Sequence[MergeStep] = (),
         stop_reason: str | None = None,
         unknown_id: int | None = None,
+        ranks: dict[Token, int] | None = None,
     ):
+        """`ranks`, when the caller has it (a rank file read: token -> id,
+        `vocab` the other way round), becomes the table encoding looks tokens
+        up in, instead of a second copy of 100,000s of entries."""
         if units not in ("bytes", "chars"):
             raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
         compile_pattern(pattern)  # refuse a broken pattern now, not at first use
@@ -188,10 +192,14 @@ class Tokenizer(EncodingBase):
 
         # token -> id. Two merges can build the same bytes ("ab"+"c", "a"+"bc");
         # only the first (lowest id) is reachable by encoding, as in tiktoken.
-        self._ids_by_token: dict[Token, int] = {}
-        for token_id in sorted(self.vocab):
-            if token_id != unknown_id:
-                self._ids_by_token.setdefault(self.vocab[token_id], token_id)
+        # Ranks hold each token once, with its one id: they are that table.
+        if ranks is not None and unknown_id is None and len(ranks) == len(self.vocab):
+            self._ids_by_token: dict[Token, int] = ranks
+        else:
+            self._ids_by_token = {}
+            for token_id in sorted(self.vocab):
+                if token_id != unknown_id:
+                    self._ids_by_token.setdefault(self.vocab[token_id], token_id)
         if units == "bytes":
             missing = [byte for byte in range(256) if bytes([byte]) not in self._ids_by_token]
             if missing:

@@ -98,6 +98,7 @@ def _from_tiktoken(name: str, encoding, special_tokens: dict[str, int], id_offse
         pattern=encoding._pat_str,
         vocab={rank + id_offset: token for token, rank in encoding._mergeable_ranks.items()},
         special_tokens=special_tokens,
+        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding
     )
 
 
@@ -182,7 +183,7 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
     start = len(lines) if special_start is None else special_start
     register_model_pattern(name, pattern)
     tokenizer = dict(
-        name=name, pattern=pattern, vocab={rank: token for token, rank in ranks.items()},
+        name=name, pattern=pattern, vocab={rank: token for token, rank in ranks.items()}, ranks=ranks,
         special_tokens={special: start + index for index, special in enumerate(special_tokens)},
     )
     if not nfc:

@@ -68,9 +68,11 @@ from pages.common.tax_experiments import (
     DEFAULT_PATTERN,
     DEFAULT_VOCAB_SIZE,
     mix_held_out_rows,
+    mix_still_warming,
     mix_tokenizer,
     openai_held_out_rows,
     parity_result,
+    parity_still_warming,
 )
 from pages.common.tokenizers import (
     BUNDLED_ENCODINGS,
@@ -334,7 +336,7 @@ def show_experiment(base: str) -> None:
                                     min_value=300, max_value=20_000, step=500)
     pattern = labelled_choice(columns[1], "Split pattern", {name: PRESET_LABELS[name] for name in PRESETS},
                               key="tax_pattern", default=DEFAULT_PATTERN)
-    if weights is None:
+    if weights is None or mix_still_warming(weights, int(vocab_size), pattern):
         return
     try:
         tokenizer = mix_tokenizer(weights, int(vocab_size), pattern)
@@ -371,6 +373,8 @@ def show_parity_experiment(base: str) -> None:
     )
     merges = whole_number_input(st, "Merges (both tokenizers)", key="tax_parity_merges", value=DEFAULT_MERGES,
                                 min_value=100, max_value=5_000, step=250)
+    if parity_still_warming(int(merges), base):
+        return
     try:
         experiment = parity_result(int(merges), base)
     except (TrainingCancelled, OverBudgetError) as stopped:

@@ -1,4 +1,4 @@
-"""Real-browser test support: the app served by `streamlit run` on loopback
+"""Real-browser test support: the app served by `streamlit run app.py` on loopback
 (and pages saved as HTML, opened from file:// with no network), driven by
 Playwright in Debian's Chromium (/usr/bin/chromium; nothing is
 downloaded). Screenshots go to artifacts/screenshots/ (gitignored, kept by CI).
@@ -87,6 +87,18 @@ class StreamlitServer:
             except OSError:
                 time.sleep(0.3)
         raise RuntimeError(f"streamlit did not start within {timeout} s; see {self.log}")
+
+    def wait_until_warmed(self, timeout: float = WAIT_SECONDS) -> None:
+        """Until the server's log says its warm-up (pages/common/warm_up.py) is done."""
+        from pages.common.warm_up import WARMED
+
+        deadline = time.monotonic() + timeout
+        while WARMED not in self.log.read_text():
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited early; see {self.log}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not finish its warm-up within {timeout} s; see {self.log}")
+            time.sleep(0.2)
 
     def stop(self) -> None:
         self.process.terminate()

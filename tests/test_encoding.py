@@ -321,3 +321,27 @@ def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(siz
                 spans[index]
         assert spans[index % 7 : index % 11] == expected[index % 7 : index % 11]
     assert len(spans) == len(ids) and list(spans) == expected
+
+
+def test_a_bundled_encoding_keeps_its_ranks_once():
+    """200,000 ranks held three times would be a third of an encoding's
+    memory: the rank file as read (shared by the encodings built on it), the
+    table encoding looks tokens up in, and tiktoken's engine are one dict;
+    `vocab` is that table the other way round."""
+    ranks = load_ranks("o200k_base")
+    for name in ("o200k_base", "o200k_harmony"):
+        encoding = load_encoding.__wrapped__(name)  # built now: another test may have emptied the ranks' cache
+        assert encoding._ids_by_token is ranks
+        assert encoding._rust_bpe._mergeable_ranks is ranks
+        assert encoding.mergeable_ranks == ranks
+        assert len(encoding.vocab) == len(ranks)
+        assert all(encoding.vocab[token_id] == token for token, token_id in ranks.items())
+
+
+def test_ranks_that_name_a_token_twice_are_not_taken_as_the_table():
+    """A constructed Encoding whose ranks give two tokens one id keeps a
+    table of its own, as `vocab` has it (one token per id)."""
+    ranks = {bytes([byte]): byte for byte in range(256)} | {b"ab": 256, b"ba": 256}
+    encoding = encodings_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
+    assert encoding._ids_by_token is not ranks
+    assert encoding.decode(encoding.encode("ab ba")) == "ab ba"

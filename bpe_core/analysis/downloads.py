@@ -7,9 +7,14 @@ as a formula is guarded.
 
 from __future__ import annotations
 
-import pandas as pd
+import csv
+import io
+from typing import TYPE_CHECKING
 
 from ..tokenizer import Tokenizer
+
+if TYPE_CHECKING:  # the pages' tables; writing one takes only its own to_csv
+    import pandas as pd
 
 # A spreadsheet runs a cell that starts with one of these as a formula.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -44,7 +49,11 @@ def merges_csv(tokenizer: Tokenizer) -> str:
             "count": trace[step - 1].count if trace else None,
             "corpus_tokens": trace[step - 1].corpus_tokens if trace else None,
         })
-    return frame_csv(pd.DataFrame(rows, columns=MERGES_CSV_COLUMNS))
+    written = io.StringIO()
+    writer = csv.DictWriter(written, MERGES_CSV_COLUMNS, lineterminator="\n")  # as pandas writes a frame
+    writer.writeheader()
+    writer.writerows({column: spreadsheet_safe(value) for column, value in row.items()} for row in rows)
+    return written.getvalue()
 
 
 MERGES_CSV_COLUMNS = ["step", "new_id", "left_id", "right_id", "left", "right", "token", "count", "corpus_tokens"]

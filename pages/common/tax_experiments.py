@@ -8,9 +8,10 @@ its result is kept for every session).
   (`bpe_core.analysis.tax.parity_experiment`).
 
 Their default settings depend on no visitor: `warm_tax_experiments` trains
-them without a page (call it when the server starts), and the OpenAI
-encodings' held-out rows the first experiment is drawn beside are measured
-once for every session.
+them without a page (the server's warm-up calls it, see `warm_up`), and the
+OpenAI encodings' held-out rows the first experiment is drawn beside are
+measured once for every session. A visit meanwhile draws each as a
+placeholder that fills in (`mix_still_warming`, `parity_still_warming`).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ from pages.common.tokenizers import (
     train_on,
     train_shared,
     trained_once,
+    trained_result,
     training_key,
 )
+from pages.common.warm_up import still_warming
 
 DEFAULT_WEIGHTS = {"en": 1}  # English only
 DEFAULT_VOCAB_SIZE = 2_000
@@ -59,6 +62,23 @@ def mix_corpus(weights: Mapping[str, int]) -> str:
     """The training text of a mix (language code -> how often its sentences
     are repeated), its languages in one order however they were chosen."""
     return training_mix(dict(sorted(weights.items())))
+
+
+def mix_still_warming(weights: Mapping[str, int], vocab_size: int, pattern: str) -> bool:
+    """True, with a placeholder drawn, while the warm-up is still training
+    the default mix (see `warm_up.still_warming`)."""
+    if (dict(weights), vocab_size, pattern) != (DEFAULT_WEIGHTS, DEFAULT_VOCAB_SIZE, DEFAULT_PATTERN):
+        return False
+    key = training_key(mix_corpus(weights), mix_settings(vocab_size, pattern))
+    return still_warming(lambda: trained_result(key) is not None, "The tokenizer trained on this mix")
+
+
+def parity_still_warming(num_merges: int, base: str) -> bool:
+    """Likewise for the parity experiment at its default settings."""
+    if (num_merges, base) != (DEFAULT_MERGES, DEFAULT_BASE):
+        return False
+    key = parity_key(num_merges, base)
+    return still_warming(lambda: trained_result(key) is not None, "Plain and parity-aware BPE")
 
 
 def mix_tokenizer(weights: Mapping[str, int], vocab_size: int, pattern: str) -> Tokenizer:

@@ -235,6 +235,11 @@ def train_shared(key: Hashable, training: Callable[[Listener, Listener], Result]
     return result
 
 
+def trained_result(key: Hashable):
+    """What a training shared by every session gave, if it is kept; else None."""
+    return TRAINED_TOKENIZERS.get(key)
+
+
 def _cancel(key) -> None:
     st.session_state[CANCELLED] = key
 

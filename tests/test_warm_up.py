@@ -1,0 +1,89 @@
+"""The warm-up at server start (pages/common/warm_up.py): a server started
+as README says, `streamlit run app.py`, does what depends on no visitor
+before anyone visits; a page that needs something still warming draws a
+placeholder that fills in."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from pages.common.warm_up import WARMED
+from tests.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_SECONDS,
+    StreamlitServer,
+    assert_no_exception,
+    new_page,
+    open_page,
+    require_chromium,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as found:
+        return [int(child) for child in found.read().split()]
+
+
+def command_line(pid: int) -> str:
+    with open(f"/proc/{pid}/cmdline", "rb") as found:
+        return found.read().replace(b"\0", b" ").decode()
+
+
+def spare_workers(server: StreamlitServer) -> list[int]:
+    """The processes of the server's fork server: the budgeted jobs' workers
+    (with no visit, none has a job: they are spares)."""
+    fork_servers = [pid for pid in children(server.process.pid) if "multiprocessing.forkserver" in command_line(pid)]
+    return [worker for fork_server in fork_servers for worker in children(fork_server)]
+
+
+def wait_for(condition, server: StreamlitServer, what: str) -> None:
+    """Until `condition()` holds (a busy machine makes this slower, not
+    wrong), as long as the server runs."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        assert server.process.poll() is None, f"the server exited; see {server.log}"
+        assert time.monotonic() < deadline, f"no {what} within {WAIT_SECONDS} s; see {server.log}"
+        time.sleep(0.2)
+
+
+def test_the_server_warms_up_before_anyone_visits():
+    server = StreamlitServer()
+    try:
+        server.wait_until_warmed()
+        log = server.log.read_text()
+        assert "what the first page needs (cl100k_base)" in log.split(WARMED)[1].splitlines()[0]  # done, not failed
+        wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
+        assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
+    finally:
+        server.stop()
+
+
+@pytest.mark.browser
+def test_a_page_draws_what_is_still_warming_as_a_placeholder_that_fills_in():
+    """The Tax page opened first, before the warm-up's second part has
+    begun (held back here until a page is drawn): its two experiments are
+    placeholders, the rest of the page is drawn, and the experiments fill
+    in when the warm-up has trained them, with no click."""
+    require_chromium()
+    server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "600"})
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = new_page(browser)
+            open_page(page, f"{server.url}/tax", "Tokenization tax")
+            placeholders = page.get_by_text("being prepared since the server started")
+            expect(placeholders).to_have_count(2)
+            expect(page.get_by_text("Training…")).to_have_count(0)  # no training in the page's run
+            expect(placeholders).to_have_count(0, timeout=WAIT_SECONDS * 1000)
+            expect(page.get_by_text("Languages in the mix")).to_be_visible()
+            expect(page.get_by_text("Both vocabularies:")).to_be_visible()
+            assert_no_exception(page)
+            browser.close()
+    finally:
+        server.stop()

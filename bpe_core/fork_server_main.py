@@ -1,32 +1,25 @@
-"""Imported in the fork server only (see `worker_processes`): run the
-caller's main script there, so that the worker processes forked from it
-find it run and do not each run it again.
+"""Imported in the fork server only (see `worker_processes`): the worker
+processes it starts do not run their caller's main script again.
 
-This is what `set_forkserver_preload(["__main__"])` promises, and Python's
-default, but Python 3.11 does not do it (its fork server is handed a
-"main_path" that the caller's data names "init_main_from_path"). It
-matters for `streamlit run app.py`, whose main script is Streamlit's
-command line: run again in every worker, it imported all of Streamlit,
-0.6 s of CPU and 43 MB for each job.
+A process that multiprocessing starts first runs its caller's main module
+again, so that functions defined there can be found in it. A worker here
+runs the engine's own functions only, and under Streamlit the "main
+module" is the script Streamlit ran last (it puts each run's script in
+`sys.modules["__main__"]`): app.py, run again outside Streamlit, drew Home
+in bare mode in every worker, 0.6 s of CPU before each job, beside the
+server's own work. So a job is a function of an importable module, never
+of a script.
 """
 
-import os
-from multiprocessing import process, spawn
+from multiprocessing import spawn
 
-from .worker_processes import MAIN_SCRIPT
-
-
-def _run_main_script() -> None:
-    path = os.environ.pop(MAIN_SCRIPT, None)
-    if path is None:
-        return
-    process.current_process()._inheriting = True  # as multiprocessing's fork server does for its preload
-    try:
-        spawn.import_main_path(path)
-    except Exception:  # noqa: BLE001 - each worker runs it then, as it would have anyway
-        pass
-    finally:
-        del process.current_process()._inheriting
+_prepare = spawn.prepare
 
 
-_run_main_script()
+def _prepare_without_main(data: dict) -> None:
+    """A starting worker's preparation (see `multiprocessing.spawn`), but
+    for running its caller's main module."""
+    _prepare({key: value for key, value in data.items() if not key.startswith("init_main_from")})
+
+
+spawn.prepare = _prepare_without_main

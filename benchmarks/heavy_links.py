@@ -21,7 +21,11 @@ waits for its warm-up (what it trains at start is not the room's). Then:
    of the server and its worker processes added up, sampled every 0.2 s,
    peak against before; and the same as proportional set size (PSS), which
    counts pages that processes share (a worker forked from the fork server
-   shares most of its pages) once instead of once per process.
+   shares most of its pages) once instead of once per process;
+4. and, as figures the machine's load hardly changes, the CPU seconds the
+   server process spent in the room (its drawing and measuring, which hold
+   Home's turn at the interpreter) against those of its worker processes
+   (the jobs), and how many worker processes were started.
 
 Speaks Streamlit's own websocket protocol (the client of
 `benchmarks/load_test.py`), so the figures are the server's: no browser
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -80,17 +85,38 @@ def tree_memory(pid: int) -> tuple[float, float]:
     return rss, pss
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds spent so far by a process itself and by its descendants
+    (the live ones, and those that ended, collected by their parents)."""
+    def ticks(member: int) -> tuple[int, int]:
+        with open(f"/proc/{member}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+        return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])  # own, ended children's
+
+    own, ended = ticks(pid)
+    others = ended
+    for member in descendants(pid):
+        try:
+            others += sum(ticks(member))
+        except (OSError, IndexError):  # it ended meanwhile: its parent collects its time
+            pass
+    per_second = os.sysconf("SC_CLK_TCK")
+    return own / per_second, others / per_second
+
+
 class MemoryWatch:
-    """The tree's memory sampled in a thread until stopped: its peak."""
+    """The tree's memory sampled in a thread until stopped: its peak, and
+    the processes seen in it."""
 
     def __init__(self, pid: int):
-        self.pid, self.peak = pid, (0.0, 0.0)
+        self.pid, self.peak, self.seen = pid, (0.0, 0.0), set(descendants(pid))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
         while not self._stop.wait(0.2):
+            self.seen.update(descendants(self.pid))
             rss, pss = tree_memory(self.pid)
             self.peak = (max(self.peak[0], rss), max(self.peak[1], pss))
 
@@ -139,7 +165,9 @@ async def room(url: str, pid: int, visitors: int, home_runs: int, warm: bool) ->
     before = tree_memory(pid)
     print(f"before the room: server tree RSS {before[0]:.0f} MB (the server alone {resident_mb(pid):.0f} MB), "
           f"PSS {before[1]:.0f} MB")
+    processes_before = set(descendants(pid))
     watch = MemoryWatch(pid)
+    cpu_before = cpu_seconds(pid)
     done = asyncio.Event()
     loaded_home = asyncio.create_task(home_visitor(url, None, done))
     started = time.perf_counter()
@@ -147,6 +175,7 @@ async def room(url: str, pid: int, visitors: int, home_runs: int, warm: bool) ->
     elapsed = time.perf_counter() - started
     done.set()
     loaded = await loaded_home
+    cpu_after = cpu_seconds(pid)
     peak = watch.stop()
     after = tree_memory(pid)
 
@@ -163,6 +192,10 @@ async def room(url: str, pid: int, visitors: int, home_runs: int, warm: bool) ->
     print(f"server tree PSS: {before[1]:.0f} MB before, peak {peak[1]:.0f} MB (+{peak[1] - before[1]:.0f} MB), "
           f"{after[1]:.0f} MB after")
     print(f"the server process alone: {resident_mb(pid):.0f} MB RSS after")
+    server_cpu, workers_cpu = (after - before for after, before in zip(cpu_after, cpu_before))
+    print(f"CPU seconds in the room: the server process {server_cpu:.1f} s (its drawing and measuring, and Home's "
+          f"{len(loaded)} runs), its worker processes {workers_cpu:.1f} s; "
+          f"{len(watch.seen - processes_before)} worker processes started")
 
 
 def main() -> None:

@@ -249,15 +249,19 @@ def resident_mb(pid: int) -> float:
 
 
 def descendants(pid: int) -> list[int]:
-    """The process's children, their children, and so on (the worker processes)."""
+    """The process's children, their children, and so on (the worker
+    processes). Each thread lists the children it started: the server's
+    fork server is started by the thread of the session that first needs it."""
     found, queue = [], [pid]
     while queue:
         parent = queue.pop()
+        kids = []
         try:
-            with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as children:
-                kids = [int(kid) for kid in children.read().split()]
+            for thread in os.listdir(f"/proc/{parent}/task"):
+                with open(f"/proc/{parent}/task/{thread}/children", encoding="ascii") as children:
+                    kids += [int(kid) for kid in children.read().split()]
         except OSError:
-            continue
+            pass
         found += kids
         queue += kids
     return found

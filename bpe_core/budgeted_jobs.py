@@ -6,8 +6,8 @@ by gigabytes, and work in the server's own process would hold every other
 visitor's clicks meanwhile (Python runs one thread at a time). So heavy
 work for a visitor (training, by this engine or Hugging Face's; counting a
 tokenizer on a large corpus) runs in a throwaway process with a memory cap
-and a deadline, one job per core of the machine at a time (see
-`machine_turns`). The process is started before the job comes (see
+and a deadline, one job per core of the machine at a time, but for a
+core left for serving pages (see `machine_turns`). The process is started before the job comes (see
 `SpareWorkers`), so that a short job does not wait for it. The caller hears progress at least four times a second,
 and its place in line while every core is busy; it may stop the job at any
 moment (an exception raised in `progress` or `waiting` ends it: the process
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import threading
 import time
 import traceback
@@ -187,6 +188,9 @@ def _in_the_process(connection) -> None:
         return
     deadline = time.monotonic() + budget.seconds
     cap_memory(budget.memory_bytes)
+    # A job is one core's work: Hugging Face's trainers would otherwise
+    # start a thread per core of the machine (Rayon's pool, made at first use).
+    os.environ["RAYON_NUM_THREADS"] = "1"
     try:
         result = job(*arguments, deadline=deadline, progress=lambda *done: connection.send(("progress", done)))
         connection.send(("done", result))

@@ -1,9 +1,12 @@
 """Turns at the machine's cores, shared by every process that asks for one.
 
-Heavy jobs for visitors (training, counting a corpus) run one per core. A
-count kept inside one server process would let two processes behind a proxy
-run two jobs per core each; so turns live in a folder that every process on
-the machine sees, and are held with the kernel's file locks, which end with
+Heavy jobs for visitors (training, counting a corpus) run one per core,
+but one core is left for serving pages (`job_turns`): a job is CPU-bound
+from start to end, and with every core busy with jobs the server's own
+work (every visitor's clicks) waits for a share of a core. A count kept
+inside one server process would let two processes behind a proxy run two
+jobs per core each; so turns live in a folder that every process on the
+machine sees, and are held with the kernel's file locks, which end with
 their holder however it ends: a server that is killed never keeps a turn.
 
 - A *slot* file per core: whoever holds its exclusive lock runs a job.
@@ -33,7 +36,7 @@ class NoTurnError(TimeoutError):
 
 
 class MachineTurns:
-    """One turn per core of this machine, for the processes that share `folder`."""
+    """`cores` turns (one per core a job may use), for the processes that share `folder`."""
 
     def __init__(self, folder: Path, cores: int):
         self.folder, self.cores = Path(folder), cores
@@ -127,6 +130,24 @@ def _drop(ticket: tuple[int, str], queue: Path) -> None:
     os.close(handle)
 
 
+def job_turns(cores: int) -> int:
+    """How many jobs a machine with `cores` cores runs at once: all but one,
+    which is left for the servers (their pages, their clicks), on a machine
+    with more than one.
+
+    Why not every core, with jobs at a lower priority instead? A job at
+    `nice` 10 gets a tenth of a core beside any busy process, the server or
+    anything else on the machine, so it ran past its budget (an upload's
+    count took 120 s instead of 19). A budget counted in the job's CPU time
+    would not end it, but the visitor's wait is counted in seconds all the
+    same, and a job held back that way keeps its turn from the next one in
+    line. A core of its own keeps a job's time what it is on a quiet
+    machine, and the servers' pages quick while jobs run: a server runs
+    Python, one thread at a time, so one core is about all it can use."""
+    return max(1, cores - 1)
+
+
 # The machine's turns: one folder per user, as every server process of one
 # deployment runs as the same user.
-MACHINE_TURNS = MachineTurns(Path(tempfile.gettempdir()) / f"bpe-playground-turns-{os.getuid()}", os.cpu_count() or 1)
+MACHINE_TURNS = MachineTurns(Path(tempfile.gettempdir()) / f"bpe-playground-turns-{os.getuid()}",
+                             job_turns(os.cpu_count() or 1))

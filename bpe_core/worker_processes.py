@@ -4,7 +4,8 @@ trying a regex someone typed, training within a budget.
 They are started by one fork server, not forked from the caller: the caller
 may be a web server full of threads, and a fork copies whatever locks those
 threads held. The fork server loads the engine once, so a job starts in
-milliseconds rather than in the time it takes to import it.
+milliseconds rather than in the time it takes to import it; and its workers
+do not run the caller's main script again (`fork_server_main`).
 
 A caller that runs one thread only (the command line, a training job) has
 no lock to copy: its helpers are forked from it directly (`helper_context`),
@@ -16,7 +17,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 
-_PRELOADED = ["bpe_core.training", "bpe_core.formats", "bpe_core.untrusted_regex"]
+_PRELOADED = ["bpe_core.training", "bpe_core.formats", "bpe_core.untrusted_regex", "bpe_core.fork_server_main"]
 
 
 @functools.cache

@@ -16,10 +16,11 @@ from bpe_core.analysis.atlas import (
     counts_for,
     precomputed,
     read_precomputed,
+    shipped_counts,
     words_per_declaration,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.encodings import CATALOGUE, load_encoding, tiktoken_encoding
+from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding, tiktoken_encoding
 from bpe_core.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
 from tests.cli import run_cli
 
@@ -116,6 +117,7 @@ def test_the_precomputed_counts_are_todays_tokenizers_on_todays_texts():
     for name in stored.tokenizers:
         tokenizer = load_encoding(name)
         assert stored.counts(name, tokenizer.fingerprint) is not None, f"{name} changed: rebuild token_counts.json"
+        assert stored.sources[name] == encoding_source(name), f"{name} is read from elsewhere: rebuild token_counts.json"
         fresh = count_tokenizer(tokenizer, sample)
         kept = stored.tokenizers[name]
         for code in sample:
@@ -133,6 +135,17 @@ def test_a_tokenizer_missing_from_the_precomputed_counts_or_changed_is_counted_a
     assert changed.counts("gpt2", load_encoding("gpt2").fingerprint) is None
     assert changed.counts("cl100k_base", load_encoding("cl100k_base").fingerprint) is None
     assert stored.counts("gpt2", load_encoding("gpt2").fingerprint) is kept
+
+
+def test_a_bundled_tokenizers_counts_are_found_by_what_it_is_read_from_without_loading_it():
+    stored = read_precomputed()
+    for name in ("gpt2", "o200k_base", "o200k_harmony"):
+        assert shipped_counts(name) == stored.tokenizers[name]
+        assert stored.counts_from(name, encoding_source(name)) is stored.tokenizers[name]
+    assert stored.counts_from("gpt2", "sha256:" + "0" * 64) is None  # a rank file changed since
+    assert stored.counts_from("llama3", "llama-models==9.9.9") is None  # another version of its maker's package
+    assert stored.counts_from("llama3", None) is None  # its package is not installed here
+    assert stored.counts_from("not bundled", encoding_source("gpt2")) is None
 
 
 def test_precomputed_counts_of_other_texts_are_not_used(tmp_path):

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bpe_core.machine_turns import MachineTurns, NoTurnError
+from bpe_core.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
 from tests.conftest import ROOT
 
 # Another server process on the same machine: takes a turn, says what it
@@ -101,3 +101,20 @@ def test_a_ticket_left_by_a_process_that_died_is_not_in_line(tmp_path):
     with MachineTurns(tmp_path, cores=1).turn(wait_seconds=0):
         pass
     assert os.listdir(queue) == []
+
+
+@pytest.mark.slow  # a process of its own
+def test_jobs_leave_a_core_for_the_server_on_a_machine_with_more_than_one(tmp_path):
+    assert [job_turns(cores) for cores in (1, 2, 4, 8)] == [1, 1, 3, 7]  # one core: nothing to leave
+    assert MACHINE_TURNS.cores == job_turns(os.cpu_count())
+    # On two cores, a job in another process holds the one turn: the next waits in line.
+    holder = Other(tmp_path, cores=job_turns(2))
+    assert holder.until("turn")
+    heard = []
+    with pytest.raises(NoTurnError):
+        with MachineTurns(tmp_path, cores=job_turns(2)).turn(wait_seconds=0.3, waiting=heard.append):
+            pass
+    assert heard and set(heard) == {0}
+    holder.release()
+    with MachineTurns(tmp_path, cores=job_turns(2)).turn(wait_seconds=30):
+        pass

@@ -167,6 +167,28 @@ def test_a_tokenizer_missing_from_the_shipped_counts_is_counted_at_first_use(mon
     assert declaration_table(at).loc["mya", "o200k_base"] == tokens("o200k_base", "mya") / tokens("o200k_base", "eng")
 
 
+def test_bundled_tokenizers_shipped_counts_are_drawn_without_loading_them(monkeypatch):
+    """Each tokenizer's counts come from the shipped file by what it is read
+    from: only the map's tokenizer is loaded (its text view needs it), not
+    the others (each costs tens of MB and a second of the server's time)."""
+    from pages.common import declaration_counts, tokenizers
+
+    loaded = []
+    real = tokenizers.tokenizer_by_name
+
+    def loading(name):
+        loaded.append(name)
+        return real(name)
+
+    monkeypatch.setattr(declaration_counts, "tokenizer_by_name", loading)
+    monkeypatch.setattr(tokenizers, "tokenizer_by_name", loading)
+    at = open_atlas({"tax_map_tokenizer": "cl100k_base"}, tax_tokenizers=OPENAI)
+    assert set(loaded) == {"cl100k_base"}
+    table = declaration_table(at)
+    for name in OPENAI:
+        assert table.loc["hin", name] == tokens(name, "hin") / tokens(name, "eng")
+
+
 def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeypatch):
     import gzip
 

@@ -14,8 +14,11 @@ things are new here:
 - Scale. Counting 527 declarations under one tokenizer takes seconds, the
   same seconds for every visitor, so the counts of the bundled tokenizers
   are made once (`sample_corpora/udhr/build_counts.py`) and kept in
-  `token_counts.json`, each under the tokenizer's fingerprint: one that is
-  missing there, or changed since, is counted again (`TokenizerCounts`).
+  `token_counts.json`, each under the tokenizer's fingerprint and its
+  source (`encodings.encoding_source`: the pinned SHA-256 of the file it is
+  read from, or its maker's package and version). A page finds a bundled
+  tokenizer's counts by its source, without loading it (`shipped_counts`);
+  one that is missing there, or changed since, is counted again.
 
 Words are counted where ICU can find them (`Declaration.words_known`);
 tokens per word and words split are None elsewhere.
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..encodings import encoding_source
 from ..udhr import UDHR_DIR, declaration_texts, declarations, source
 from .tax import Cost, TaxRow, measure
 
@@ -90,16 +94,24 @@ def word_counts(texts: Mapping[str, str] | None = None) -> dict[str, int]:
 @dataclass(frozen=True)
 class Precomputed:
     """`token_counts.json`: words per declaration and each bundled
-    tokenizer's counts, for the declarations whose SHA-256 it names."""
+    tokenizer's counts, for the declarations whose SHA-256 it names, with
+    what each tokenizer was read from (its `encoding_source`)."""
 
     declarations_sha256: str
     words: dict[str, int]
     tokenizers: dict[str, TokenizerCounts]
+    sources: dict[str, str] = field(default_factory=dict)
 
     def counts(self, name: str, fingerprint: str) -> TokenizerCounts | None:
         """The stored counts of `name`, if they are of this very tokenizer."""
         counts = self.tokenizers.get(name)
         return counts if counts is not None and counts.fingerprint == fingerprint else None
+
+    def counts_from(self, name: str, read_from: str | None) -> TokenizerCounts | None:
+        """The stored counts of `name`, if they were counted on the tokenizer
+        read from `read_from` (its `encoding_source`; None: it cannot be read here)."""
+        found = read_from is not None and self.sources.get(name) == read_from
+        return self.tokenizers.get(name) if found else None
 
 
 def read_precomputed(path: Path = COUNTS_FILE) -> Precomputed | None:
@@ -111,14 +123,18 @@ def read_precomputed(path: Path = COUNTS_FILE) -> Precomputed | None:
         return None
     if stored.get("declarations_sha256") != source()["declarations_sha256"]:
         return None
-    tokenizers = {name: TokenizerCounts(**counts) for name, counts in stored["tokenizers"].items()}
-    return Precomputed(stored["declarations_sha256"], stored["words"], tokenizers)
+    tokenizers, sources = {}, {}
+    for name, entry in stored["tokenizers"].items():
+        if "source" in entry:
+            sources[name] = entry.pop("source")
+        tokenizers[name] = TokenizerCounts(**entry)
+    return Precomputed(stored["declarations_sha256"], stored["words"], tokenizers, sources)
 
 
 def write_precomputed(words: dict[str, int], tokenizers: Mapping[str, TokenizerCounts],
-                      path: Path = COUNTS_FILE) -> None:
+                      sources: Mapping[str, str], path: Path = COUNTS_FILE) -> None:
     stored = {"declarations_sha256": source()["declarations_sha256"], "words": words,
-              "tokenizers": {name: asdict(counts) for name, counts in tokenizers.items()}}
+              "tokenizers": {name: {"source": sources[name], **asdict(counts)} for name, counts in tokenizers.items()}}
     path.write_text(json.dumps(stored, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
@@ -126,6 +142,14 @@ def write_precomputed(words: dict[str, int], tokenizers: Mapping[str, TokenizerC
 def precomputed() -> Precomputed | None:
     """The shipped `token_counts.json`, read once."""
     return read_precomputed()
+
+
+def shipped_counts(name: str) -> TokenizerCounts | None:
+    """A bundled tokenizer's shipped counts, when they were counted on what
+    it is read from here: found without loading it (a vocabulary of 200,000
+    tokens takes a second and tens of MB). None when it must be counted."""
+    stored = precomputed()
+    return stored.counts_from(name, encoding_source(name)) if stored is not None else None
 
 
 def counts_for(name: str, tokenizer, progress: Callable[[int, int], None] | None = None) -> TokenizerCounts:

@@ -2,8 +2,9 @@
 
 The atlas (the Tax page, corpus `udhr`) needs each chosen tokenizer's
 token counts on all 527 declarations. The bundled tokenizers' are shipped
-(`bpe_core.analysis.atlas`); one that is new or changed since is counted
-here once, in the server's process, with a progress bar. A session's own
+(`bpe_core.analysis.atlas`), found by what each is read from without
+loading it; one that is new or changed since is loaded and counted here
+once, in the server's process, with a progress bar. A session's own
 tokenizer (trained here, loaded from a file) is counted in a worker
 process within a budget (`bpe_core.budgeted_counting`), like training.
 Either way the counts are kept under the tokenizer's fingerprint, in this
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from bpe_core.analysis.atlas import TokenizerCounts, counts_for
+from bpe_core.analysis.atlas import TokenizerCounts, counts_for, shipped_counts
 from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
 from bpe_core.drawing.markdown import markdown_literal
 from pages.common.shared_cache import SharedCache
@@ -29,8 +30,12 @@ def declaration_counts(name: str) -> TokenizerCounts | None:
     bundled one's are shipped (or counted here once, with a progress bar,
     when it is new or changed since); the session's own tokenizers are
     counted in a worker process within a budget, like training."""
-    if name in BUNDLED_ENCODINGS and not loadable_encodings([name]):
-        return None
+    if name in BUNDLED_ENCODINGS:
+        if not loadable_encodings([name]):
+            return None
+        shipped = shipped_counts(name)
+        if shipped is not None:
+            return shipped
     tokenizer = tokenizer_by_name(name)
     key = (name, tokenizer.fingerprint)
     counts = ATLAS_COUNTS.get(key)

@@ -6,8 +6,9 @@ count them.
     python sample_corpora/udhr/build_counts.py --all    # count everything again
 
 Every name in `bpe_core.encodings.CATALOGUE` whose package is installed is
-kept; one whose stored counts are of the same tokenizer (its fingerprint)
-and the same texts is not counted again. A tokenizer added to the catalogue
+kept, with what it is read from (`encoding_source`, by which the app finds
+its counts without loading it); one whose stored counts are of the same
+tokenizer (its fingerprint) and the same texts is not counted again. A tokenizer added to the catalogue
 later, or changed, is counted by the app when first needed until this is
 run again.
 """
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.atlas import count_tokenizer, read_precomputed, word_counts, write_precomputed  # noqa: E402
 from bpe_core.cli import every_loadable_encoding  # noqa: E402
+from bpe_core.encodings import encoding_source  # noqa: E402
 
 
 def main(everything: bool) -> None:
@@ -28,7 +30,8 @@ def main(everything: bool) -> None:
         kept = stored.counts(name, tokenizer.fingerprint) if stored is not None else None
         counts[name] = kept if kept is not None else count_tokenizer(tokenizer)
         print(f"{'kept' if kept is not None else 'counted'} {name}", file=sys.stderr)
-    write_precomputed(stored.words if stored is not None else word_counts(), counts)
+    sources = {name: encoding_source(name) for name in counts}
+    write_precomputed(stored.words if stored is not None else word_counts(), counts, sources)
 
 
 if __name__ == "__main__":

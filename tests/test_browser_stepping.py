@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import expect
+from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bpe_core import train
 from bpe_core.samples import catalog
@@ -113,6 +114,38 @@ def test_play_keeps_its_pace_of_8_steps_a_second(server, page):
     expect(page).to_have_url(re.compile(rf"train_step={paused_at}(&|$)"))
     page.get_by_role("button", name="Next step").click()  # stepping by hand goes on from there
     expect(heading(page)).to_contain_text(f"Merge {paused_at + 1:,} of")
+
+
+def record_fragment_reruns(page):
+    """Every rerun of a fragment this page asks its server for (a step told is one)."""
+    page.fragment_reruns = []
+
+    def on_sent(payload) -> None:
+        if isinstance(payload, bytes):
+            message = BackMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "rerun_script" and message.rerun_script.fragment_id:
+                page.fragment_reruns.append(message.rerun_script.fragment_id)
+
+    page.on("websocket", lambda websocket: websocket.on("framesent", on_sent))
+    return page
+
+
+def test_the_control_tells_the_server_nothing_until_the_presenter_moves(server, browser, trace):
+    """The step the server drew is not told back: an unasked message starts
+    a rerun that races what the presenter does next, and when that was
+    leaving for another page, the page came up blank (the rerun asked for
+    a fragment of the page just left)."""
+    page = record_fragment_reruns(new_page(browser))
+    page.clock.install()  # time flows as ever; fast_forward fires the control's timers at once
+    open_page(page, f"{server.url}/train?train_vocab=1500&train_step=7", "Train")
+    expect(heading(page)).to_contain_text(f"Merge 7 of {len(trace):,}")
+    page.clock.fast_forward(60_000)  # far past the pause after which a step is told
+    run(page, lambda: (page.keyboard.press("ArrowRight"), page.clock.fast_forward(60_000)))  # a step moved is told
+    expect(page.get_by_text("as of step 8")).to_be_visible()
+    assert len(page.fragment_reruns) == 1  # that step's, and nothing before it
+    assert_no_exception(page)
+    page.context.close()
 
 
 def test_the_server_hears_the_step_once_the_presenter_pauses(server, browser, page, trace):

@@ -101,6 +101,12 @@ def trained_tokenizer(pattern: str, units: str):
     return train(text, num_merges=400, pattern=pattern, units=units, special_tokens=["<|endoftext|>"])
 
 
+# This file runs with the slow tests only: it keeps 150 examples per property
+# in every full run, where the rest of the suite takes the default profile's
+# few; HYPOTHESIS_PROFILE=fuzz runs its 10,000.
+FUZZ_SAMPLE = settings(max_examples=max(150, settings().max_examples))
+
+
 @pytest.fixture(scope="module", params=[(pattern, units) for pattern in PATTERNS for units in ("bytes", "chars")],
                 ids=lambda param: f"{param[0][:8]}-{param[1]}")
 def trained(request):
@@ -114,6 +120,7 @@ def byte_level_trained(request):
 
 
 @pytest.mark.parametrize("name", BUNDLED)
+@FUZZ_SAMPLE
 @given(text=awkward_text)
 def test_bundled_encodings_match_tiktoken_and_round_trip(name, text):
     ours, reference = load_encoding(name), tiktoken_encoding(name)
@@ -123,12 +130,14 @@ def test_bundled_encodings_match_tiktoken_and_round_trip(name, text):
 
 
 @pytest.mark.parametrize("name", BUNDLED)
+@FUZZ_SAMPLE
 @given(text=assigned_text)
 def test_the_readable_engine_matches_tiktoken(name, text):
     ours, reference = load_encoding(name), tiktoken_encoding(name)
     assert ours.encode(text, allowed_special="all", reference=True) == reference.encode(text, allowed_special="all")
 
 
+@FUZZ_SAMPLE
 @given(text=awkward_text)
 def test_trained_tokenizers_round_trip(trained, text):
     ids = trained.encode(text, allowed_special="all")
@@ -145,6 +154,7 @@ def test_trained_tokenizers_round_trip(trained, text):
         assert trained.decode(ids) == expected
 
 
+@FUZZ_SAMPLE
 @given(text=assigned_text)
 def test_trained_tokenizers_give_their_tiktoken_exports_ids_in_both_engines(byte_level_trained, text):
     expected = to_tiktoken(byte_level_trained).encode(text, allowed_special="all")
@@ -158,6 +168,7 @@ def _split_keeping(text: str, specials) -> list[str]:
     return [segment for segment, _ in split_on_specials(text, specials)]
 
 
+@FUZZ_SAMPLE
 @given(text=awkward_text)
 def test_offsets_tile_the_text_exactly(text):
     tok = load_encoding("o200k_base")

@@ -6,6 +6,9 @@
 // The step is written to the address bar at once (a copied link opens this
 // step) and told to the server once the presenter pauses (other views on the
 // page follow it), or at once when it leaves the span of steps held here.
+// Only a step the server does not know yet is told: a message starts a rerun,
+// and one sent unasked (on mount, or after the control is gone) would race
+// whatever the presenter does next, such as leaving for another page.
 //
 // The app mounts this module as a Streamlit component (pages/common/stepper.py);
 // a page saved to stand alone mounts it with every step held and no server to
@@ -53,6 +56,7 @@ class Stepper {
     // view (the page heard a step and drew the same span) changes nothing.
     this.tell = setStateValue;
     const settings = settingsOf(data);
+    this.known = { step: settings.step, speed: settings.speed }; // what the server drew this run with
     if (this.data && this.data.viewKey === settings.viewKey) return;
     if (this.view && this.view.detach) this.view.detach();
     this.data = { ...JSON.parse(viewOf(data)), ...settings };
@@ -68,6 +72,7 @@ class Stepper {
   detach() {
     document.removeEventListener("keydown", this.onKey);
     this.pause();
+    clearTimeout(this.settle); // gone from the page: nothing left to tell
     if (this.view.detach) this.view.detach();
   }
 
@@ -171,11 +176,16 @@ class Stepper {
     if (speedParam) this.speed !== 1 ? url.searchParams.set(speedParam, this.speed) : url.searchParams.delete(speedParam);
     window.history.replaceState(window.history.state, "", url);
     clearTimeout(this.settle);
-    if (!this.playing) this.settle = setTimeout(() => this.tellServer(), SETTLE_MS);
+    if (!this.playing && !this.serverKnows()) this.settle = setTimeout(() => this.tellServer(), SETTLE_MS);
+  }
+
+  serverKnows() {
+    return this.known.step === this.step && this.known.speed === this.speed;
   }
 
   tellServer() {
     clearTimeout(this.settle);
+    this.known = { step: this.step, speed: this.speed };
     this.tell("position", { step: this.step, speed: this.speed });
   }
 }

@@ -144,3 +144,21 @@ def test_the_page_trains_on_all_thirty_languages():
     bpe, wordpiece, unigram = at.dataframe[0].value["vocabulary"].tolist()
     assert bpe == unigram == 2_000 and wordpiece > 2_000  # WordPiece keeps every character of 30 scripts
     assert any("WordPiece" in caption.value and "every character" in caption.value for caption in at.caption)
+
+
+def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypatch):
+    """Measuring three tokenizers on the held-out text is the same work for
+    every visitor: the second visitor's page reads the first one's."""
+    first = open_page("pages/algorithms.py")
+
+    def refuse(*arguments, **settings):
+        raise AssertionError("the page measured the same tokenizers again")
+
+    from bpe_core.analysis import algorithms
+
+    for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):
+        monkeypatch.setattr(algorithms, name, refuse)
+    second = open_page("pages/algorithms.py")
+    assert second.dataframe[0].value.equals(first.dataframe[0].value)
+    assert [element.value for element in second.markdown] == [element.value for element in first.markdown]
+    assert [element.value for element in second.html] == [element.value for element in first.html]

@@ -145,7 +145,7 @@ def show_measures(measures: Measures, held_out: str) -> None:
     st.subheader("Compression and fertility, on text none of them saw")
     costs = list(measures.costs)
     frame = algorithm_frame(costs)
-    show_table(frame, hide_index=True, column_config={
+    show_table(frame, grid=False, hide_index=True, column_config={
         "bytes per token": st.column_config.NumberColumn(format="%.2f"),
         "chars per token": st.column_config.NumberColumn(format="%.2f"),
         "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Fertility (Rust et al. 2021)"),

@@ -94,7 +94,7 @@ def show_prompt(name: str, messages: list[Message]) -> None:
             for number, (turn, message) in enumerate(enumerate(messages), start=1)]
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})
-    show_table(rows, hide_index=True)
+    show_table(rows, grid=False, hide_index=True)
     if prompt.published:
         with st.expander("The prompt as text"):
             st.code(prompt.text, language=None, wrap_lines=True)

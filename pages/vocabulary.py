@@ -168,7 +168,7 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     st.text(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex):")
     st.code(detail.hex, language=None)
-    show_table(code_points(detail.token_bytes), hide_index=True)
+    show_table(code_points(detail.token_bytes), grid=False, hide_index=True)
 
 
 # ------------------------------------------------------------------- page

@@ -3,14 +3,19 @@ same vocabulary size, then the same text through each.
 
 Widgets only: training and measuring are `bpe_core.analysis.algorithms`
 (Hugging Face's trainers behind `bpe_core.hf_trainers`), the table, chart
-and chips `bpe_core.drawing.algorithms`. Training is cached for every session.
+and chips `bpe_core.drawing.algorithms`. Training is cached for every session,
+and so is what the page measures of the three tokenizers (`measured`).
 """
+
+from dataclasses import dataclass
 
 import streamlit as st
 
 from bpe_core.analysis.algorithms import (
     ALGORITHMS,
     RIVALS,
+    AlgorithmCost,
+    OnlyHere,
     algorithm_corpora,
     corpus_parts,
     measure_algorithm,
@@ -79,6 +84,50 @@ def trained_three(corpus_id: str, vocab_size: int) -> dict:
     return {"bpe": bpe, **rivals}
 
 
+ONLY_HERE_SHOWN = 24  # pieces shown per algorithm under "What each keeps"
+LOST_SHOWN = 12  # unknown stretches quoted per algorithm
+
+
+@dataclass(frozen=True)
+class Measures:
+    """What the page shows of three tokenizers on the held-out text; it
+    holds the tokenizers too, see `measured`."""
+
+    tokenizers: tuple
+    costs: tuple[AlgorithmCost, ...]
+    shares: dict[str, float]
+    only_here: dict[str, tuple[OnlyHere, ...]]  # the first ONLY_HERE_SHOWN of each
+    only_here_count: dict[str, int]
+    lost: dict[str, tuple[str, ...]]  # the first LOST_SHOWN + 1 of each
+
+
+def measured(corpus_id: str, tokenizers: dict) -> Measures:
+    """The measures of `tokenizers` on `corpus_id`'s held-out text: a second
+    or more of encoding the text four times per tokenizer, the same for
+    every visitor, so done once for every session."""
+    key = tuple((algorithm, id(tokenizer)) for algorithm, tokenizer in tokenizers.items())
+    return _measured(corpus_id, key, tokenizers)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _measured(corpus_id: str, key: tuple, _tokenizers: dict) -> Measures:
+    """`measured`, cached by the tokenizers' identity (`key`): the cached
+    value holds the tokenizers, so no other object can take their ids while
+    it is kept, and a tokenizer trained again is measured again."""
+    held_out = corpus_parts(corpus_id)[1]
+    only = only_in_each(_tokenizers, held_out)
+    lost = {algorithm: unknown_stretches(tokenizer, held_out) for algorithm, tokenizer in _tokenizers.items()}
+    return Measures(
+        tokenizers=tuple(_tokenizers.values()),
+        costs=tuple(measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
+                    for algorithm, tokenizer in _tokenizers.items()),
+        shares=shared_share(_tokenizers),
+        only_here={algorithm: tuple(pieces[:ONLY_HERE_SHOWN]) for algorithm, pieces in only.items()},
+        only_here_count={algorithm: len(pieces) for algorithm, pieces in only.items()},
+        lost={algorithm: tuple(stretches[:LOST_SHOWN + 1]) for algorithm, stretches in lost.items()},
+    )
+
+
 def show_boundaries(tokenizers: dict) -> None:
     st.subheader("The same text, three ways")
     st.caption(
@@ -92,12 +141,11 @@ def show_boundaries(tokenizers: dict) -> None:
         show_tokens(text, spans, tokenizer)
 
 
-def show_measures(tokenizers: dict, corpus_id: str, held_out: str) -> None:
+def show_measures(measures: Measures, held_out: str) -> None:
     st.subheader("Compression and fertility, on text none of them saw")
-    costs = [measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
-             for algorithm, tokenizer in tokenizers.items()]
+    costs = list(measures.costs)
     frame = algorithm_frame(costs)
-    show_table(frame, hide_index=True, column_config={
+    show_table(frame, grid=False, hide_index=True, column_config={
         "bytes per token": st.column_config.NumberColumn(format="%.2f"),
         "chars per token": st.column_config.NumberColumn(format="%.2f"),
         "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Fertility (Rust et al. 2021)"),
@@ -110,23 +158,21 @@ def show_measures(tokenizers: dict, corpus_id: str, held_out: str) -> None:
     st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
 
 
-def show_keeps_and_drops(tokenizers: dict, held_out: str) -> None:
+def show_keeps_and_drops(measures: Measures) -> None:
     st.subheader("What each keeps that the others drop")
     st.caption(
         "Pieces are compared without their word marks (“ the”, “##the” and “▁the” all read “the”). Below: the "
         "pieces only one algorithm learned, the ones it used most on the held-out text first."
     )
-    only = only_in_each(tokenizers, held_out)
-    shares = shared_share(tokenizers)
-    for algorithm, column in zip(tokenizers, st.columns(len(tokenizers))):
+    for algorithm, column in zip(measures.only_here, st.columns(len(measures.only_here))):
         with column:
-            st.markdown(f"**{ALGORITHMS[algorithm]}**: {shares[algorithm]:.0%} of its pieces are in both other "
-                        f"vocabularies; {len(only[algorithm]):,} are its own.")
-            st.html(only_here_html(only[algorithm][:24]))
-            lost = unknown_stretches(tokenizers[algorithm], held_out)
+            st.markdown(f"**{ALGORITHMS[algorithm]}**: {measures.shares[algorithm]:.0%} of its pieces are in both "
+                        f"other vocabularies; {measures.only_here_count[algorithm]:,} are its own.")
+            st.html(only_here_html(measures.only_here[algorithm]))
+            lost = measures.lost[algorithm]
             if lost:
-                st.caption(f"Lost as unknown in the held-out text: {', '.join(f'“{markdown_literal(item)}”' for item in lost[:12])}"
-                           + (" …" if len(lost) > 12 else ""))
+                quoted = ", ".join(f"“{markdown_literal(item)}”" for item in lost[:LOST_SHOWN])
+                st.caption(f"Lost as unknown in the held-out text: {quoted}" + (" …" if len(lost) > LOST_SHOWN else ""))
             elif algorithm == "bpe":
                 st.caption("Nothing is unknown: every byte has a token.")
 
@@ -154,6 +200,7 @@ if short:
 if three["wordpiece"].n_vocab > vocab_size:
     st.caption(f"WordPiece has {three['wordpiece'].n_vocab:,} tokens: it keeps every character of its training text "
                "in its vocabulary, more than the size asked for in a text of many scripts.")
+measures = measured(corpus_id, three)
 show_boundaries(three)
-show_measures(three, corpus_id, held_out_text)
-show_keeps_and_drops(three, held_out_text)
+show_measures(measures, held_out_text)
+show_keeps_and_drops(measures)

@@ -28,6 +28,7 @@ from pages.common.url_state import (
 MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
 TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)
 LINK = "chat"  # link parameter: the turns' texts, while they fit
+AS_TEXT_OPEN = "chat_as_text"  # session key prefix: a family's "The prompt as text" open or not
 DEFAULT_TEXTS = {
     "system": "You are a concise assistant. Answer in the user's language.",
     "user1": "What does a tokenizer do?",
@@ -94,10 +95,13 @@ def show_prompt(name: str, messages: list[Message]) -> None:
             for number, (turn, message) in enumerate(enumerate(messages), start=1)]
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})
-    show_table(rows, hide_index=True)
+    show_table(rows, grid=False, hide_index=True)
     if prompt.published:
-        with st.expander("The prompt as text"):
-            st.code(prompt.text, language=None, wrap_lines=True)
+        # Drawn only while open: a code block loads a syntax highlighter, a quarter of a
+        # second of every page load, for a text most visitors never open.
+        with st.expander("The prompt as text", key=f"{AS_TEXT_OPEN}_{name}", on_change="rerun") as as_text:
+            if as_text.open:
+                st.code(prompt.text, language=None, wrap_lines=True)
     else:
         st.caption(markdown_literal(OPENAI_COUNT_NOTE))
     caption = family_caption(name, messages)

@@ -19,6 +19,7 @@ from pages.common.url_state import LINKED
 from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice
 
 MAX_STRETCHES_SHOWN = 200  # a long text can differ in thousands of places
+STRETCHES_HEIGHT, STRETCHES_SCROLL_FROM = 420, 10  # pixels: a list of more than ten scrolls
 
 SUMMARY_COLUMNS = {
     "tokens": st.column_config.NumberColumn("tokens", format="%d"),
@@ -37,7 +38,7 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     rows = summary_rows(text, results)
     table_column, chart_column = st.columns(2)
     with table_column:
-        show_table(rows, hide_index=True, column_config=SUMMARY_COLUMNS)
+        show_table(rows, grid=False, hide_index=True, column_config=SUMMARY_COLUMNS)
     table_column.download_button("Summary (CSV)", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
                                  "text/csv", key="compare_summary_csv", on_click="ignore")
     with chart_column:
@@ -68,7 +69,8 @@ def show_differences(text: str, results: dict) -> None:
         + (f"; the first {len(shown):,} are listed." if len(shown) < len(stretches) else ".")
         + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
     )
-    show_table(stretch_table(shown), hide_index=True)
+    show_table(stretch_table(shown), grid=False, hide_index=True,
+               height=STRETCHES_HEIGHT if len(shown) > STRETCHES_SCROLL_FROM else None)
     st.download_button("All differing stretches (CSV)", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
                        "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 

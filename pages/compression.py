@@ -40,6 +40,7 @@ from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
 METRIC_LABELS = {"bytes": "Bytes", "chars": "Characters"}
+NUMBERS_OPEN = "compression_numbers"  # the expander of the numbers: open or not
 
 page_header(
     "Compression",
@@ -210,8 +211,11 @@ def reading_guide(show_reference: bool, with_trained_here: bool) -> None:
 
 def show_numbers(curves: dict, reference: dict) -> None:
     table = compression_table(curves, reference)
-    with st.expander("The numbers"):
-        show_table(table, hide_index=True, width="stretch")
+    # Drawn only while open: a thousand rows and the data grid's code are a third of a
+    # second of every page load, for a table most visitors never open.
+    with st.expander("The numbers", key=NUMBERS_OPEN, on_change="rerun") as numbers:
+        if numbers.open:
+            show_table(table, hide_index=True, width="stretch")
     st.download_button(
         "Download the numbers (CSV)", frame_csv(table), "compression.csv", "text/csv",
         key="compression_csv", on_click="ignore",

@@ -195,18 +195,21 @@ def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
     )
     st.download_button(f"{MEASURE_LABELS[measure]} (CSV)", lambda: frame_csv(table), f"{measure}.csv", "text/csv",
                        key="tax_premiums_csv", on_click="ignore")
-    with st.expander("Tokens, bytes per token, characters per token, words, fertility and words split"):
-        show_table(
-            metrics_frame(rows, LANGUAGES), hide_index=True,
-            column_config={
-                "premium": st.column_config.NumberColumn(format="%.2f×"),
-                "bytes per token": st.column_config.NumberColumn(format="%.2f"),
-                "chars per token": st.column_config.NumberColumn(format="%.2f"),
-                "fertility": st.column_config.NumberColumn(format="%.2f", help="Tokens per word"),
-                "words split": st.column_config.NumberColumn(format="percent",
-                                                             help="Share of words split into several tokens"),
-            },
-        )
+    # Drawn only while open: a row per language and tokenizer, sent with every run otherwise.
+    with st.expander("Tokens, bytes per token, characters per token, words, fertility and words split",
+                     key="tax_metrics_open", on_change="rerun") as metrics:
+        if metrics.open:
+            show_table(
+                metrics_frame(rows, LANGUAGES), hide_index=True,
+                column_config={
+                    "premium": st.column_config.NumberColumn(format="%.2f×"),
+                    "bytes per token": st.column_config.NumberColumn(format="%.2f"),
+                    "chars per token": st.column_config.NumberColumn(format="%.2f"),
+                    "fertility": st.column_config.NumberColumn(format="%.2f", help="Tokens per word"),
+                    "words split": st.column_config.NumberColumn(format="percent",
+                                                                 help="Share of words split into several tokens"),
+                },
+            )
 
 
 def explain_metrics(base: str) -> None:

@@ -124,8 +124,12 @@ def choose_settings() -> dict:
 
 
 def show_pieces(corpus, pattern: str) -> None:
-    """What the split pattern does to the start of the corpus."""
-    with st.expander("What the split pattern does", expanded=False):
+    """What the split pattern does to the start of the corpus: drawn only
+    while its expander is open (the corpus's first pieces, tens of kilobytes
+    of HTML, are sent with every run otherwise)."""
+    with st.expander("What the split pattern does", key="train_pieces_open", on_change="rerun") as pieces:
+        if not pieces.open:
+            return
         if not isinstance(corpus, str):
             st.caption("A word-count corpus is already split: each word is one piece.")
             return

@@ -127,7 +127,7 @@ def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
 def test_the_page_shows_three_splits_and_their_numbers():
     at = open_page("pages/algorithms.py")
     assert not at.exception
-    table = at.dataframe[0].value.set_index("algorithm")
+    table = at.table[0].value.set_index("algorithm")
     assert list(table.index) == list(ALGORITHMS.values())
     views = [element.value for element in at.html if 'class="bpe-text"' in element.value]
     assert len(views) == 3
@@ -141,6 +141,24 @@ def test_the_page_trains_on_all_thirty_languages():
     at = open_page("pages/algorithms.py")
     at.selectbox(key="algorithms_corpus").set_value("parallel").run()
     assert not at.exception
-    bpe, wordpiece, unigram = at.dataframe[0].value["vocabulary"].tolist()
+    bpe, wordpiece, unigram = at.table[0].value["vocabulary"].tolist()
     assert bpe == unigram == 2_000 and wordpiece > 2_000  # WordPiece keeps every character of 30 scripts
     assert any("WordPiece" in caption.value and "every character" in caption.value for caption in at.caption)
+
+
+def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypatch):
+    """Measuring three tokenizers on the held-out text is the same work for
+    every visitor: the second visitor's page reads the first one's."""
+    first = open_page("pages/algorithms.py")
+
+    def refuse(*arguments, **settings):
+        raise AssertionError("the page measured the same tokenizers again")
+
+    from bpe_core.analysis import algorithms
+
+    for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):
+        monkeypatch.setattr(algorithms, name, refuse)
+    second = open_page("pages/algorithms.py")
+    assert second.table[0].value.equals(first.table[0].value)
+    assert [element.value for element in second.markdown] == [element.value for element in first.markdown]
+    assert [element.value for element in second.html] == [element.value for element in first.html]

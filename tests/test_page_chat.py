@@ -37,7 +37,7 @@ def boxes(at) -> list[str]:
 
 
 def test_the_page_shows_two_families_prompts_with_the_templates_counts():
-    at = open_page("pages/chat.py")
+    at = open_page("pages/chat.py", chat_as_text_llama3=True)  # "The prompt as text" open
     expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids) for name in ("llama3", "qwen")]
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
@@ -80,7 +80,8 @@ def test_mistral_says_where_its_system_text_went(name):
 @pytest.mark.slow  # seconds: OpenAI's vocabularies load
 @pytest.mark.parametrize(("name", "model"), [("cl100k_base", "gpt-4-0613"), ("o200k_base", "gpt-4o-2024-08-06")])
 def test_openais_families_show_the_published_count_and_say_that_is_all(name, model):
-    at = open_page("pages/chat.py", query={"chat_right": name})
+    opened = {"chat_as_text_llama3": True, f"chat_as_text_{name}": True}  # "The prompt as text", both
+    at = open_page("pages/chat.py", query={"chat_right": name}, **opened)
     default = [{"role": m.role, "content": m.content} for m in conversation(DEFAULT_TEXTS)]
     assert token_counts(at)[1] == f"{num_tokens_from_messages(default, model):,}"
     assert any(shown(caption) == OPENAI_COUNT_NOTE for caption in messages(at.caption))
@@ -124,3 +125,13 @@ def test_typed_markup_is_shown_as_text():
     assert "<img" not in html and "<script>x" not in html
     assert "&lt;img" in html
     assert not at.exception
+
+
+def test_the_prompt_as_text_is_drawn_only_once_opened():
+    """A code block loads a syntax highlighter in the browser: only for a reader who asks."""
+    at = open_page("pages/chat.py")
+    assert [expander.label for expander in at.expander] == ["The prompt as text"] * 2 and not at.code
+    at.session_state["chat_as_text_qwen"] = True  # what a click on the expander tells the page
+    at.run()
+    prompt = chat_prompt(conversation(DEFAULT_TEXTS), "qwen", load_encoding("qwen"))
+    assert [code.value.rstrip("\n") for code in at.code] == [prompt.text.rstrip("\n")]

@@ -28,7 +28,7 @@ def content_html(at: AppTest) -> str:
 
 
 def token_counts(at: AppTest) -> dict[str, int]:
-    table = at.dataframe[0].value
+    table = at.table[0].value
     return dict(zip(table["tokenizer"], table["tokens"]))
 
 
@@ -38,15 +38,15 @@ def test_first_visit_compares_the_home_text_with_the_starter_and_openai_tokenize
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.multiselect(key=KEY).value == ["starter", *OPENAI]
-    assert list(at.dataframe[0].value["tokenizer"]) == ["starter (1,000, cl100k)", *OPENAI]  # what each one is
-    assert at.dataframe[0].value["tokens"][1] == len(tiktoken_encoding("gpt2").encode("Typed on the home page"))
+    assert list(at.table[0].value["tokenizer"]) == ["starter (1,000, cl100k)", *OPENAI]  # what each one is
+    assert at.table[0].value["tokens"][1] == len(tiktoken_encoding("gpt2").encode("Typed on the home page"))
 
 
 def test_token_counts_are_tiktokens():
     text = "Tokenizers split «naïve» text differently: 12345 + 67890 — こんにちは 👩‍💻\n    return x"
     at = compare(open_compare(), text)
     assert token_counts(at) == {name: len(tiktoken_encoding(name).encode(text)) for name in OPENAI}
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert min(table["vs best"]) == 1.0
 
 
@@ -65,13 +65,13 @@ def test_special_tokens_toggle_follows_tiktoken():
 def test_fewer_than_two_tokenizers_asks_for_more():
     at = compare(open_compare(), "Hello world", ["gpt2"])
     assert [info.value for info in at.info] == ["Choose at least two tokenizers to compare."]
-    assert not at.dataframe and not content_html(at)
+    assert not at.table and not content_html(at)
 
 
 def test_empty_text_asks_for_text():
     at = compare(open_compare(), "", ["gpt2", "cl100k_base"])
     assert any("Type or paste some text" in info.value for info in at.info)
-    assert not at.dataframe
+    assert not at.table
 
 
 def test_typed_markup_is_shown_escaped():
@@ -85,7 +85,7 @@ def test_typed_markup_is_shown_escaped():
 
 def test_difference_table_is_capped_and_counted():
     at = compare(open_compare(), "    x\n" * 300, ["gpt2", "cl100k_base"])  # gpt2 splits indentation, cl100k not
-    differences = at.dataframe[1].value
+    differences = at.table[1].value
     assert len(differences) == 200
     assert list(differences.columns) == ["stretch", "gpt2", "cl100k_base"]
     # gpt2 has no token for several spaces; cl100k has "   " (then " x" in both)
@@ -103,4 +103,19 @@ def test_the_choice_survives_a_page_change():
     at.switch_page("pages/inspect.py").run()
     at.switch_page("pages/compare.py").run()
     assert at.multiselect(key=KEY).value == ["gpt2", "o200k_base"]
-    assert list(at.dataframe[0].value["tokenizer"]) == ["gpt2", "o200k_base"]
+    assert list(at.table[0].value["tokenizer"]) == ["gpt2", "o200k_base"]
+
+
+def test_the_summary_is_a_plain_table_in_the_grids_number_formats():
+    """A few rows nobody needs to sort: a plain table, without the data
+    grid's code, its numbers shown as the grid's column formats say."""
+    import pyarrow as pa
+
+    at = open_compare()
+    assert not at.dataframe
+    shown = pa.ipc.open_stream(at.table[0].proto.arrow_data.styler.display_values).read_all().to_pandas()
+    values = at.table[0].value
+    assert list(shown["tokens"]) == [f"{tokens:d}" for tokens in values["tokens"]]
+    assert list(shown["bytes/token"]) == [f"{ratio:.2f}" for ratio in values["bytes/token"]]
+    assert list(shown["vs best"]) == [f"{ratio:.2f}×" for ratio in values["vs best"]]
+    assert any(caption.value.startswith("**vs best**: Tokens divided by the fewest") for caption in at.caption)

@@ -13,8 +13,22 @@ from tests.apptest import open_page as open_app
 PAGE = "pages/compression.py"
 
 
+NUMBERS_OPEN = "compression_numbers"  # the expander of the numbers
+
+
 def open_page(**session) -> AppTest:
-    return open_app(PAGE, **session)
+    """The page with its numbers open (drawn only while open)."""
+    return open_app(PAGE, **{NUMBERS_OPEN: True, **session})
+
+
+def test_the_numbers_are_drawn_only_once_opened():
+    at = open_app(PAGE)
+    (expander,) = at.expander
+    assert expander.label == "The numbers" and not at.dataframe  # no rows sent, no data grid loaded
+    at.session_state[NUMBERS_OPEN] = True  # what a click on the expander tells the page
+    at.run()
+    (table,) = at.dataframe
+    assert len(table.value) > 1_000
 
 
 @pytest.fixture(scope="module")

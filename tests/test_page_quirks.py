@@ -60,7 +60,7 @@ def test_inspect_shows_the_glitch_token_as_one_gpt2_token():
 def test_compare_shows_the_emoji_in_the_quirks_tokenizers():
     quirk = next(quirk for quirk in QUIRKS if quirk.id == "emoji")
     at = click_open(quirk)
-    table = at.dataframe[0].value
+    table = at.table[0].value
     assert dict(zip(table["tokenizer"], table["tokens"])) == {
         name: len(tiktoken_encoding(name).encode(quirk.text)) for name in quirk.tokenizers
     }

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import budgeted_jobs, train
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
+    languages,
     parallel_lines,
     parallel_text,
     parity_experiment,
@@ -287,6 +288,16 @@ def test_the_parity_experiment_reports_its_stages_from_its_worker(monkeypatch):
     assert [done for done, total in heard if total] == sorted(done for done, total in heard if total)
     assert table_with(at, "parity-aware premium").loc["Hindi", "parity-aware premium"] == (
         parity_experiment(400).row("hi").parity.premium)
+
+
+def test_the_metrics_by_tokenizer_are_drawn_only_once_opened():
+    """A row per language and tokenizer, in a table most visitors never open: sent only when opened."""
+    at = open_page()
+    assert not any("fertility" in frame.value.columns for frame in at.dataframe)
+    at.session_state["tax_metrics_open"] = True  # what a click on the expander tells the page
+    at.run()
+    table = next(frame.value for frame in at.dataframe if "fertility" in frame.value.columns)
+    assert set(table["language"]) == {language.name for language in languages().values()}
 
 
 def experiments_shown(at: AppTest) -> tuple[bool, bool]:

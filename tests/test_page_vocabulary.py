@@ -85,7 +85,7 @@ def test_a_link_reproduces_the_view():
     assert at.text_input(key="vocab_regex").value == r"^ \d{4}$"
     table = matches(at)
     assert len(table) > 0 and table["string"].str.fullmatch(r" \d{4}").all()
-    assert "20 74 68 65" in [code.value for code in at.code]  # " the", token 262, in hex
+    assert "id 262 · 4 bytes (hex): `20 74 68 65`" in [text.value for text in at.markdown]  # " the", in hex
 
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies

@@ -98,7 +98,7 @@ def test_compare_counts_the_makers_tokens(name):  # the Tax page measures every 
     at = open_page("pages/compare.py")
     at.multiselect(key="compare_tokenizers").set_value(["cl100k_base", name]).run()
     assert not at.exception
-    summary = at.dataframe[0].value.set_index("tokenizer")
+    summary = at.table[0].value.set_index("tokenizer")
     assert summary.loc[name, "tokens"] == len(maker_encode(name)(DEMO_TEXT))
 
 

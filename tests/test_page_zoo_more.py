@@ -44,7 +44,7 @@ def test_home_inspect_and_compare_count_the_makers_tokens(name):
     at = open_page("pages/compare.py")
     at.multiselect(key="compare_tokenizers").set_value(["cl100k_base", name]).run()
     assert not at.exception
-    assert at.dataframe[0].value.set_index("tokenizer").loc[name, "tokens"] == expected
+    assert at.table[0].value.set_index("tokenizer").loc[name, "tokens"] == expected
 
 
 @pytest.mark.slow  # seconds: a whole vocabulary's table

@@ -147,6 +147,22 @@ def test_a_corpus_is_split_and_counted_once_however_many_visits_show_it(monkeypa
     assert len(counted) == 1
 
 
+def test_the_split_patterns_pieces_are_drawn_only_once_asked_for():
+    """The corpus's first pieces are tens of kilobytes of HTML: sent only
+    while "What the split pattern does" is open."""
+    at = open_page("pages/train.py")
+    assert "What the split pattern does" in [expander.label for expander in at.expander]
+    closed = len(all_html(at))
+
+    def pieces_caption():
+        return [caption.value for caption in at.caption if "pieces in the first" in caption.value]
+
+    assert not pieces_caption()
+    at.session_state["train_pieces_open"] = True  # what a click on the expander tells the page
+    at.run()
+    assert pieces_caption() and len(all_html(at)) > closed + 10_000
+
+
 @pytest.mark.parametrize("asked", ["-1", "3.5", "Infinity", "1e309", "9" * 5000, "x"])
 def test_a_link_with_an_impossible_step_opens_at_step_0(asked):
     assert component_data(open_page("pages/train.py", query={"train_step": asked}))["step"] == 0

@@ -75,7 +75,7 @@ def test_the_page_draws_the_shipped_default_chart_without_training_or_loading(mo
 
     monkeypatch.setattr(tokenizers, "train_within_budget", refuse)
     monkeypatch.setattr(compression, "load_encoding", refuse)
-    at = open_page("pages/compression.py")
+    at = open_page("pages/compression.py", compression_numbers=True)  # the numbers open
     (table,) = [frame.value for frame in at.dataframe]
     for corpus_id in DEFAULT_CORPORA:
         training_text, held_out_text = parts(corpus_id)

@@ -97,11 +97,17 @@ def presenter_navigation(current: PageInfo, back, forward) -> None:
         st.page_link(following.file, label=f"{following.title} →", help="Page Down")
 
 
-def show_table(data, **dataframe_options) -> None:
+def show_table(data, *, grid: bool = True, **dataframe_options) -> None:
     """A table: Streamlit's data grid, or for a projector a plain table
-    (first rows only) in the presenter's type size."""
+    (first rows only) in the presenter's type size. With `grid=False`, a
+    plain table always (`light_table`): for a few rows nobody needs to sort
+    or search, without the grid's code (a third of a second of a page's
+    load)."""
     if not presenting():
-        st.dataframe(data, **dataframe_options)
+        if grid:
+            st.dataframe(data, **dataframe_options)
+        else:
+            light_table(data, **dataframe_options)
         return
     import pandas as pd
 
@@ -113,6 +119,45 @@ def show_table(data, **dataframe_options) -> None:
     st.table(shown.style.format(precision=2, thousands=","), hide_index=dataframe_options.get("hide_index"))
     if len(frame) > TABLE_ROWS_PRESENTED:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
+
+
+def light_table(data, *, hide_index: bool | None = None, column_order=None, column_config: dict | None = None,
+                height: int | None = None, **_grid_only) -> None:
+    """`data` as a plain table with what the grid's options say of it: its
+    columns' order, labels and number formats; their help texts, which a
+    plain table cannot show on its header, in a caption under it."""
+    import pandas as pd
+
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if column_order:
+        frame = frame[list(column_order)]
+    config = {name: column for name, column in (column_config or {}).items() if name in frame}
+    labels = {name: column.get("label") or name for name, column in config.items()}
+    formats = {labels[name]: number_format(column["type_config"].get("format"))
+               for name, column in config.items() if column.get("type_config", {}).get("type") == "number"}
+    frame = frame.rename(columns=labels)
+    formats.update({name: tick for name in frame.columns if frame[name].dtype == bool})  # as the grid's checkbox
+    styled = frame.style.format(precision=2, na_rep="").format(
+        {name: form for name, form in formats.items() if form is not None}, na_rep="")
+    st.table(styled, hide_index=hide_index, height=height if height is not None else "content")
+    helps = [f"**{labels.get(name, name)}**: {column['help']}" for name, column in config.items() if column.get("help")]
+    if helps:
+        st.caption(" · ".join(helps))
+
+
+def tick(value: bool) -> str:
+    return "✓" if value else "✗"
+
+
+def number_format(form: str | None):
+    """A grid column's number format (printf-style, or one of its names) as
+    a pandas Styler formatter; None: pandas' own."""
+    if not form:
+        return None
+    named = {"percent": "{:.1%}", "localized": "{:,}", "dollar": "${:,.2f}", "plain": "{}"}
+    if form in named:
+        return named[form]
+    return lambda value: form % value
 
 
 def show_figure(figure: "go.Figure", *, key: str | None = None, config: dict | None = None,

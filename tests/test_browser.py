@@ -28,9 +28,7 @@ def test_every_page_renders_without_an_exception(server, page, name):
     open_page(page, f"{server.url}/{PAGES[name].url_path}", title_of(name))
     assert_no_exception(page)
     # One run per load: no widget or component asks for another as it appears (each would double the wait).
-    # Train's step control still reports its position once it has mounted: a fragment run, known.
-    if name != "train":
-        assert (requested(), page.finished_runs) == (1, 1)
+    assert (requested(), page.finished_runs) == (1, 1)
     # No data grid or syntax highlighter loaded for a few rows, or for a text not on show.
     if name not in GRID_PAGES:
         expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)

@@ -86,16 +86,26 @@ def server():
 
 
 @pytest.fixture(scope="session")
-def browser(server):
+def chromium():
+    """Headless Chromium, once per test process: Playwright's sync API runs
+    one instance per process, so a test that starts a server of its own
+    takes its browser from here too."""
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS
+    from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, require_chromium
 
+    require_chromium()
     expect.set_options(timeout=WAIT_SECONDS * 1000)  # a busy machine is slow, not wrong
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def browser(server, chromium):
+    """Chromium, for tests of the shared server."""
+    return chromium
 
 
 @pytest.fixture

@@ -8,19 +8,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from pages.common.warm_up import WARMED
-from tests.browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    WAIT_SECONDS,
-    StreamlitServer,
-    assert_no_exception,
-    new_page,
-    open_page,
-    require_chromium,
-)
+from tests.browser import WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page
 
 pytestmark = pytest.mark.slow
 
@@ -65,25 +56,22 @@ def test_the_server_warms_up_before_anyone_visits():
 
 
 @pytest.mark.browser
-def test_a_page_draws_what_is_still_warming_as_a_placeholder_that_fills_in():
+def test_a_page_draws_what_is_still_warming_as_a_placeholder_that_fills_in(chromium):
     """The Tax page opened first, before the warm-up's second part has
     begun (held back here until a page is drawn): its two experiments are
     placeholders, the rest of the page is drawn, and the experiments fill
     in when the warm-up has trained them, with no click."""
-    require_chromium()
     server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "600"})
+    page = new_page(chromium)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = new_page(browser)
-            open_page(page, f"{server.url}/tax", "Tokenization tax")
-            placeholders = page.get_by_text("being prepared since the server started")
-            expect(placeholders).to_have_count(2)
-            expect(page.get_by_text("Training…")).to_have_count(0)  # no training in the page's run
-            expect(placeholders).to_have_count(0, timeout=WAIT_SECONDS * 1000)
-            expect(page.get_by_text("Languages in the mix")).to_be_visible()
-            expect(page.get_by_text("Both vocabularies:")).to_be_visible()
-            assert_no_exception(page)
-            browser.close()
+        open_page(page, f"{server.url}/tax", "Tokenization tax")
+        placeholders = page.get_by_text("being prepared since the server started")
+        expect(placeholders).to_have_count(2)
+        expect(page.get_by_text("Training…")).to_have_count(0)  # no training in the page's run
+        expect(placeholders).to_have_count(0, timeout=WAIT_SECONDS * 1000)
+        expect(page.get_by_text("Languages in the mix")).to_be_visible()
+        expect(page.get_by_text("Both vocabularies:")).to_be_visible()
+        assert_no_exception(page)
     finally:
+        page.context.close()
         server.stop()

@@ -27,7 +27,7 @@ from pages.common.names import PAGES, TRAINED, PageInfo
 from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, presenter_toggle, presenting
 from pages.common.tokenizers import restore_trained_from_link, session_trained
 from pages.common.url_state import copy_link_button, link_value
-from pages.common.warm_up import page_drawn
+from pages.common.warming import page_drawn
 from pages.common.widgets import TOKEN_KEYS_HTML
 
 _frame = threading.local()  # each session's script runs in a thread of its own

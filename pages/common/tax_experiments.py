@@ -44,7 +44,7 @@ from pages.common.tokenizers import (
     trained_result,
     training_key,
 )
-from pages.common.warm_up import still_warming
+from pages.common.warming import still_warming
 
 DEFAULT_WEIGHTS = {"en": 1}  # English only
 DEFAULT_VOCAB_SIZE = 2_000
@@ -66,7 +66,7 @@ def mix_corpus(weights: Mapping[str, int]) -> str:
 
 def mix_still_warming(weights: Mapping[str, int], vocab_size: int, pattern: str) -> bool:
     """True, with a placeholder drawn, while the warm-up is still training
-    the default mix (see `warm_up.still_warming`)."""
+    the default mix (see `warming.still_warming`)."""
     if (dict(weights), vocab_size, pattern) != (DEFAULT_WEIGHTS, DEFAULT_VOCAB_SIZE, DEFAULT_PATTERN):
         return False
     key = training_key(mix_corpus(weights), mix_settings(vocab_size, pattern))

@@ -23,7 +23,7 @@ serves at once. The thread does, in order:
 Everything is made through the caches a visit uses, so a visitor who asks
 meanwhile shares the same work and waits only for what is left of it; a
 page that shows something still warming draws a placeholder that fills in
-(see `tax_experiments`). Which tokenizers are loaded is chosen by what the
+(see `warming.still_warming`). Which tokenizers are loaded is chosen by what the
 first pages show: each one costs the server 7 to 135 MB for its whole life
 (`python benchmarks/load_test.py --tokenizer-memory`).
 """
@@ -37,19 +37,16 @@ import threading
 import time
 from collections.abc import Callable
 
-import streamlit as st
 from streamlit.logger import get_logger
+
+from pages.common.warming import page_was_drawn, started, warmed
 
 # With no page drawn by then, the second part starts anyway (WARM_UP_QUIET_SECONDS sets it).
 QUIET_SECONDS = float(os.environ.get("WARM_UP_QUIET_SECONDS", 5))
 SETTLE_SECONDS = 1.0  # after a page's script, its browser still draws it: with no other page drawn meanwhile
 FIRST_PAGES_ENCODING = "cl100k_base"  # what Home, Inspect, Replay and Vocabulary open with
-PLACEHOLDER_SECONDS = 1.0  # how often a placeholder looks whether what it stands for is ready
 WARMED = "Warm-up done"  # how the server's log says so (tests and benchmarks wait for it)
 
-_started = threading.Event()
-_page_drawn = threading.Event()
-_warmed = threading.Event()
 _log = get_logger(__name__)  # Streamlit's: its level and format, in the server's log
 _THREAD_NAME = "warm-up"
 
@@ -62,33 +59,9 @@ async def warm_up_in_background(app):
     yield
 
 
-def page_drawn() -> None:
-    """The frame calls this after drawing a page: the rest of the warm-up may start."""
-    _page_drawn.set()
-
-
-def still_warming(ready: Callable[[], bool], what: str) -> bool:
-    """True while the warm-up is still making what `ready` checks for: a
-    placeholder saying so is drawn in its place, and reruns the page once
-    it is ready, so the page draws the rest meanwhile. False once it is
-    ready, and when no warm-up is running (it has ended, or the app runs
-    without a server, in tests): then the page makes it itself."""
-    if not _started.is_set() or _warmed.is_set() or ready():
-        return False
-    _placeholder(ready, what)
-    return True
-
-
-@st.fragment(run_every=PLACEHOLDER_SECONDS)
-def _placeholder(ready: Callable[[], bool], what: str) -> None:
-    if ready() or _warmed.is_set():
-        st.rerun()  # the whole page, drawn with it
-    st.info(f"{what}: being prepared since the server started. It appears here when ready.", icon="⏳")
-
-
 def warm_up() -> None:
-    _started.set()
-    started = time.monotonic()
+    started.set()
+    began = time.monotonic()
     done = [_step(f"what the first page needs ({FIRST_PAGES_ENCODING})", what_the_first_page_needs)]
     _wait_for_a_quiet_moment()
     done += [
@@ -96,8 +69,8 @@ def warm_up() -> None:
         _step("the Tax page's experiments", _tax_experiments),
         _step("the starter tokenizer", _starter_tokenizer),
     ]
-    _warmed.set()
-    _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - started, ", ".join(filter(None, done)) or "nothing")
+    warmed.set()
+    _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - began, ", ".join(filter(None, done)) or "nothing")
 
 
 def _wait_for_a_quiet_moment() -> None:
@@ -105,12 +78,12 @@ def _wait_for_a_quiet_moment() -> None:
     browser finishes drawing it meanwhile: two cores, and the second part
     starts processes), or `QUIET_SECONDS` with no page drawn at all; never
     longer than twice that, however busy the server."""
-    if not _page_drawn.wait(QUIET_SECONDS):
+    if not page_was_drawn.wait(QUIET_SECONDS):
         return
     deadline = time.monotonic() + QUIET_SECONDS
     while time.monotonic() < deadline:
-        _page_drawn.clear()
-        if not _page_drawn.wait(SETTLE_SECONDS):
+        page_was_drawn.clear()
+        if not page_was_drawn.wait(SETTLE_SECONDS):
             return
 
 

@@ -410,24 +410,44 @@ def show_parity_experiment(base: str) -> None:
 # -------------------------------------------------------------------- page
 
 
-def show_passage() -> None:
-    """The 30-language passage: the fairness lab and its experiments."""
-    controls = st.columns([5, 2], vertical_alignment="bottom")
+SECTIONS = {
+    "tax": "The tax",
+    "cost": "What it costs",
+    "side": "Side by side",
+    "mix": "Train your own",
+    "parity": "Parity-aware BPE",
+}
+# The settings of each section but the first: a link that carries one, but no
+# section (one made before the page had sections), opens that section.
+SECTION_SETTINGS = {
+    "cost": ("tax_cost_tokenizer", "tax_price", "tax_window", "tax_content"),
+    "side": ("tax_sentence", "tax_left", "tax_right", "tax_view_tokenizer"),
+    "mix": ("tax_mix", "tax_custom_languages", "tax_custom_emphasis", "tax_custom_weight", "tax_vocab", "tax_pattern"),
+    "parity": ("tax_parity_merges",),
+}
+
+
+def linked_section() -> str:
+    """The section a link's settings belong to; the first section if none."""
+    return next((section for section, settings in SECTION_SETTINGS.items()
+                 if any(setting in st.query_params for setting in settings)), "tax")
+
+
+def show_tax_section(base: str) -> None:
+    """Every tokenizer's premium (or another measure) per language, and what the numbers mean."""
+    controls = st.columns([5, 3], vertical_alignment="bottom")
     with controls[0]:
         selected = pick_tokenizers(
             "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
             help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
             "trained one.",
         )
-    base = labelled_choice(controls[1], "Base language", LANGUAGE_LABELS, key="tax_base", default="en",
-                           help="Premiums are relative to this language, which is 1.0.")
-    chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
+    chart_controls = controls[1].columns([3, 2], vertical_alignment="bottom")
     measure = labelled_choice(chart_controls[0], "Measure", MEASURE_LABELS, key="tax_measure", default="premium",
                               widget="segmented_control", required=True)
     view = labelled_choice(chart_controls[1], "View", VIEWS, key="tax_view", default="bars",
                            widget="segmented_control", required=True, disabled=measure != "premium",
                            help="Fertility and words split are drawn as a heatmap.")
-
     if not selected:
         st.info("Choose at least one tokenizer.")
     else:
@@ -435,10 +455,25 @@ def show_passage() -> None:
         if rows:
             show_tax(rows, base, view, measure)
     explain_metrics(base)
-    show_cost(base)
-    show_side_by_side()
-    show_experiment(base)
-    show_parity_experiment(base)
+
+
+def show_passage() -> None:
+    """The 30-language passage: the fairness lab and its experiments, one
+    section at a time (one idea per screen; a visit draws only what it shows)."""
+    controls = st.columns([5, 2], vertical_alignment="bottom")
+    section = labelled_choice(controls[0], "Section", SECTIONS, key="tax_section", default=linked_section(),
+                              widget="segmented_control", required=True)
+    base = labelled_choice(controls[1], "Base language", LANGUAGE_LABELS, key="tax_base", default="en",
+                           disabled=section == "side",
+                           help="Premiums are relative to this language, which is 1.0. Side by side compares any two.")
+    show_section = {
+        "tax": show_tax_section,
+        "cost": show_cost,
+        "side": lambda base: show_side_by_side(),
+        "mix": show_experiment,
+        "parity": show_parity_experiment,
+    }[section]
+    show_section(base)
 
 
 # --------------------------------------------------------------- the atlas

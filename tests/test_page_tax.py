@@ -395,8 +395,11 @@ def test_a_visit_draws_one_section_and_every_section_is_a_click_away():
     assert not premium_tables(at) and not charts(at)
     assert "fits in one context" in tables(at)[0].columns
     assert at.query_params["tax_section"] == "cost"
+    change(at, at.number_input(key="tax_price"), 9.5)
     change(at, at.segmented_control(key="tax_section"), "side")
     assert len(at.metric) == 2 and at.selectbox(key="tax_base").disabled  # any two languages, no base
+    change(at, at.segmented_control(key="tax_section"), "cost")
+    assert at.number_input(key="tax_price").value == 9.5  # a section's settings are kept while another is shown
     change(at, at.segmented_control(key="tax_section"), "tax")
     assert "tax_section" not in at.query_params  # the default is left out
 

@@ -102,6 +102,7 @@ MIXES = {
     "custom": "Custom",
 }
 TRAINED_ON_MIX = "trained on this mix"
+MIX_NUMBERS_OPEN, PARITY_NUMBERS_OPEN = "tax_mix_numbers_open", "tax_parity_numbers_open"  # their expanders' state
 TABLE_ROW_PX = 35  # st.dataframe's row height: the premium table shows every language without scrolling
 
 page_header(
@@ -374,8 +375,9 @@ def show_experiment(base: str) -> None:
     )
     if tokenizer.stop_reason:
         st.caption(f"Training stopped early at {tokenizer.n_vocab:,} tokens: {tokenizer.stop_reason}.")
-    with st.expander("The numbers"):
-        show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(tokenizers))
+    with st.expander("The numbers", key=MIX_NUMBERS_OPEN, on_change="rerun") as numbers:
+        if numbers.open:  # drawn only while open, as every table in a closed expander
+            show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(tokenizers))
 
 
 def show_parity_experiment(base: str) -> None:
@@ -407,19 +409,20 @@ def show_parity_experiment(base: str) -> None:
         f"tokenizer, so two things move them: the language's own tokens, and {LANGUAGES[base].name}'s, which "
         "grow when merges go to other languages; the table shows both."
     )
-    with st.expander("The numbers"):
-        show_table(
-            parity_frame(experiment, LANGUAGES), hide_index=True,
-            column_config={
-                "plain BPE premium": st.column_config.NumberColumn(format="%.2f×"),
-                "parity-aware premium": st.column_config.NumberColumn(format="%.2f×"),
-                "tax removed": st.column_config.NumberColumn(
-                    format="percent", help="The share of the premium above 1.0 that parity-aware training removes; "
-                    "empty below 1.1×, where there is too little tax for a share to mean anything."),
-                "tokens": st.column_config.NumberColumn(
-                    format="%+.0f%%", help="Tokens under parity-aware BPE against plain BPE"),
-            },
-        )
+    with st.expander("The numbers", key=PARITY_NUMBERS_OPEN, on_change="rerun") as numbers:
+        if numbers.open:
+            show_table(
+                parity_frame(experiment, LANGUAGES), hide_index=True,
+                column_config={
+                    "plain BPE premium": st.column_config.NumberColumn(format="%.2f×"),
+                    "parity-aware premium": st.column_config.NumberColumn(format="%.2f×"),
+                    "tax removed": st.column_config.NumberColumn(
+                        format="percent", help="The share of the premium above 1.0 that parity-aware training "
+                        "removes; empty below 1.1×, where there is too little tax for a share to mean anything."),
+                    "tokens": st.column_config.NumberColumn(
+                        format="%+.0f%%", help="Tokens under parity-aware BPE against plain BPE"),
+                },
+            )
 
 
 # -------------------------------------------------------------------- page

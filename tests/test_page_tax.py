@@ -34,6 +34,7 @@ PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 EVERY = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # OpenAI's and the zoo's, but variants
 TRAINED_ON_MIX = "trained on this mix"
+NUMBERS_OPEN = {"tax_mix_numbers_open": True, "tax_parity_numbers_open": True}  # the experiments' tables, opened
 
 
 @pytest.fixture(autouse=True)
@@ -227,7 +228,7 @@ def trained_hindi_premium(at: AppTest) -> float:
 
 @pytest.mark.slow
 def test_more_hindi_in_training_lowers_the_hindi_tax():
-    at = open_page("mix")
+    at = open_page("mix", **NUMBERS_OPEN)
     assert at.segmented_control(key="tax_mix").value == "english"
     english_only = trained_hindi_premium(at)
     change(at, at.segmented_control(key="tax_mix"), "hindi")
@@ -241,7 +242,7 @@ def test_more_hindi_in_training_lowers_the_hindi_tax():
 
 @pytest.mark.slow
 def test_a_custom_mix_needs_a_language_and_emphasises_one():
-    at = open_page("mix")
+    at = open_page("mix", **NUMBERS_OPEN)
     change(at, at.segmented_control(key="tax_mix"), "custom")
     change(at, at.multiselect(key="tax_custom_languages"), [])
     assert "Choose at least one language for the custom mix." in [info.value for info in at.info]
@@ -260,7 +261,7 @@ def test_a_custom_mix_needs_a_language_and_emphasises_one():
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
-    at = open_page("parity")
+    at = open_page("parity", **NUMBERS_OPEN)
     change(at, at.number_input(key="tax_parity_merges"), 1_000)
     experiment = parity_experiment(1_000)
     numbers = table_with(at, "parity-aware premium")
@@ -283,7 +284,7 @@ def test_the_parity_experiment_reports_its_stages_from_its_worker(monkeypatch):
         return describe(done, total)
 
     monkeypatch.setattr(tax_experiments, "parity_stage", stage)
-    at = open_page(query={"tax_parity_merges": "400"})
+    at = open_page(query={"tax_parity_merges": "400"}, **NUMBERS_OPEN)
     assert {(done, 3) for done in range(4)} <= set(heard)  # each stage, as the worker reached it
     assert [done for done, total in heard if total] == sorted(done for done, total in heard if total)
     assert table_with(at, "parity-aware premium").loc["Hindi", "parity-aware premium"] == (
@@ -298,6 +299,15 @@ def test_the_metrics_by_tokenizer_are_drawn_only_once_opened():
     at.run()
     table = next(frame.value for frame in at.dataframe if "fertility" in frame.value.columns)
     assert set(table["language"]) == {language.name for language in languages().values()}
+
+
+@pytest.mark.slow  # seconds: worker processes
+def test_the_experiments_tables_are_drawn_only_once_opened():
+    at = open_page("mix")
+    assert charts(at) and not any(TRAINED_ON_MIX in frame.value.columns for frame in at.dataframe)
+    at.session_state["tax_mix_numbers_open"] = True
+    at.run()
+    assert len(table_with(at, TRAINED_ON_MIX)) == len(languages())
 
 
 def experiments_shown(at: AppTest) -> tuple[bool, bool]:
@@ -316,14 +326,15 @@ def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypat
     the other experiment still trains."""
     monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))  # none trained
     mix_key = tokenizers.training_key(training_mix({"en": 1}), tax_experiments.mix_settings(2_000, "o200k"))
-    at = open_page("mix", query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key})
+    at = open_page("mix", query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key}, **NUMBERS_OPEN)
     assert CANCELLED_MESSAGE in messages(at.warning)
     assert experiments_shown(at) == (False, False)
     assert at.segmented_control(key="tax_mix").value == "english"  # the section's controls stay
     change(at, at.segmented_control(key="tax_section"), "parity")
     assert CANCELLED_MESSAGE not in messages(at.warning)
     assert experiments_shown(at) == (False, True)
-    at = open_page("parity", query={"tax_parity_merges": "800"}, **{CANCELLED: tax_experiments.parity_key(800, "en")})
+    at = open_page("parity", query={"tax_parity_merges": "800"},
+                   **{CANCELLED: tax_experiments.parity_key(800, "en")}, **NUMBERS_OPEN)
     assert CANCELLED_MESSAGE in messages(at.warning)
     assert experiments_shown(at) == (False, False)
     change(at, at.segmented_control(key="tax_section"), "mix")
@@ -332,7 +343,7 @@ def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypat
 
 @pytest.mark.slow  # seconds: worker processes
 def test_the_mix_experiment_equals_training_here():
-    at = open_page(query={"tax_mix": "hindi", "tax_vocab": "1500", "tax_pattern": "gpt2"})
+    at = open_page(query={"tax_mix": "hindi", "tax_vocab": "1500", "tax_pattern": "gpt2"}, **NUMBERS_OPEN)
     weights = {**{code: 1 for code in tax_experiments.languages()}, "hi": 8}
     here = train(training_mix(dict(sorted(weights.items()))), vocab_size=1_500, pattern="gpt2", min_count=2)
     rows = tax_table({TRAINED_ON_MIX: here}, tax_experiments.held_out_texts())

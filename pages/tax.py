@@ -453,14 +453,12 @@ def linked_section() -> str:
 
 def show_tax_section(base: str) -> None:
     """Every tokenizer's premium (or another measure) per language, and what the numbers mean."""
-    controls = st.columns([5, 3], vertical_alignment="bottom")
-    with controls[0]:
-        selected = pick_tokenizers(
-            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
-            help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
-            "trained one.",
-        )
-    chart_controls = controls[1].columns([3, 2], vertical_alignment="bottom")
+    selected = pick_tokenizers(
+        "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
+        help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
+        "trained one.",
+    )
+    chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
     measure = labelled_choice(chart_controls[0], "Measure", MEASURE_LABELS, key="tax_measure", default="premium",
                               widget="segmented_control", required=True)
     view = labelled_choice(chart_controls[1], "View", VIEWS, key="tax_view", default="bars",

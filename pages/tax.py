@@ -102,6 +102,7 @@ MIXES = {
     "custom": "Custom",
 }
 TRAINED_ON_MIX = "trained on this mix"
+MIX_NUMBERS_OPEN, PARITY_NUMBERS_OPEN = "tax_mix_numbers_open", "tax_parity_numbers_open"  # their expanders' state
 TABLE_ROW_PX = 35  # st.dataframe's row height: the premium table shows every language without scrolling
 
 page_header(
@@ -177,12 +178,27 @@ def measure_columns(names: list[str], measure: str) -> dict:
     return {name: st.column_config.NumberColumn(name, format=form, help=MEASURES[measure][0]) for name in names}
 
 
+def tax_figure(rows: list[TaxRow], base: str, view: str, measure: str):
+    if measure == "premium" and view == "bars":
+        return premium_bar_figure(rows, LANGUAGES, base)
+    return measure_heatmap_figure(rows, LANGUAGES, measure)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def bundled_tax_figure(names: tuple[str, ...], base: str, view: str, measure: str, _rows: list[TaxRow]):
+    """`tax_figure` of bundled and zoo encodings, whose rows `names` and
+    `base` decide: the same for every session, so built once (a tenth of a
+    second for every tokenizer's bars on a busy machine), never changed after
+    (presenter mode draws a copy)."""
+    return tax_figure(_rows, base, view, measure)
+
+
 def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
     names = list(dict.fromkeys(row.tokenizer for row in rows))
-    if measure == "premium" and view == "bars":
-        figure = premium_bar_figure(rows, LANGUAGES, base)
+    if all(name in BUNDLED_ENCODINGS for name in names):
+        figure = bundled_tax_figure(tuple(names), base, view, measure, rows)
     else:
-        figure = measure_heatmap_figure(rows, LANGUAGES, measure)
+        figure = tax_figure(rows, base, view, measure)
     show_figure(figure, key="tax_chart")
     table = premium_frame(rows, LANGUAGES) if measure == "premium" else measure_frame(rows, LANGUAGES, measure)
     st.caption(
@@ -359,8 +375,9 @@ def show_experiment(base: str) -> None:
     )
     if tokenizer.stop_reason:
         st.caption(f"Training stopped early at {tokenizer.n_vocab:,} tokens: {tokenizer.stop_reason}.")
-    with st.expander("The numbers"):
-        show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(tokenizers))
+    with st.expander("The numbers", key=MIX_NUMBERS_OPEN, on_change="rerun") as numbers:
+        if numbers.open:  # drawn only while open, as every table in a closed expander
+            show_table(premium_frame(rows, LANGUAGES), hide_index=True, column_config=premium_columns(tokenizers))
 
 
 def show_parity_experiment(base: str) -> None:
@@ -392,42 +409,61 @@ def show_parity_experiment(base: str) -> None:
         f"tokenizer, so two things move them: the language's own tokens, and {LANGUAGES[base].name}'s, which "
         "grow when merges go to other languages; the table shows both."
     )
-    with st.expander("The numbers"):
-        show_table(
-            parity_frame(experiment, LANGUAGES), hide_index=True,
-            column_config={
-                "plain BPE premium": st.column_config.NumberColumn(format="%.2f×"),
-                "parity-aware premium": st.column_config.NumberColumn(format="%.2f×"),
-                "tax removed": st.column_config.NumberColumn(
-                    format="percent", help="The share of the premium above 1.0 that parity-aware training removes; "
-                    "empty below 1.1×, where there is too little tax for a share to mean anything."),
-                "tokens": st.column_config.NumberColumn(
-                    format="%+.0f%%", help="Tokens under parity-aware BPE against plain BPE"),
-            },
-        )
+    with st.expander("The numbers", key=PARITY_NUMBERS_OPEN, on_change="rerun") as numbers:
+        if numbers.open:
+            show_table(
+                parity_frame(experiment, LANGUAGES), hide_index=True,
+                column_config={
+                    "plain BPE premium": st.column_config.NumberColumn(format="%.2f×"),
+                    "parity-aware premium": st.column_config.NumberColumn(format="%.2f×"),
+                    "tax removed": st.column_config.NumberColumn(
+                        format="percent", help="The share of the premium above 1.0 that parity-aware training "
+                        "removes; empty below 1.1×, where there is too little tax for a share to mean anything."),
+                    "tokens": st.column_config.NumberColumn(
+                        format="%+.0f%%", help="Tokens under parity-aware BPE against plain BPE"),
+                },
+            )
 
 
 # -------------------------------------------------------------------- page
 
 
-def show_passage() -> None:
-    """The 30-language passage: the fairness lab and its experiments."""
-    controls = st.columns([5, 2], vertical_alignment="bottom")
-    with controls[0]:
-        selected = pick_tokenizers(
-            "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
-            help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
-            "trained one.",
-        )
-    base = labelled_choice(controls[1], "Base language", LANGUAGE_LABELS, key="tax_base", default="en",
-                           help="Premiums are relative to this language, which is 1.0.")
+SECTIONS = {
+    "tax": "The tax",
+    "cost": "What it costs",
+    "side": "Side by side",
+    "mix": "Train your own",
+    "parity": "Parity-aware BPE",
+}
+# The settings of each section but the first: a link that carries one, but no
+# section (one made before the page had sections), opens that section.
+SECTION_SETTINGS = {
+    "cost": ("tax_cost_tokenizer", "tax_price", "tax_window", "tax_content"),
+    "side": ("tax_sentence", "tax_left", "tax_right", "tax_view_tokenizer"),
+    "mix": ("tax_mix", "tax_custom_languages", "tax_custom_emphasis", "tax_custom_weight", "tax_vocab", "tax_pattern"),
+    "parity": ("tax_parity_merges",),
+}
+
+
+def linked_section() -> str:
+    """The section a link's settings belong to; the first section if none."""
+    return next((section for section, settings in SECTION_SETTINGS.items()
+                 if any(setting in st.query_params for setting in settings)), "tax")
+
+
+def show_tax_section(base: str) -> None:
+    """Every tokenizer's premium (or another measure) per language, and what the numbers mean."""
+    selected = pick_tokenizers(
+        "Tokenizers", TOKENIZERS_KEY, list(DISTINCT_ENCODINGS),
+        help="OpenAI's and the model zoo's; “Trained here” is the tokenizer from the Train page, once you have "
+        "trained one.",
+    )
     chart_controls = st.columns([3, 2, 3], vertical_alignment="bottom")
     measure = labelled_choice(chart_controls[0], "Measure", MEASURE_LABELS, key="tax_measure", default="premium",
                               widget="segmented_control", required=True)
     view = labelled_choice(chart_controls[1], "View", VIEWS, key="tax_view", default="bars",
                            widget="segmented_control", required=True, disabled=measure != "premium",
                            help="Fertility and words split are drawn as a heatmap.")
-
     if not selected:
         st.info("Choose at least one tokenizer.")
     else:
@@ -435,10 +471,25 @@ def show_passage() -> None:
         if rows:
             show_tax(rows, base, view, measure)
     explain_metrics(base)
-    show_cost(base)
-    show_side_by_side()
-    show_experiment(base)
-    show_parity_experiment(base)
+
+
+def show_passage() -> None:
+    """The 30-language passage: the fairness lab and its experiments, one
+    section at a time (one idea per screen; a visit draws only what it shows)."""
+    controls = st.columns([5, 2], vertical_alignment="bottom")
+    section = labelled_choice(controls[0], "Section", SECTIONS, key="tax_section", default=linked_section(),
+                              widget="segmented_control", required=True)
+    base = labelled_choice(controls[1], "Base language", LANGUAGE_LABELS, key="tax_base", default="en",
+                           disabled=section == "side",
+                           help="Premiums are relative to this language, which is 1.0. Side by side compares any two.")
+    show_section = {
+        "tax": show_tax_section,
+        "cost": show_cost,
+        "side": lambda base: show_side_by_side(),
+        "mix": show_experiment,
+        "parity": show_parity_experiment,
+    }[section]
+    show_section(base)
 
 
 # --------------------------------------------------------------- the atlas

@@ -34,6 +34,7 @@ PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 EVERY = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # OpenAI's and the zoo's, but variants
 TRAINED_ON_MIX = "trained on this mix"
+NUMBERS_OPEN = {"tax_mix_numbers_open": True, "tax_parity_numbers_open": True}  # the experiments' tables, opened
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +44,9 @@ def turns_of_our_own(monkeypatch, tmp_path):
     monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", os.cpu_count() or 1))
 
 
-def open_page(**session) -> AppTest:
-    return open_app(PAGE, **session)
+def open_page(section: str | None = None, query: dict | None = None, **session) -> AppTest:
+    """The page (at one of its sections: as a link opens it)."""
+    return open_app(PAGE, query={**({"tax_section": section} if section else {}), **(query or {})}, **session)
 
 
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:
@@ -142,7 +144,7 @@ def test_no_tokenizer_asks_for_one():
     change(at, at.multiselect(key="tax_tokenizers"), [])
     assert "Choose at least one tokenizer." in [info.value for info in at.info]
     assert not premium_tables(at)
-    assert len(charts(at)) == 2  # the experiments'
+    assert not charts(at)
 
 
 def test_the_train_pages_tokenizer_can_be_measured():
@@ -180,7 +182,7 @@ def test_the_choice_survives_a_page_change():
 
 @pytest.mark.slow
 def test_the_cost_section_prices_the_same_content_per_language():
-    at = open_page()
+    at = open_page("cost")
     change(at, at.selectbox(key="tax_cost_tokenizer"), "gpt2")
     change(at, at.number_input(key="tax_price"), 10.0)
     change(at, at.number_input(key="tax_window"), 32_000)
@@ -201,7 +203,7 @@ def test_the_cost_section_prices_the_same_content_per_language():
 
 @pytest.mark.slow
 def test_side_by_side_shows_both_languages_with_their_token_counts():
-    at = open_page()
+    at = open_page("side")
     change(at, at.slider(key="tax_sentence"), 5)
     change(at, at.selectbox(key="tax_left"), "my")
     change(at, at.selectbox(key="tax_right"), "ja")
@@ -226,7 +228,7 @@ def trained_hindi_premium(at: AppTest) -> float:
 
 @pytest.mark.slow
 def test_more_hindi_in_training_lowers_the_hindi_tax():
-    at = open_page()
+    at = open_page("mix", **NUMBERS_OPEN)
     assert at.segmented_control(key="tax_mix").value == "english"
     english_only = trained_hindi_premium(at)
     change(at, at.segmented_control(key="tax_mix"), "hindi")
@@ -234,13 +236,13 @@ def test_more_hindi_in_training_lowers_the_hindi_tax():
     assert hindi_heavy < english_only
     numbers = table_with(at, TRAINED_ON_MIX)
     assert numbers.loc["Burmese", "o200k_base"] == tiktoken_premium("o200k_base", "my", lines=HELD_OUT_LINES)
-    experiment = charts(at)[-2]  # the parity experiment's comes last
+    (experiment,) = charts(at)
     assert "<b>Hindi ×8</b>" in experiment["data"][0]["y"]
 
 
 @pytest.mark.slow
 def test_a_custom_mix_needs_a_language_and_emphasises_one():
-    at = open_page()
+    at = open_page("mix", **NUMBERS_OPEN)
     change(at, at.segmented_control(key="tax_mix"), "custom")
     change(at, at.multiselect(key="tax_custom_languages"), [])
     assert "Choose at least one language for the custom mix." in [info.value for info in at.info]
@@ -248,7 +250,7 @@ def test_a_custom_mix_needs_a_language_and_emphasises_one():
     change(at, at.multiselect(key="tax_custom_languages"), ["en", "my"])
     change(at, at.selectbox(key="tax_custom_emphasis"), "my")
     change(at, at.slider(key="tax_custom_weight"), 12)
-    assert "<b>Burmese ×12</b>" in charts(at)[-2]["data"][0]["y"]
+    assert "<b>Burmese ×12</b>" in charts(at)[0]["data"][0]["y"]
     assert trained_hindi_premium(at) > table_with(at, TRAINED_ON_MIX).loc["Burmese", TRAINED_ON_MIX]
     change(at, at.multiselect(key="tax_custom_languages"), ["en", "hi"])  # the emphasised language removed
     assert at.selectbox(key="tax_custom_emphasis").value in ("en", "hi")
@@ -259,8 +261,7 @@ def test_a_custom_mix_needs_a_language_and_emphasises_one():
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
-    at = open_page()
-    change(at, at.multiselect(key="tax_tokenizers"), ["gpt2"])
+    at = open_page("parity", **NUMBERS_OPEN)
     change(at, at.number_input(key="tax_parity_merges"), 1_000)
     experiment = parity_experiment(1_000)
     numbers = table_with(at, "parity-aware premium")
@@ -269,7 +270,7 @@ def test_parity_aware_training_shows_the_tax_it_removes_and_what_english_pays():
     assert numbers.loc["English", "tokens"] == 100 * experiment.row("en").token_change
     summary = next(element.value for element in at.html if "English pays" in element.value)
     assert f"English pays {experiment.row('en').token_change:+.0%} tokens" in summary
-    figure = charts(at)[-1]
+    (figure,) = charts(at)
     assert [trace.get("name") for trace in figure["data"][1:]] == ["plain BPE", "parity-aware BPE"]
 
 
@@ -283,7 +284,7 @@ def test_the_parity_experiment_reports_its_stages_from_its_worker(monkeypatch):
         return describe(done, total)
 
     monkeypatch.setattr(tax_experiments, "parity_stage", stage)
-    at = open_page(query={"tax_parity_merges": "400"})
+    at = open_page(query={"tax_parity_merges": "400"}, **NUMBERS_OPEN)
     assert {(done, 3) for done in range(4)} <= set(heard)  # each stage, as the worker reached it
     assert [done for done, total in heard if total] == sorted(done for done, total in heard if total)
     assert table_with(at, "parity-aware premium").loc["Hindi", "parity-aware premium"] == (
@@ -300,30 +301,49 @@ def test_the_metrics_by_tokenizer_are_drawn_only_once_opened():
     assert set(table["language"]) == {language.name for language in languages().values()}
 
 
+@pytest.mark.slow  # seconds: worker processes
+def test_the_experiments_tables_are_drawn_only_once_opened():
+    at = open_page("mix")
+    assert charts(at) and not any(TRAINED_ON_MIX in frame.value.columns for frame in at.dataframe)
+    at.session_state["tax_mix_numbers_open"] = True
+    at.run()
+    assert len(table_with(at, TRAINED_ON_MIX)) == len(languages())
+
+
 def experiments_shown(at: AppTest) -> tuple[bool, bool]:
     """Whether the page shows the mix experiment's numbers, and the parity experiment's."""
     shown = [frame.value.columns for frame in at.dataframe]
-    assert any("byte premium" in columns for columns in shown)  # the tax itself, whatever happens below
     return tuple(any(column in columns for columns in shown) for column in (TRAINED_ON_MIX, "parity-aware premium"))
+
+
+CANCELLED_MESSAGE = "Training was cancelled; change the corpus or a setting to train again."
 
 
 @pytest.mark.slow  # seconds: worker processes
 def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypatch):
     """A click on Cancel stops the job at once (see test_hostile_input) and
-    marks the training cancelled in the session: the next run says so."""
+    marks the training cancelled in the session: the next run says so, and
+    the other experiment still trains."""
     monkeypatch.setattr(tokenizers, "TRAINED_TOKENIZERS", SharedCache(max_entries=4, max_bytes=10**9))  # none trained
     mix_key = tokenizers.training_key(training_mix({"en": 1}), tax_experiments.mix_settings(2_000, "o200k"))
-    at = open_page(query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key})
-    assert "Training was cancelled; change the corpus or a setting to train again." in messages(at.warning)
+    at = open_page("mix", query={"tax_parity_merges": "700"}, **{CANCELLED: mix_key}, **NUMBERS_OPEN)
+    assert CANCELLED_MESSAGE in messages(at.warning)
+    assert experiments_shown(at) == (False, False)
+    assert at.segmented_control(key="tax_mix").value == "english"  # the section's controls stay
+    change(at, at.segmented_control(key="tax_section"), "parity")
+    assert CANCELLED_MESSAGE not in messages(at.warning)
     assert experiments_shown(at) == (False, True)
-    at = open_page(query={"tax_parity_merges": "800"}, **{CANCELLED: tax_experiments.parity_key(800, "en")})
-    assert "Training was cancelled; change the corpus or a setting to train again." in messages(at.warning)
+    at = open_page("parity", query={"tax_parity_merges": "800"},
+                   **{CANCELLED: tax_experiments.parity_key(800, "en")}, **NUMBERS_OPEN)
+    assert CANCELLED_MESSAGE in messages(at.warning)
+    assert experiments_shown(at) == (False, False)
+    change(at, at.segmented_control(key="tax_section"), "mix")
     assert experiments_shown(at) == (True, False)
 
 
 @pytest.mark.slow  # seconds: worker processes
 def test_the_mix_experiment_equals_training_here():
-    at = open_page(query={"tax_mix": "hindi", "tax_vocab": "1500", "tax_pattern": "gpt2"})
+    at = open_page(query={"tax_mix": "hindi", "tax_vocab": "1500", "tax_pattern": "gpt2"}, **NUMBERS_OPEN)
     weights = {**{code: 1 for code in tax_experiments.languages()}, "hi": 8}
     here = train(training_mix(dict(sorted(weights.items()))), vocab_size=1_500, pattern="gpt2", min_count=2)
     rows = tax_table({TRAINED_ON_MIX: here}, tax_experiments.held_out_texts())
@@ -350,21 +370,62 @@ def test_warming_trains_the_default_experiments_for_every_session(monkeypatch):
 
 @pytest.mark.slow
 def test_choices_travel_in_links_as_ids_and_old_links_with_labels_still_open():
-    old = open_page(query={"tax_measure": "Tokens per word", "tax_base": "Hindi — हिन्दी", "tax_mix": "Custom",
-                           "tax_custom_languages": ["English — English", "my"], "tax_left": "Burmese — မြန်မာဘာသာ"})
+    old = open_page(query={"tax_measure": "Tokens per word", "tax_base": "Hindi — हिन्दी"})
     assert old.segmented_control(key="tax_measure").value == "fertility"
     assert old.selectbox(key="tax_base").value == "hi"
-    assert old.segmented_control(key="tax_mix").value == "custom"
-    assert old.multiselect(key="tax_custom_languages").value == ["en", "my"]
-    assert old.selectbox(key="tax_left").value == "my"
     change(old, old.segmented_control(key="tax_measure"), "premium")
     change(old, old.segmented_control(key="tax_view"), "heatmap")
-    change(old, old.selectbox(key="tax_pattern"), "gpt2")
-    links = old.query_params
+    old_mix = open_page(query={"tax_mix": "Custom", "tax_custom_languages": ["English — English", "my"]})
+    assert old_mix.segmented_control(key="tax_mix").value == "custom"
+    assert old_mix.multiselect(key="tax_custom_languages").value == ["en", "my"]
+    change(old_mix, old_mix.selectbox(key="tax_pattern"), "gpt2")
+    old_side = open_page(query={"tax_left": "Burmese — မြန်မာဘာသာ"})
+    assert old_side.selectbox(key="tax_left").value == "my"
+    links = {**old.query_params, **old_mix.query_params, **old_side.query_params}
     assert (links["tax_base"], links["tax_mix"], links["tax_left"]) == ("hi", "custom", "my")
     assert (links["tax_view"], links["tax_pattern"]) == ("heatmap", "gpt2")
-    assert "tax_measure" not in links  # the default is left out
+    assert "tax_measure" not in old.query_params  # the default is left out
     assert links["tax_custom_languages"] == ["en", "my"]
-    reopened = open_page(query={key: links[key] for key in ("tax_view", "tax_base", "tax_pattern")})
-    assert [reopened.segmented_control(key="tax_view").value, reopened.selectbox(key="tax_base").value,
-            reopened.selectbox(key="tax_pattern").value] == ["heatmap", "hi", "gpt2"]
+    reopened = open_page(query={key: links[key] for key in ("tax_view", "tax_base")})
+    assert [reopened.segmented_control(key="tax_view").value, reopened.selectbox(key="tax_base").value] == [
+        "heatmap", "hi"]
+    reopened = open_page(query={"tax_pattern": links["tax_pattern"]})
+    assert reopened.selectbox(key="tax_pattern").value == "gpt2"
+
+
+# --------------------------------------------------------------- sections
+
+
+def test_a_visit_draws_one_section_and_every_section_is_a_click_away():
+    """One idea per screen: the first visit draws the tax alone (no experiment trains for it)."""
+    at = open_page()
+    assert at.segmented_control(key="tax_section").value == "tax"
+    assert len(premium_tables(at)) == 1 and len(charts(at)) == 1
+    assert not any(key in at.session_state for key in ("tax_price", "tax_sentence", "tax_mix", "tax_parity_merges"))
+    change(at, at.segmented_control(key="tax_section"), "cost")
+    assert not premium_tables(at) and not charts(at)
+    assert "fits in one context" in tables(at)[0].columns
+    assert at.query_params["tax_section"] == "cost"
+    change(at, at.number_input(key="tax_price"), 9.5)
+    change(at, at.segmented_control(key="tax_section"), "side")
+    assert len(at.metric) == 2 and at.selectbox(key="tax_base").disabled  # any two languages, no base
+    change(at, at.segmented_control(key="tax_section"), "cost")
+    assert at.number_input(key="tax_price").value == 9.5  # a section's settings are kept while another is shown
+    change(at, at.segmented_control(key="tax_section"), "tax")
+    assert "tax_section" not in at.query_params  # the default is left out
+
+
+@pytest.mark.parametrize(("query", "section", "key"), [
+    ({"tax_section": "side"}, "side", "tax_sentence"),
+    ({"tax_price": "9.5"}, "cost", "tax_price"),  # a link made before the page had sections
+    ({"tax_left": "my"}, "side", "tax_left"),
+    ({"tax_parity_merges": "1000"}, "parity", "tax_parity_merges"),
+    ({"tax_section": "tax", "tax_price": "9.5"}, "tax", "tax_tokenizers"),  # the section named wins
+])
+def test_a_link_opens_the_section_it_names_or_its_settings_belong_to(query, section, key, monkeypatch):
+    if section == "parity":  # its training is not what this test is about
+        monkeypatch.setattr(tax_experiments, "parity_within_budget",
+                            lambda *arguments, **options: parity_experiment(200))
+    at = open_page(query=query)
+    assert at.segmented_control(key="tax_section").value == section
+    assert key in at.session_state

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pages.common.warm_up import WARMED
-from tests.browser import WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page
+from tests.browser import WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
 
 pytestmark = pytest.mark.slow
 
@@ -57,20 +57,24 @@ def test_the_server_warms_up_before_anyone_visits():
 
 @pytest.mark.browser
 def test_a_page_draws_what_is_still_warming_as_a_placeholder_that_fills_in(chromium):
-    """The Tax page opened first, before the warm-up's second part has
-    begun (held back here until a page is drawn): its two experiments are
-    placeholders, the rest of the page is drawn, and the experiments fill
-    in when the warm-up has trained them, with no click."""
+    """The Tax page's parity experiment opened first, before the warm-up's
+    second part has begun (held back here until a page is drawn; it trains
+    the mix experiment first, then this one): a placeholder, the rest of the
+    page drawn, and the experiment filled in when the warm-up has trained it,
+    with no click. The other experiment, trained before it, is then drawn at once."""
     server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "600"})
     page = new_page(chromium)
     try:
-        open_page(page, f"{server.url}/tax", "Tokenization tax")
+        open_page(page, f"{server.url}/tax?tax_section=parity", "Tokenization tax")
         placeholders = page.get_by_text("being prepared since the server started")
-        expect(placeholders).to_have_count(2)
+        expect(placeholders).to_have_count(1)
+        expect(page.get_by_text("Merges (both tokenizers)")).to_be_visible()
         expect(page.get_by_text("Training…")).to_have_count(0)  # no training in the page's run
         expect(placeholders).to_have_count(0, timeout=WAIT_SECONDS * 1000)
-        expect(page.get_by_text("Languages in the mix")).to_be_visible()
         expect(page.get_by_text("Both vocabularies:")).to_be_visible()
+        run(page, lambda: page.locator(".st-key-tax_section").get_by_role("radio", name="Train your own").click())
+        expect(page.get_by_text("Languages in the mix")).to_be_visible()
+        expect(placeholders).to_have_count(0)
         assert_no_exception(page)
     finally:
         page.context.close()

@@ -69,16 +69,19 @@ def mix_still_warming(weights: Mapping[str, int], vocab_size: int, pattern: str)
     the default mix (see `warming.still_warming`)."""
     if (dict(weights), vocab_size, pattern) != (DEFAULT_WEIGHTS, DEFAULT_VOCAB_SIZE, DEFAULT_PATTERN):
         return False
-    key = training_key(mix_corpus(weights), mix_settings(vocab_size, pattern))
-    return still_warming(lambda: trained_result(key) is not None, "The tokenizer trained on this mix")
+    return _still_training(training_key(mix_corpus(weights), mix_settings(vocab_size, pattern)),
+                           "The tokenizer trained on this mix")
 
 
 def parity_still_warming(num_merges: int, base: str) -> bool:
     """Likewise for the parity experiment at its default settings."""
     if (num_merges, base) != (DEFAULT_MERGES, DEFAULT_BASE):
         return False
-    key = parity_key(num_merges, base)
-    return still_warming(lambda: trained_result(key) is not None, "Plain and parity-aware BPE")
+    return _still_training(parity_key(num_merges, base), "Plain and parity-aware BPE")
+
+
+def _still_training(key, what: str) -> bool:
+    return still_warming(lambda: trained_result(key) is not None, what)
 
 
 def mix_tokenizer(weights: Mapping[str, int], vocab_size: int, pattern: str) -> Tokenizer:

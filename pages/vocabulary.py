@@ -33,6 +33,7 @@ from pages.common.vocabulary_tables import search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
+UPLOAD_OPEN = "vocab_upload_open"  # the expander of the uploader: open or not
 
 page_header(
     "Vocabulary",
@@ -183,8 +184,11 @@ with settings:
     sort = st.segmented_control(
         "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
     )
-    with st.expander("Load a tokenizer"):
-        tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
+    # Drawn only while open: the uploader's code is a part of every visit's load, for a
+    # box most visitors never open (a loaded tokenizer stays in the picker when it closes).
+    with st.expander("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
+        if loading.open:
+            tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
 with view:
     if tokenizer.trace:
         trained_note(tokenizer)

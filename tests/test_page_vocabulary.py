@@ -131,3 +131,15 @@ def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
     at.number_input(key="vocab_detail").set_value(last.new_id).run()
     assert any(f"Learned at step {merges}" in caption.value for caption in at.caption)
     assert any('class="bpe-op">+' in element.proto.body for element in chips(at))
+
+
+def test_the_uploader_is_drawn_only_once_its_box_is_opened():
+    at = open_page()
+    (expander,) = at.expander
+    assert expander.label == "Load a tokenizer"
+    assert not at.get("file_uploader") and not [box for box in at.selectbox if box.key == "vocab_upload_pattern"]
+    at.session_state["vocab_upload_open"] = True  # what a click on the expander tells the page
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="vocab_upload_pattern").value == "cl100k"
+    assert at.get("file_uploader")  # where a file of one's own is given

@@ -143,3 +143,20 @@ def test_the_uploader_is_drawn_only_once_its_box_is_opened():
     assert not at.exception
     assert at.selectbox(key="vocab_upload_pattern").value == "cl100k"
     assert at.get("file_uploader")  # where a file of one's own is given
+
+
+def test_the_script_chart_counts_the_tokenizers_table_and_is_made_once():
+    import json
+
+    from bpe_core.analysis.vocabulary import script_counts
+    from pages.common.tokenizers import tokenizer_by_name
+    from pages.common.vocabulary_tables import script_chart_of, table_of
+
+    at = open_page()
+    (drawn,) = apptest.charts(at)
+    tokenizer = tokenizer_by_name(at.session_state["vocab_tokenizer"])
+    made = script_chart_of(tokenizer)
+    assert made is script_chart_of(tokenizer)  # shared by every rerun and session, not made again
+    assert drawn == json.loads(made.to_json(validate=False))  # the chart the page drew
+    (bars,) = made.data
+    assert dict(zip(bars.y, bars.x.tolist())) == script_counts(table_of(tokenizer)).to_dict()

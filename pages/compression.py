@@ -217,7 +217,7 @@ def show_numbers(curves: dict, reference: dict) -> None:
         if numbers.open:
             show_table(table, hide_index=True, width="stretch")
     st.download_button(
-        "Download the numbers (CSV)", frame_csv(table), "compression.csv", "text/csv",
+        "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
         key="compression_csv", on_click="ignore",
     )
 

@@ -201,6 +201,17 @@ def test_a_long_list_of_stretches_scrolls_under_its_header():
     assert cells[0] == ["stretch", "gpt2", "cl100k_base"] and len(cells) == len(rows) + 1
     assert cells[1] == list(rows[0].values())
 
+
+@given(st.binary(max_size=12) | st.text(max_size=8).map(str.encode))
+def test_label_text_is_the_same_on_its_quick_paths_as_run_by_run(token):
+    """label_text's quick paths (whole characters, whitespace markers) give
+    what drawing the token run by run gives."""
+    from bpe_core.analysis.labels import split_stray_bytes, visible_marker
+
+    run_by_run = "".join(f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
+                         for run, stray in split_stray_bytes(token))
+    assert label_text(token) == run_by_run
+
 def test_label_text_shows_whitespace_and_stray_bytes():
     assert label_text(b" a\tb\r\n") == "·a→b␍↵"
     assert label_text(b" \xe3\x81") == "·<E3 81>"

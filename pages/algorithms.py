@@ -8,6 +8,7 @@ and so is what the page measures of the three tokenizers (`measured`).
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -37,6 +38,9 @@ from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 HOW_EACH_LEARNS = """
 | | learns by | a word's pieces | a character it never saw | whitespace |
@@ -99,6 +103,7 @@ class Measures:
     only_here: dict[str, tuple[OnlyHere, ...]]  # the first ONLY_HERE_SHOWN of each
     only_here_count: dict[str, int]
     lost: dict[str, tuple[str, ...]]  # the first LOST_SHOWN + 1 of each
+    chart: "go.Figure"  # of the costs: built once too (plotly.py checks every property as it builds)
 
 
 def measured(corpus_id: str, tokenizers: dict) -> Measures:
@@ -117,14 +122,16 @@ def _measured(corpus_id: str, key: tuple, _tokenizers: dict) -> Measures:
     held_out = corpus_parts(corpus_id)[1]
     only = only_in_each(_tokenizers, held_out)
     lost = {algorithm: unknown_stretches(tokenizer, held_out) for algorithm, tokenizer in _tokenizers.items()}
+    costs = tuple(measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
+                  for algorithm, tokenizer in _tokenizers.items())
     return Measures(
         tokenizers=tuple(_tokenizers.values()),
-        costs=tuple(measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
-                    for algorithm, tokenizer in _tokenizers.items()),
+        costs=costs,
         shares=shared_share(_tokenizers),
         only_here={algorithm: tuple(pieces[:ONLY_HERE_SHOWN]) for algorithm, pieces in only.items()},
         only_here_count={algorithm: len(pieces) for algorithm, pieces in only.items()},
         lost={algorithm: tuple(stretches[:LOST_SHOWN + 1]) for algorithm, stretches in lost.items()},
+        chart=algorithm_figure(costs),
     )
 
 
@@ -154,7 +161,7 @@ def show_measures(measures: Measures, held_out: str) -> None:
     })
     st.download_button("These numbers (CSV)", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
                        key="algorithms_csv", on_click="ignore")
-    show_figure(algorithm_figure(costs), key="algorithms_chart")
+    show_figure(measures.chart, key="algorithms_chart")  # shared: drawing never changes a figure
     st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
 from bpe_core.analysis.downloads import frame_csv
-from bpe_core.drawing.comparison import aligned_rows_html, token_count_figure
+from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_figure
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
@@ -19,7 +19,7 @@ from pages.common.url_state import LINKED
 from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice
 
 MAX_STRETCHES_SHOWN = 200  # a long text can differ in thousands of places
-STRETCHES_HEIGHT, STRETCHES_SCROLL_FROM = 420, 10  # pixels: a list of more than ten scrolls
+STRETCHES_HEIGHT, STRETCHES_SCROLL_FROM = 26, 10  # rem (larger in presenter mode): a list of more than ten scrolls
 
 SUMMARY_COLUMNS = {
     "tokens": st.column_config.NumberColumn("tokens", format="%d"),
@@ -69,8 +69,8 @@ def show_differences(text: str, results: dict) -> None:
         + (f"; the first {len(shown):,} are listed." if len(shown) < len(stretches) else ".")
         + " Tokens are separated by ` | `; `·` is a space, `↵` a line break, `<E3 81>` bytes of a split character."
     )
-    show_table(stretch_table(shown), grid=False, hide_index=True,
-               height=STRETCHES_HEIGHT if len(shown) > STRETCHES_SCROLL_FROM else None)
+    st.html(stretches_html(stretch_table(shown),
+                           max_height_rem=STRETCHES_HEIGHT if len(shown) > STRETCHES_SCROLL_FROM else None))
     st.download_button("All differing stretches (CSV)", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
                        "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 

@@ -209,6 +209,24 @@ def reading_guide(show_reference: bool, with_trained_here: bool) -> None:
         )
 
 
+def chart_of(curves: dict, reference: dict, corpus_ids: list[str], settings: dict):
+    """The chart; of bundled corpora only, made once for every session (a
+    figure of some twenty traces takes plotly.py most of a tenth of a second
+    to build and check), shared as it is: drawing never changes a figure."""
+    if TRAINED_HERE in corpus_ids:
+        return compression_figure(curves, reference, metric=settings["metric"], log_x=settings["log_x"])
+    drawn = (tuple(curves), tuple((label, tuple(points)) for label, points in reference.items()))
+    return bundled_chart(drawn, settings["vocab_size"], settings["pattern"], settings["metric"], settings["log_x"],
+                         curves, reference)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def bundled_chart(drawn: tuple, vocab_size: int, pattern: str, metric: str, log_x: bool, _curves: dict, _reference: dict):
+    """`compression_figure` of bundled corpora, whose curves follow from the
+    corpora drawn (`drawn`: their labels and reference points) and the settings."""
+    return compression_figure(_curves, _reference, metric=metric, log_x=log_x)
+
+
 def show_numbers(curves: dict, reference: dict) -> None:
     table = compression_table(curves, reference)
     # Drawn only while open: a thousand rows and the data grid's code are a third of a
@@ -217,7 +235,7 @@ def show_numbers(curves: dict, reference: dict) -> None:
         if numbers.open:
             show_table(table, hide_index=True, width="stretch")
     st.download_button(
-        "Download the numbers (CSV)", frame_csv(table), "compression.csv", "text/csv",
+        "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
         key="compression_csv", on_click="ignore",
     )
 
@@ -230,7 +248,6 @@ if not corpus_ids:
 else:
     curves, reference = measure_all(corpus_ids, options, settings)
     if curves:
-        figure = compression_figure(curves, reference, metric=settings["metric"], log_x=settings["log_x"])
-        show_figure(figure, key="compression_chart")
+        show_figure(chart_of(curves, reference, corpus_ids, settings), key="compression_chart")
         reading_guide(bool(settings["references"]), TRAINED_HERE in corpus_ids)
         show_numbers(curves, reference)

@@ -18,21 +18,20 @@ from bpe_core.analysis.vocabulary import (
     SORTS,
     code_points,
     filter_tokens,
-    script_counts,
     sort_tokens,
     token_detail,
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import merge_html, vocabulary_html
-from bpe_core.drawing.vocabulary import script_figure
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
 from pages.common.url_state import LINKED, whole_number_input
-from pages.common.vocabulary_tables import search_in, table_of
+from pages.common.vocabulary_tables import script_chart_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
+UPLOAD_OPEN = "vocab_upload_open"  # the expander of the uploader: open or not
 
 page_header(
     "Vocabulary",
@@ -183,8 +182,11 @@ with settings:
     sort = st.segmented_control(
         "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
     )
-    with st.expander("Load a tokenizer"):
-        tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
+    # Drawn only while open: the uploader's code is a part of every visit's load, for a
+    # box most visitors never open (a loaded tokenizer stays in the picker when it closes).
+    with st.expander("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
+        if loading.open:
+            tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
 with view:
     if tokenizer.trace:
         trained_note(tokenizer)
@@ -201,7 +203,7 @@ chart, detail = st.columns([3, 2])
 with chart:
     st.subheader("Tokens per script")
     st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
-    show_figure(script_figure(script_counts(table)), key="vocab_chart")
+    show_figure(script_chart_of(tokenizer), key="vocab_chart")
 with detail:
     st.subheader("One token")
     chosen = whole_number_input(

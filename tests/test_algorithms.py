@@ -22,7 +22,7 @@ from bpe_core.analysis.algorithms import (
 )
 from bpe_core.analysis.words import count_words
 from bpe_core.hf_trainers import train_unigram, train_wordpiece
-from tests.apptest import open_page
+from tests.apptest import charts, open_page
 from tests.cli import run_cli
 
 TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159, 👩‍💻 and ሰላም.\nNext line."
@@ -156,9 +156,13 @@ def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypa
 
     from bpe_core.analysis import algorithms
 
+    from bpe_core.drawing import algorithms as drawing
+
     for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):
         monkeypatch.setattr(algorithms, name, refuse)
+    monkeypatch.setattr(drawing, "algorithm_figure", refuse)  # the chart too is built once
     second = open_page("pages/algorithms.py")
     assert second.table[0].value.equals(first.table[0].value)
+    assert charts(second) == charts(first) and len(charts(first)[0]["data"]) == 2
     assert [element.value for element in second.markdown] == [element.value for element in first.markdown]
     assert [element.value for element in second.html] == [element.value for element in first.html]

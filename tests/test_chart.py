@@ -48,3 +48,19 @@ def test_every_trace_type_the_pages_draw_is_in_the_bundle():
     drawn = {name.lower() for text in code for name in re.findall(r"\bgo\.([A-Z][a-z]+)\(", text)} - {"figure"}
     assert drawn >= {"scatter", "bar", "heatmap", "scattergeo"}  # the search finds them
     assert drawn <= built_in, drawn - built_in
+
+
+def test_every_page_that_draws_a_chart_starts_loading_plotly_as_it_opens():
+    """The frame of a chart page starts the bundle with the page's first
+    elements; any other page only prefetches it into the browser's cache
+    (its evaluation is a tenth of a second that page does not need)."""
+    from pages.common.names import PAGES
+
+    drawing = {page.file for page in PAGES if "show_figure(" in (ROOT / page.file).read_text()}
+    assert drawing and drawing == chart.CHART_PAGES
+    for page in PAGES:
+        script = chart.bundle_html(page)
+        assert script.startswith("<script>") and chart.BUNDLE_JS in script
+        started = "\nloadPlotly();\n" in script
+        assert started == (page.file in drawing)
+        assert started != ("\nprefetchPlotly();\n" in script)

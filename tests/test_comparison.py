@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bpe_core import TokenSpan, train
 from bpe_core.analysis.comparison import differing_stretches, display_lines, stretch_table, summary_rows
 from bpe_core.analysis.labels import label_text
-from bpe_core.drawing.comparison import BEST_COLOUR, aligned_rows_html, token_count_figure
+from bpe_core.drawing.comparison import BEST_COLOUR, aligned_rows_html, stretches_html, token_count_figure
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
@@ -153,6 +153,64 @@ def test_stretch_table_shows_tokens_as_plain_text():
         {"stretch": "あ", "bytes": "<E3> | <81> | <82>", "cl100k_base": "あ"},
     ]
 
+
+
+def table_cells(markup: str) -> list[list[str]]:
+    """The text of each row's cells (the header first) of an HTML table, as a browser reads it."""
+    from html.parser import HTMLParser
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th"):
+                self.rows[-1].append(self.cell)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Cells()
+    parser.feed(markup)
+    return parser.rows
+
+
+def test_the_stretches_are_shown_as_text_never_as_markup_or_markdown():
+    rows = [{"stretch": "**a**\\_b_", "gpt2": "<b>x</b> | <script>alert(1)</script>", "o200k_base": "`c` | &amp;"}]
+    markup = stretches_html(rows)
+    assert "<b>" not in markup and "<script" not in markup
+    assert table_cells(markup) == [["stretch", "gpt2", "o200k_base"], list(rows[0].values())]
+    assert "max-height" not in markup.split("</style>")[1]
+
+
+def test_a_long_list_of_stretches_scrolls_under_its_header():
+    text = "    x\n" * 30
+    rows = stretch_table(differing_stretches(text, encode_all(text, ["gpt2", "cl100k_base"])))
+    markup = stretches_html(rows, max_height_rem=26)
+    assert 'style="max-height:26rem"' in markup and "position: sticky" in markup
+    cells = table_cells(markup)
+    assert cells[0] == ["stretch", "gpt2", "cl100k_base"] and len(cells) == len(rows) + 1
+    assert cells[1] == list(rows[0].values())
+
+
+@given(st.binary(max_size=12) | st.text(max_size=8).map(str.encode))
+def test_label_text_is_the_same_on_its_quick_paths_as_run_by_run(token):
+    """label_text's quick paths (whole characters, whitespace markers) give
+    what drawing the token run by run gives."""
+    from bpe_core.analysis.labels import split_stray_bytes, visible_marker
+
+    run_by_run = "".join(f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
+                         for run, stray in split_stray_bytes(token))
+    assert label_text(token) == run_by_run
 
 def test_label_text_shows_whitespace_and_stray_bytes():
     assert label_text(b" a\tb\r\n") == "·a→b␍↵"

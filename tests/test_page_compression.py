@@ -113,3 +113,22 @@ def test_the_train_pages_tokenizer_is_plotted_from_its_own_trace():
     assert training.vocab_size.iloc[-1] == 256 + len(tokenizer.trace)
     assert training.bytes_per_token.iloc[-1] == len(text.encode()) / tokenizer.trace[-1].corpus_tokens
     assert "held-out" not in set(table.series)
+
+
+def test_the_chart_follows_the_reference_points_and_settings_chosen():
+    """The chart of bundled corpora is shared by every session: it is the
+    one of the settings and reference points chosen, never another's."""
+    def markers(at):
+        return {trace["name"] for trace in chart(at)["data"] if trace.get("mode") == "markers"}
+
+    at = open_page()
+    assert markers(at) == {"gpt2", "cl100k_base", "o200k_base"}
+    at.multiselect(key="compression_references").set_value([]).run()
+    assert markers(at) == set()
+    at.multiselect(key="compression_references").set_value(["o200k_base", "mistral_v3"]).run()
+    assert markers(at) == {"o200k_base", "mistral_v3"}
+    other = open_page()  # another visitor, on the defaults
+    assert markers(other) == {"gpt2", "cl100k_base", "o200k_base"}
+    at.multiselect(key="compression_corpora").set_value(["japanese"]).run()
+    assert {trace.get("legendgroup") for trace in chart(at)["data"]} - {None} == {
+        at.multiselect(key="compression_corpora").format_func("japanese")}

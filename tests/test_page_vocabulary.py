@@ -131,3 +131,32 @@ def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
     at.number_input(key="vocab_detail").set_value(last.new_id).run()
     assert any(f"Learned at step {merges}" in caption.value for caption in at.caption)
     assert any('class="bpe-op">+' in element.proto.body for element in chips(at))
+
+
+def test_the_uploader_is_drawn_only_once_its_box_is_opened():
+    at = open_page()
+    (expander,) = at.expander
+    assert expander.label == "Load a tokenizer"
+    assert not at.get("file_uploader") and not [box for box in at.selectbox if box.key == "vocab_upload_pattern"]
+    at.session_state["vocab_upload_open"] = True  # what a click on the expander tells the page
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="vocab_upload_pattern").value == "cl100k"
+    assert at.get("file_uploader")  # where a file of one's own is given
+
+
+def test_the_script_chart_counts_the_tokenizers_table_and_is_made_once():
+    import json
+
+    from bpe_core.analysis.vocabulary import script_counts
+    from pages.common.tokenizers import tokenizer_by_name
+    from pages.common.vocabulary_tables import script_chart_of, table_of
+
+    at = open_page()
+    (drawn,) = apptest.charts(at)
+    tokenizer = tokenizer_by_name(at.session_state["vocab_tokenizer"])
+    made = script_chart_of(tokenizer)
+    assert made is script_chart_of(tokenizer)  # shared by every rerun and session, not made again
+    assert drawn == json.loads(made.to_json(validate=False))  # the chart the page drew
+    (bars,) = made.data
+    assert dict(zip(bars.y, bars.x.tolist())) == script_counts(table_of(tokenizer)).to_dict()

@@ -235,6 +235,15 @@ def test_script_of_any_text_is_a_known_category(text):
     assert script_of(text) in CATEGORIES
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=12))
+def test_an_ascii_token_with_letters_is_latin_as_its_letters_vote(text):
+    """script_of's quick path for ASCII: only its letters vote, and every one votes Latin."""
+    assert all(vocabulary.letter_script(char) is None for char in text if not char.isalpha())
+    if any(char.isalpha() for char in text):
+        assert {vocabulary.letter_script(char) for char in text if char.isalpha()} == {"Latin"}
+        assert script_of(text) == "Latin"
+
+
 @pytest.mark.slow
 def test_script_counts_add_up_and_come_most_first(o200k):
     counts = script_counts(o200k)

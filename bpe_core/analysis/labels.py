@@ -14,6 +14,7 @@ import itertools
 import unicodedata
 
 WHITESPACE_MARKERS = {" ": "·", "\t": "→", "\r": "␍", "\n": "↵"}
+WHITESPACE_TABLE = str.maketrans(WHITESPACE_MARKERS)
 
 
 def visible_marker(char: str) -> str | None:
@@ -50,6 +51,9 @@ def label_text(token_bytes: bytes) -> str:
     text = token_bytes.decode("utf-8", errors="surrogateescape")  # a stray byte becomes a lone surrogate
     if text.isprintable() and " " not in text:  # most tokens: whole characters that all show themselves
         return text
+    shown = text.translate(WHITESPACE_TABLE)
+    if shown.isprintable():  # most others: whole characters, and whitespace with markers of its own (" the")
+        return shown
     return "".join(
         f"<{run}>" if stray else "".join(visible_marker(char) or char for char in run)
         for run, stray in split_stray_bytes(token_bytes)

@@ -119,6 +119,8 @@ def letter_script(char: str) -> str | None:
 def script_of(text: str) -> str:
     """The script most of a token's letters belong to ("mixed" when none has
     a majority); a token without letters is digits, whitespace or symbols."""
+    if text.isascii() and any(char.isalpha() for char in text):  # half of a vocabulary: all its letters Latin
+        return letter_script("a")
     scripts = [script for script in map(letter_script, text) if script is not None]
     if scripts:
         most_common = max(set(scripts), key=scripts.count)

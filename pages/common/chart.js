@@ -3,33 +3,14 @@
 // own chart element loads the full plotly.js (4.7 MB) only once the chart
 // arrives and evaluates it on every page load, a second of a busy main thread;
 // this bundle is a static file the browser caches, its integrity checked, and
-// its loading starts as soon as this module runs, once per page load.
+// its loading (chart_bundle.js, put before this file by chart.py) starts as
+// soon as this module runs, if the page's frame has not started it already.
 //
 // The figure comes as plotly.py's JSON: its text is drawn by plotly as text
 // (labels and hover texts are escaped by the drawing code where plotly reads a
 // little HTML), never inserted as markup here. Streamlit's chart look is
 // applied as Streamlit's chart element applies it: its template's placeholder
 // colours and its layout defaults, from the app's theme.
-
-const BUNDLE_URL = "app/static/plotly/plotly-bpe.min.js";
-const BUNDLE_INTEGRITY = "__BUNDLE_INTEGRITY__"; // filled in by chart.py from the file's SHA-256
-
-function loadPlotly() {
-  if (!window.bpePlotly) {
-    window.bpePlotly = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = new URL(BUNDLE_URL, document.baseURI).href;
-      script.integrity = BUNDLE_INTEGRITY;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => {
-        window.bpePlotly = null; // let a later chart try again
-        reject(new Error(`plotly.js could not be loaded from ${BUNDLE_URL}`));
-      };
-      document.head.appendChild(script);
-    });
-  }
-  return window.bpePlotly;
-}
 
 loadPlotly(); // as early as this code runs: the bundle loads while the page draws the rest
 

@@ -23,6 +23,7 @@ import threading
 
 import streamlit as st
 
+from pages.common.chart import bundle_html
 from pages.common.names import PAGES, TRAINED, PageInfo
 from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, presenter_toggle, presenting
 from pages.common.tokenizers import restore_trained_from_link, session_trained
@@ -98,7 +99,8 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
             presenter_toggle()
         with copy:
             copy_link_button()
-            st.html(TOKEN_KEYS_HTML + PAGE_KEYS_HTML, unsafe_allow_javascript=True)  # the page's keys
+            # the page's keys, and plotly.js loading as the page opens (or cached for later pages)
+            st.html(TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page), unsafe_allow_javascript=True)
     with st.container(key="intro"):
         st.caption(intro)
     if carries_trained:

@@ -4,7 +4,7 @@ train.
 
     python sample_corpora/build_train.py
 
-See `bpe_core.shipped_training` for how the app uses the file.
+See `bpe_core.analysis.shipped_training` for how the app uses the file.
 """
 
 import sys
@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bpe_core import train  # noqa: E402
 from bpe_core.corpus import corpus_fingerprint  # noqa: E402
 from bpe_core.samples import catalog  # noqa: E402
-from bpe_core.shipped_training import DEFAULT_SAMPLE, DEFAULT_SETTINGS, write_shipped  # noqa: E402
+from bpe_core.analysis.shipped_training import DEFAULT_SAMPLE, DEFAULT_SETTINGS, write_shipped  # noqa: E402
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """The Train page's default training, shipped with the app
-(`bpe_core.shipped_training`): it is what training gives today, and the
+(`bpe_core.analysis.shipped_training`): it is what training gives today, and the
 page's first visit shows it without training."""
 
 import pytest
@@ -8,7 +8,7 @@ from bpe_core import train
 from bpe_core.corpus import corpus_fingerprint
 from bpe_core.formats.native import tokenizer_to_dict
 from bpe_core.samples import catalog
-from bpe_core.shipped_training import (
+from bpe_core.analysis.shipped_training import (
     DEFAULT_SAMPLE, DEFAULT_SETTINGS, read_shipped, shipped_training, write_shipped,
 )
 from pages.common import tokenizers

@@ -20,6 +20,7 @@ from typing import TypeVar
 import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
+from bpe_core.analysis.shipped_training import shipped_training
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
@@ -27,7 +28,6 @@ from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.samples import catalog
 from bpe_core.shared_jobs import Listener, SharedJobs
-from bpe_core.shipped_training import shipped_training
 from bpe_core.training import MAX_VOCAB_SIZE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
@@ -168,7 +168,7 @@ def training_key(corpus, settings: dict) -> tuple:
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
     session, as `trained_once` runs any training; the Train page's default
-    was trained at build time (`bpe_core.shipped_training`). Bad settings
+    was trained at build time (`bpe_core.analysis.shipped_training`). Bad settings
     raise train's ValueError.
 
     The session's own tokenizer is kept in the session: when many visitors

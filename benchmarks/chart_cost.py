@@ -27,8 +27,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.page_speed import BARE_APP, Server  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, run, track_runs  # noqa: E402
+from benchmarks.page_speed import BARE_APP  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
 CHART_PAGES = ["compression", "compare", "algorithms", "tax", "vocabulary"]
 
@@ -84,12 +84,10 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        bare_script = Path(folder) / "bare.py"
-        bare_script.write_text(BARE_APP)
+        (Path(folder) / "app.py").write_text(BARE_APP)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for label, script, pages in (("bare", bare_script, [""]), ("app", ROOT / "app.py", args.pages)):
-            server = Server(script, ROOT)
-            server.wait_until_up()
+        for label, app_dir, pages in (("bare", Path(folder), [""]), ("app", ROOT, args.pages)):
+            server = StreamlitServer(app_dir=app_dir)
             url = server.url
             try:
                 for name in pages:

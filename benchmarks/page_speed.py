@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -39,8 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pages.common.names import PAGES  # noqa: E402
-from pages.common.warm_up import WARMED  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, free_port, run, track_runs  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
 BARE_APP = textwrap.dedent(
     """
@@ -74,42 +71,6 @@ TIME_CHANGE = """([element, action]) => new Promise(done => {
 })"""
 
 
-class Server:
-    def __init__(self, script: Path, cwd: Path):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tempfile.NamedTemporaryFile(suffix=".log")  # read by name: the server writes at its own offset
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"],
-            cwd=cwd, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-
-    def wait_until_warmed(self) -> None:
-        """Until the app's log says its warm-up is done (see pages/common/warm_up.py)."""
-        while WARMED.encode() not in Path(self.log.name).read_bytes():
-            time.sleep(0.2)
-
-    def wait_until_up(self) -> None:
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.02)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:  # a busy machine: it has not finished shutting down
-            self.process.kill()
-            self.process.wait()
-        self.log.close()
-
-
 def title_time(browser, url: str) -> float:
     """Seconds from a fresh session's page load to its title, by the page's clock."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -133,24 +94,21 @@ def drawn_time(browser, url: str) -> float:
     return seconds
 
 
-def first_visit(browser, script: Path, cwd: Path, path: str) -> float:
-    """Seconds from starting a server to the page at `path` fully drawn, the
-    first page it serves."""
-    server = Server(script, cwd)
+def first_visit(browser, app_dir: Path, path: str) -> float:
+    """Seconds from starting a server (of the app.py in `app_dir`) to the
+    page at `path` fully drawn, the first page it serves."""
+    server = StreamlitServer(app_dir=app_dir)  # returns once the server answers
     try:
-        server.wait_until_up()
         return (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
     finally:
         server.stop()
 
 
-def cold_start(browser, script: Path, cwd: Path, path: str) -> float:
+def cold_start(browser, app_dir: Path, path: str) -> float:
     """Seconds from starting a server to its first page's title."""
-    server = Server(script, cwd)
+    server = StreamlitServer(app_dir=app_dir)
     try:
-        server.wait_until_up()
-        loaded = time.perf_counter()
-        return (loaded - server.started) + title_time(browser, f"{server.url}/{path}")
+        return (time.perf_counter() - server.started) + title_time(browser, f"{server.url}/{path}")
     finally:
         server.stop()
 
@@ -178,27 +136,26 @@ def main() -> None:
     rounds = args.rounds
     pages = [page for page in PAGES if args.pages is None or (page.url_path or "home") in args.pages]
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        bare_script = Path(folder) / "bare.py"
-        bare_script.write_text(BARE_APP)
+        bare = Path(folder)  # the bare app: its app.py alone, with Streamlit's default settings
+        (bare / "app.py").write_text(BARE_APP)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
         starts = min(3, rounds)
         print(f"Cold start (server start to the first title), median of {starts}:")
-        ours = [cold_start(browser, ROOT / "app.py", ROOT, "") for _ in range(starts)]
-        bare = [cold_start(browser, bare_script, Path(folder), "") for _ in range(starts)]
-        print(f"  home vs bare app: {summary(ours, bare)}")
+        ours = [cold_start(browser, ROOT, "") for _ in range(starts)]
+        theirs = [cold_start(browser, bare, "") for _ in range(starts)]
+        print(f"  home vs bare app: {summary(ours, theirs)}")
         if args.first_visits:
             print("First visit, fully drawn (server start to the page drawn, the first it serves), "
                   f"{args.first_visits} rounds:")
-            bare = [first_visit(browser, bare_script, Path(folder), "") for _ in range(args.first_visits)]
+            theirs = [first_visit(browser, bare, "") for _ in range(args.first_visits)]
             for page in pages:
-                ours = [first_visit(browser, ROOT / "app.py", ROOT, page.url_path) for _ in range(args.first_visits)]
-                print(f"  {page.title:<17} {summary(ours, bare)}")
+                ours = [first_visit(browser, ROOT, page.url_path) for _ in range(args.first_visits)]
+                print(f"  {page.title:<17} {summary(ours, theirs)}")
 
-        app, bare_server = Server(ROOT / "app.py", ROOT), Server(bare_script, Path(folder))
+        app = StreamlitServer()
+        bare_server = StreamlitServer(app_dir=bare)
         try:
-            app.wait_until_up()
-            bare_server.wait_until_up()
             # Warm: every page's imports and shared caches, as on a server in use. Each page is
             # served to the end: a visit cut off at its title would leave the work that follows
             # (the Tax page's default experiments) to the first measured visit.

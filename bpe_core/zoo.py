@@ -98,7 +98,8 @@ def _from_tiktoken(name: str, encoding, special_tokens: dict[str, int], id_offse
         pattern=encoding._pat_str,
         vocab={rank + id_offset: token for token, rank in encoding._mergeable_ranks.items()},
         special_tokens=special_tokens,
-        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding
+        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding ...
+        engine=None if id_offset else encoding,  # ... and so is the Encoding
     )
 
 
@@ -175,12 +176,13 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
     composed first with Python's `unicodedata`, as Qwen's code does."""
     from .formats.tiktoken_file import parse_pinned_ranks
 
-    lines = [line for line in ZOO[name].bundled.read().splitlines() if line.strip()]
+    ranks = parse_pinned_ranks(ZOO[name].bundled.read())
+    lines = len(ranks)
     # Whisper's file ends with an empty token ("=", base64 of nothing) at
     # 50256, GPT-2's <|endoftext|> place. No text encodes to it, and a token
     # here holds at least one byte, so it is left out: its id stays a gap.
-    ranks = parse_pinned_ranks(b"\n".join(line for line in lines if not line.startswith(b"= ")))
-    start = len(lines) if special_start is None else special_start
+    ranks.pop(b"", None)
+    start = lines if special_start is None else special_start
     register_model_pattern(name, pattern)
     tokenizer = dict(
         name=name, pattern=pattern, vocab={rank: token for token, rank in ranks.items()}, ranks=ranks,

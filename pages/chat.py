@@ -9,12 +9,12 @@ import streamlit as st
 from bpe_core.analysis.token_cards import token_origins
 from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
-from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.encodings import CATALOGUE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.navigation import page_header
-from pages.common.presenter import presenting, show_table
+from pages.common.presenter import presenting
 from pages.common.tokenizers import bundled_encoding
 from pages.common.url_state import (
     LINK_TEXT_LIMIT,
@@ -95,7 +95,7 @@ def show_prompt(name: str, messages: list[Message]) -> None:
             for number, (turn, message) in enumerate(enumerate(messages), start=1)]
     rows.append({"turn": "", "role": "start and cue", "tokens": prompt.tokens_of(None), "its text": 0,
                  "template": prompt.tokens_of(None)})
-    show_table(rows, grid=False, hide_index=True)
+    st.markdown(markdown_table(rows))  # a few rows: a plain table, with no pandas to load for it
     if prompt.published:
         # Drawn only while open: a code block loads a syntax highlighter, a quarter of a
         # second of every page load, for a text most visitors never open.

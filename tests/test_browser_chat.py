@@ -57,7 +57,7 @@ def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, br
     open_page(page, f"{server.url}/chat?present=true&chat_left=tekken&chat_right=llama3", "Chat prompts")
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="[INST]").first).to_be_visible()
-    expect(page.locator('[data-testid="stTable"]')).to_have_count(2)  # plain tables, in the presenter's type
+    expect(page.locator('[data-testid="stMarkdownContainer"] table')).to_have_count(2)  # each family's turns
     assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
     screenshot(page, "chat-presenter-1920")
     assert page.evaluate(OVERFLOWING) == 0

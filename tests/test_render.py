@@ -206,6 +206,18 @@ def test_markdown_literal_disarms_markdown_and_streamlit_syntax():
     assert re.sub(r"\\(.)", r"\1", escaped) == hostile  # every character is still there
 
 
+
+def test_a_markdown_table_keeps_every_cell_in_its_column_as_typed():
+    from bpe_core.drawing.markdown import markdown_table
+
+    rows = [{"turn": "1", "role": "user", "tokens": 12_345}, {"turn": "", "role": "a|b **x** :red[y]", "tokens": 0}]
+    lines = markdown_table(rows).splitlines()
+    cells = [[re.sub(r"\\(.)", r"\1", cell).strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]] for line in lines]
+    assert cells[0] == ["turn", "role", "tokens"]
+    assert cells[1] == [":---", ":---", "---:"]  # counts aligned right
+    assert cells[2:] == [["1", "user", "12,345"], ["", "a|b **x** :red[y]", "0"]]
+    assert not re.search(r"[*:\[\]]", re.sub(r"\\.", "", lines[3]))  # no Markdown or Streamlit syntax left
+
 def test_a_token_that_covers_no_text_is_shown_as_sentencepieces_space_mark():
     tok = load_encoding("mistral_v3")
     spans = tok.encode_with_offsets("東京")

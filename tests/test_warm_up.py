@@ -5,13 +5,15 @@ placeholder that fills in."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from pages.common.warm_up import WARMED
-from tests.browser import WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
+from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
 
 pytestmark = pytest.mark.slow
 
@@ -53,6 +55,16 @@ def test_the_server_warms_up_before_anyone_visits():
         assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
     finally:
         server.stop()
+
+
+def test_the_first_pages_run_is_spared_streamlits_first_element_check():
+    """Streamlit's first element in a process reads the whole stack's source
+    (is it a REPL?): the warm-up asks first, so the first page does not."""
+    script = ("import streamlit.env_util as e; from pages.common.warm_up import what_the_first_page_needs; "
+              "what_the_first_page_needs(); asked = []; e.is_repl = lambda: asked.append(1) or False; "
+              "import streamlit as st; st.empty(); print(len(asked))")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.split()[-1] == "0"
 
 
 @pytest.mark.browser

@@ -217,3 +217,21 @@ def test_fuzzed_sentencepiece_merge_loop_equals_sentencepiece(text):
     assert tokenizer.encode_ordinary(text, reference=True) == maker_encode("mistral_v3")(text)
     if "▁" not in text:  # SentencePiece writes a space as ▁, so a ▁ typed in the text comes back a space
         assert tokenizer.decode(tokenizer.encode_ordinary(text)) == text
+
+
+def test_a_makers_encoding_is_shared_only_when_it_is_the_same_tokenizer():
+    """Llama's tokenizer encodes with the very Encoding llama-models built
+    (not a second copy); an Encoding over other ranks, pattern or special
+    tokens is never taken for it."""
+    from bpe_core.encodings import tiktoken_encoding
+    from bpe_core.tokenizer import Tokenizer
+
+    gpt2 = tiktoken_encoding("gpt2")
+    ranks = gpt2._mergeable_ranks
+    settings = dict(name="g", pattern=gpt2._pat_str, vocab={rank: token for token, rank in ranks.items()},
+                    ranks=ranks, special_tokens=gpt2._special_tokens)
+    assert Tokenizer(**settings, engine=gpt2)._rust_bpe is gpt2
+    for other in (dict(special_tokens={}), dict(pattern="cl100k"), dict(ranks=None), dict(ranks=dict(ranks))):
+        assert Tokenizer(**{**settings, **other}, engine=gpt2)._rust_bpe is not gpt2, other
+    llama3 = load_encoding("llama3")
+    assert llama3._rust_bpe._pat_str == llama3.pattern and llama3._rust_bpe._special_tokens == llama3.special_tokens

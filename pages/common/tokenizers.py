@@ -20,6 +20,7 @@ from typing import TypeVar
 import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
+from bpe_core.analysis.shipped_training import shipped_training
 from bpe_core.budgeted_training import Budget, train_within_budget
 from bpe_core.corpus import corpus_fingerprint, count_pieces
 from bpe_core.drawing.markdown import markdown_literal
@@ -166,8 +167,9 @@ def training_key(corpus, settings: dict) -> tuple:
 
 def train_on(corpus, **settings) -> Tokenizer:
     """`train(corpus, **settings)` once per corpus and settings, for every
-    session, as `trained_once` runs any training. Bad settings raise
-    train's ValueError.
+    session, as `trained_once` runs any training; the Train page's default
+    was trained at build time (`bpe_core.analysis.shipped_training`). Bad settings
+    raise train's ValueError.
 
     The session's own tokenizer is kept in the session: when many visitors
     have pushed it out of the shared cache, it is not trained again."""
@@ -175,6 +177,9 @@ def train_on(corpus, **settings) -> Tokenizer:
     kept = session_trained()
     if kept is not None and kept.training_key == key:
         return kept.tokenizer
+    shipped = shipped_training(key[0], settings)
+    if shipped is not None:
+        return shipped
     return trained_once(key, bpe_training(corpus, settings), describe=merges_learned, size_of=approximate_size)
 
 

@@ -8,7 +8,8 @@ serves at once. The thread does, in order:
 1. What any first page needs, while the first visitor's browser is still
    loading Streamlit's own files: the modules of the frame around every
    page (with the engine), Streamlit's table of emoji (it checks each
-   page's icon against it), and the encoding Home, Inspect, Replay and
+   page's icon against it), Streamlit's check of the first element (whether
+   it runs in a REPL), and the encoding Home, Inspect, Replay and
    Vocabulary open with. Then the collector is told to leave the modules
    alone (`navigation.freeze_what_modules_hold`), which the first page
    would otherwise do.
@@ -95,8 +96,23 @@ def what_the_first_page_needs() -> None:
     from pages.common import navigation
     from pages.common.tokenizers import bundled_encoding
 
+    _streamlits_first_element_check()
     bundled_encoding(FIRST_PAGES_ENCODING)
     navigation.freeze_what_modules_hold()
+
+
+def _streamlits_first_element_check() -> None:
+    """The first element a Streamlit process draws first asks whether it runs
+    in Python's REPL, by reading the source of every frame on the stack
+    (`inspect.stack`, which also maps every loaded module to its file): a
+    tenth of a second of the first page's run, once per process. Asked here
+    instead, on this thread's short stack; should Streamlit rename it, the
+    first page asks, as before."""
+    from streamlit import delta_generator
+
+    check = getattr(delta_generator, "_maybe_print_use_warning", None)
+    if check is not None:
+        check()
 
 
 def _prepare_spare_worker() -> None:

@@ -28,8 +28,10 @@ with settings:
     )
     allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                               help="Encode text such as <|endoftext|> as the special token")
-    with st.expander("Load your own tokenizer"):
-        tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
+    # Drawn only while open, here and below: an uploader's code is a good part of a page's load.
+    with st.expander("Load your own tokenizer", key="inspect_upload_open", on_change="rerun") as upload:
+        if upload.open:
+            tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
 
 
 @st.fragment  # typing reruns the view, not the page
@@ -53,8 +55,9 @@ def token_view(tokenizer, allow_special: bool, show_ids: bool, colour_by: str) -
 with view:
     token_view(tokenizer, allow_special, show_ids, colour_by)
 
-with st.expander("Decode token ids"):
-    typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")
+with st.expander("Decode token ids", key="inspect_decode_open", on_change="rerun") as decode:
+    typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="",
+                          persist_state="session") if decode.open else ""
     if typed.strip():
         try:
             st.code(tokenizer.decode(parse_token_ids(typed)), language=None)

@@ -7,7 +7,7 @@ import html
 
 from ..analysis.quirks import Quirk, Tokenizers, amount
 from ..tokenizer import Tokenizer
-from .tokens import token_html
+from .tokens import TOKEN_CSS, token_html
 
 CARD_TOKEN_FONT = "1.6rem"  # the token rows, readable from the back of a hall
 
@@ -30,7 +30,7 @@ def card_html(quirk: Quirk, tokenizers: Tokenizers) -> str:
     facts = "".join(f"<li>{html.escape(line)}</li>" for line in quirk.explain(tokenizers))
     source = f'<div class="quirk-source">{html.escape(quirk.source)}</div>' if quirk.source else ""
     return (
-        f'{CARD_CSS}<div class="quirk-card"><h3 id="{anchor(quirk)}">{html.escape(quirk.title)}</h3>{rows}'
+        f'{TOKEN_CSS}{CARD_CSS}<div class="quirk-card"><h3 id="{anchor(quirk)}">{html.escape(quirk.title)}</h3>{rows}'
         f'<ul class="quirk-facts">{facts}</ul>{source}</div>'
     )
 
@@ -59,6 +59,7 @@ CONTENTS_CSS = """
 def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:
     spans = tokenizer.encode_with_offsets(text)
     view = token_html(text, spans, special_ids=set(tokenizer.special_tokens.values()), font_size=CARD_TOKEN_FONT)
+    view = view.removeprefix(TOKEN_CSS)  # the style once, for the whole card: each copy is work for the browser
     return (
         f'<div class="quirk-row"><div class="quirk-name">{html.escape(name)} · '
         f'{amount(len(spans), "token")}</div>{view}</div>'

@@ -76,10 +76,13 @@ def load_deck_file() -> None:
 with st.expander("Slides", expanded="deck" not in st.query_params):  # a deck's link opens it presenting
     text = st.text_area("One slide a line: link | title | note", value=EXAMPLE, key="deck", height=220,
                         max_chars=MAX_DECK_CHARS, **LINKED)
-    st.file_uploader("Or open a deck file", type=["deck", "txt"], key="deck_upload", on_change=load_deck_file,
-                     max_upload_size=1)
-    if "deck_upload_error" in st.session_state:
-        st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
+# Drawn only while open: an uploader's code is a good part of a page's load.
+with st.expander("Open a deck file", key="deck_upload_open", on_change="rerun") as upload:
+    if upload.open:
+        st.file_uploader("A .deck file: one slide a line", type=["deck", "txt"], key="deck_upload",
+                         on_change=load_deck_file, max_upload_size=1)
+        if "deck_upload_error" in st.session_state:
+            st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
 try:
     slides = parse_deck(text)
 except ValueError as error:

@@ -53,13 +53,13 @@ def linked_slide() -> int:
 
 def downloads(slides) -> None:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(st.context.url)) if st.context.url else "http://localhost:8501"
-    deck_file, page, _ = st.columns([1, 1, 3])
-    deck_file.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
-                              on_click="ignore",
-                              help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
-    page.download_button("Deck as a page", lambda: deck_page(slides, app_address=origin), "talk.html", "text/html",
-                         key="deck_page", on_click="ignore",
-                         help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")
+    row = st.container(horizontal=True)  # the buttons side by side: one element, where columns are several
+    row.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
+                        on_click="ignore",
+                        help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
+    row.download_button("Deck as a page", lambda: deck_page(slides, app_address=origin), "talk.html", "text/html",
+                        key="deck_page", on_click="ignore",
+                        help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")
 
 
 def load_deck_file() -> None:

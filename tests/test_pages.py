@@ -308,7 +308,7 @@ def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
 
 
 def test_a_malformed_rank_file_is_explained():
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_upload_open=True)
     at.file_uploader(key="inspect_upload").upload("bad.tiktoken", b"not base64 at all\n", "text/plain").run()
     assert any("Cannot use “bad.tiktoken”" in e and "Line 1" in e for e in messages(at.error))
     assert not at.exception

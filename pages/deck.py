@@ -53,13 +53,13 @@ def linked_slide() -> int:
 
 def downloads(slides) -> None:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(st.context.url)) if st.context.url else "http://localhost:8501"
-    deck_file, page, _ = st.columns([1, 1, 3])
-    deck_file.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
-                              on_click="ignore",
-                              help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
-    page.download_button("Deck as a page", lambda: deck_page(slides, app_address=origin), "talk.html", "text/html",
-                         key="deck_page", on_click="ignore",
-                         help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")
+    row = st.container(horizontal=True)  # the buttons side by side: one element, where columns are several
+    row.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
+                        on_click="ignore",
+                        help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
+    row.download_button("Deck as a page", lambda: deck_page(slides, app_address=origin), "talk.html", "text/html",
+                        key="deck_page", on_click="ignore",
+                        help=f"One HTML file: put pages saved as HTML beside it; the app's slides come from {origin}.")
 
 
 def load_deck_file() -> None:
@@ -76,10 +76,13 @@ def load_deck_file() -> None:
 with st.expander("Slides", expanded="deck" not in st.query_params):  # a deck's link opens it presenting
     text = st.text_area("One slide a line: link | title | note", value=EXAMPLE, key="deck", height=220,
                         max_chars=MAX_DECK_CHARS, **LINKED)
-    st.file_uploader("Or open a deck file", type=["deck", "txt"], key="deck_upload", on_change=load_deck_file,
-                     max_upload_size=1)
-    if "deck_upload_error" in st.session_state:
-        st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
+# Drawn only while open: an uploader's code is a good part of a page's load.
+with st.expander("Open a deck file", key="deck_upload_open", on_change="rerun") as upload:
+    if upload.open:
+        st.file_uploader("A .deck file: one slide a line", type=["deck", "txt"], key="deck_upload",
+                         on_change=load_deck_file, max_upload_size=1)
+        if "deck_upload_error" in st.session_state:
+            st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
 try:
     slides = parse_deck(text)
 except ValueError as error:

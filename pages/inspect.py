@@ -28,8 +28,10 @@ with settings:
     )
     allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                               help="Encode text such as <|endoftext|> as the special token")
-    with st.expander("Load your own tokenizer"):
-        tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
+    # Drawn only while open, here and below: an uploader's code is a good part of a page's load.
+    with st.expander("Load your own tokenizer", key="inspect_upload_open", on_change="rerun") as upload:
+        if upload.open:
+            tokenizer_upload("inspect_upload", picker_key=INSPECT_TOKENIZER)
 
 
 @st.fragment  # typing reruns the view, not the page
@@ -39,22 +41,23 @@ def token_view(tokenizer, allow_special: bool, show_ids: bool, colour_by: str) -
     )
     slide = dict(special_ids=set(tokenizer.special_tokens.values()), show_ids=show_ids, colour_by=colour_by,
                  title=f"{tokenizer.name} · {len(spans):,} tokens")
-    png, svg, page, _ = st.columns([1, 1, 1.4, 1.6])
-    png.download_button("Slide (PNG)", lambda: tokens_png(text, spans, **slide), "tokens.png", "image/png",
+    row = st.container(horizontal=True)  # the buttons side by side: one element, where columns are several
+    row.download_button("Slide (PNG)", lambda: tokens_png(text, spans, **slide), "tokens.png", "image/png",
                         key="inspect_png", on_click="ignore", help="This token view as a picture, for slides")
-    svg.download_button("Slide (SVG)", lambda: tokens_svg(text, spans, **slide), "tokens.svg", "image/svg+xml",
+    row.download_button("Slide (SVG)", lambda: tokens_svg(text, spans, **slide), "tokens.svg", "image/svg+xml",
                         key="inspect_svg", on_click="ignore", help="This token view as a scalable drawing")
-    page.download_button("Download as a page", lambda: token_view_page(tokenizer, text, allow_special=allow_special,
-                                                                       show_ids=show_ids, colour_by=colour_by),
-                         "tokens.html", "text/html", key="inspect_page", on_click="ignore",
-                         help="This token view, with its cards, as one HTML file: no server, no network")
+    row.download_button("Download as a page", lambda: token_view_page(tokenizer, text, allow_special=allow_special,
+                                                                      show_ids=show_ids, colour_by=colour_by),
+                        "tokens.html", "text/html", key="inspect_page", on_click="ignore",
+                        help="This token view, with its cards, as one HTML file: no server, no network")
 
 
 with view:
     token_view(tokenizer, allow_special, show_ids, colour_by)
 
-with st.expander("Decode token ids"):
-    typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="")
+with st.expander("Decode token ids", key="inspect_decode_open", on_change="rerun") as decode:
+    typed = st.text_input("Ids, separated by spaces or commas", key="inspect_decode", value="",
+                          persist_state="session") if decode.open else ""
     if typed.strip():
         try:
             st.code(tokenizer.decode(parse_token_ids(typed)), language=None)

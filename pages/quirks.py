@@ -8,7 +8,7 @@ Layout only; the examples, their live explanations and the cards come from
 import streamlit as st
 
 from bpe_core.analysis.quirks import QUIRKS, Quirk
-from bpe_core.drawing.quirks import card_html, contents_html
+from bpe_core.drawing.quirks import CARDS_CSS, card_html, contents_html
 from pages.common.names import COMPARE, COMPARE_TOKENIZERS, INSPECT, INSPECT_TOKENIZER, SHARED_TEXT, TEXT_PARAM
 from pages.common.navigation import page_header
 from pages.common.tokenizers import tokenizer_by_name
@@ -50,10 +50,10 @@ page_header(
     "tokenizers themselves. Open an example to explore it further.",
 )
 
-st.html(contents_html(QUIRKS))
+st.html(CARDS_CSS + contents_html(QUIRKS))  # the cards' style once: the page's HTML shares it
 for quirk in QUIRKS:
     with st.container(border=True):
-        st.html(card_html(quirk, {name: tokenizer_by_name(name) for name in quirk.tokenizers}))
+        st.html(card_html(quirk, {name: tokenizer_by_name(name) for name in quirk.tokenizers}, styled=False))
         if st.button(
             f"Open in {quirk.view.title()}", key=f"quirks_open_{quirk.id}", type="primary",
             on_click=select_for_view, args=(quirk,),

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
-from tests.apptest import messages, open_page, shared_box_text, type_text
+from tests.apptest import messages, metric, open_page, shared_box_text, type_text
 from tests.cli import run_cli
 from tests.conftest import ROOT
 
@@ -85,7 +85,7 @@ def test_a_huge_text_in_the_shared_box_is_kept_and_a_prefix_is_shown():
     at = open_page("pages/inspect.py")
     type_text(at, "abc " * 60_000)
     assert any("240,000 characters" in w.value and "first 200,000" in w.value for w in at.warning)
-    assert next(m.value for m in at.metric if m.label == "Characters") == "200,000"
+    assert metric(at, "Characters") == "200,000"
     assert len(shared_box_text(at)) == 240_000  # the box keeps all of it
 
 

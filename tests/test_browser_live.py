@@ -17,7 +17,7 @@ WRAPPED_TOKENS = """view => [...view.querySelectorAll('.bpe-tok:not(.bpe-part)')
 
 
 def tokens_metric(page):
-    return page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").first
+    return page.locator(".bpe-count").filter(has_text="Tokens").first
 
 
 @pytest.mark.parametrize("path, title", [("", "BPE playground"), ("inspect", "Inspect")])

@@ -100,7 +100,7 @@ def test_upload_a_rank_file_then_download_the_view_as_slides(server, page, tmp_p
     run(page, lambda: upload.set_input_files(str(RANK_FILES / "o200k_base.tiktoken.gz")))
     expect(page.get_by_text("Loaded “o200k_base.tiktoken.gz” and selected it.")).to_be_visible()
     expected = len(tiktoken_encoding("o200k_base").encode("Hello slides 12345"))
-    expect(page.locator('[data-testid="stMetric"]').first).to_contain_text(str(expected))
+    expect(page.locator(".bpe-count").filter(has_text="Tokens")).to_contain_text(str(expected))
 
     with page.expect_download() as png:
         page.get_by_role("button", name="Slide (PNG)").click()

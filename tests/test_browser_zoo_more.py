@@ -19,7 +19,7 @@ def test_inspect_colours_the_typed_text_under_a_normalizing_tokenizer(server, br
     box = page.locator("textarea").first
     box.fill("")
     box.press_sequentially(TEXT, delay=15)
-    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").first
+    metric = page.locator(".bpe-count").filter(has_text="Tokens").first
     expect(metric).to_contain_text(str(len(maker_encode("claude_legacy", TEXT))))  # no special token of Claude's in it
     view = page.locator(".bpe-text").first
     expect(view).to_contain_text("ﬁne")  # the text as typed, though BPE saw "fine"

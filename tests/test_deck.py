@@ -91,6 +91,9 @@ def test_the_deck_page_explains_a_bad_deck():
 @pytest.mark.slow
 def test_the_deck_page_opens_a_deck_file():
     at = open_page("pages/deck.py")
+    assert not at.get("file_uploader")  # drawn only while its expander is open
+    at.session_state["deck_upload_open"] = True  # what a click on the expander tells the page
+    at.run()
     at.file_uploader(key="deck_upload").upload("talk.deck", b"/inspect?text=hi | One | a note\n", "text/plain").run()
     assert at.text_area(key="deck").value == "/inspect?text=hi | One | a note\n"
     assert at.query_params["deck"] == "/inspect?text=hi | One | a note\n"  # the deck is in the link

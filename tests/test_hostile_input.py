@@ -65,7 +65,7 @@ def test_numbers_json_does_not_allow_are_named(document, message):
      + "9" * 5000 + ", 97]]}", "5,000 digits long"),
 ])
 def test_a_hostile_tokenizer_upload_is_a_message_and_the_picker_keeps_its_choice(name, document, message):
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_upload_open=True)  # the uploader is drawn while open
     at.file_uploader(key="inspect_upload").upload(name, document.encode(), "application/json").run()
     assert any(f"Cannot use “{name}”" in error and message in error for error in messages(at.error))
     assert at.selectbox(key="inspect_tokenizer").value == "cl100k_base"

@@ -27,7 +27,7 @@ def click_open(quirk) -> AppTest:
 
 def test_one_card_per_quirk_with_tiktoken_counts():
     at = open_quirks()
-    cards = [visible_text(element.value) for element in at.html if "quirk-card" in element.value]
+    cards = [visible_text(element.value) for element in at.html if '<div class="quirk-card">' in element.value]
     assert len(cards) == len(QUIRKS)
     for quirk, card in zip(QUIRKS, cards):
         assert quirk.title in card

@@ -55,6 +55,7 @@ def test_typed_markup_is_shown_as_text():
     type_text(at, XSS)
     markup = all_html(at)
     token_view = next(element.value for element in at.html if '<div class="bpe-text"' in element.value)
+    token_view = token_view[token_view.index('<div class="bpe-text"'):]  # after the counts over it
     assert visible_text(token_view) == XSS.replace(" ", "·")
     assert "<script" not in markup and "<img" not in markup
     assert not any("bold" in m.value and "**" not in m.value for m in at.markdown)
@@ -267,7 +268,7 @@ def test_inspect_special_tokens_follow_the_switch():
 
 
 def test_decode_box_reports_bad_ids():
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_decode_open=True)  # what a click on the expander tells the page
     at.selectbox(key="inspect_tokenizer").set_value("cl100k_base").run()
     at.text_input(key="inspect_decode").input("9906 1917").run()
     assert at.code[0].value == "Hello world"
@@ -278,7 +279,7 @@ def test_decode_box_reports_bad_ids():
 
 
 def test_loading_a_tokenizer_file_adds_it_to_the_picker():
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_upload_open=True)  # likewise
     saved = train("hello hello world", num_merges=5, pattern="gpt2")
     from bpe_core.formats import tokenizer_to_json
 
@@ -293,7 +294,7 @@ def test_loading_a_tokenizer_file_adds_it_to_the_picker():
 def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
     from bpe_core.encodings import RANK_FILES, load_encoding
 
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_upload_open=True)
     type_text(at, "Hello tokens 12345")
     at.selectbox(key="inspect_upload_pattern").set_value("cl100k").run()
     data = (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes()
@@ -307,7 +308,7 @@ def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
 
 
 def test_a_malformed_rank_file_is_explained():
-    at = open_page("pages/inspect.py")
+    at = open_page("pages/inspect.py", inspect_upload_open=True)
     at.file_uploader(key="inspect_upload").upload("bad.tiktoken", b"not base64 at all\n", "text/plain").run()
     assert any("Cannot use “bad.tiktoken”" in e and "Line 1" in e for e in messages(at.error))
     assert not at.exception
@@ -317,3 +318,16 @@ def test_slide_downloads_are_offered_for_the_token_view():
     at = open_page("pages/inspect.py")
     labels = {button.proto.label for button in at.download_button}
     assert {"Slide (PNG)", "Slide (SVG)"} <= labels
+
+
+def test_inspect_draws_its_uploader_and_decode_box_only_while_open():
+    at = open_page("pages/inspect.py")
+    assert not at.get("file_uploader") and not at.text_input  # closed: their code is not loaded by the browser
+    at.session_state["inspect_decode_open"] = True  # what a click on the expander tells the page
+    at.run()
+    at.text_input(key="inspect_decode").input("9906").run()
+    at.session_state["inspect_decode_open"] = False
+    at.run()
+    at.session_state["inspect_decode_open"] = True
+    at.run()
+    assert at.text_input(key="inspect_decode").value == "9906"  # closing it lost nothing typed

@@ -13,7 +13,7 @@ from bpe_core import train
 from bpe_core.analysis import quirks
 from bpe_core.analysis.labels import label_text
 from bpe_core.analysis.quirks import QUIRKS, Quirk
-from bpe_core.drawing.quirks import card_html
+from bpe_core.drawing.quirks import CARDS_CSS, card_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from tests.test_render import visible_text
 
@@ -264,3 +264,12 @@ def test_byte_labels_in_explanations_reach_the_card_escaped():
     card = card_html(quirk, tokenizers_for(quirk))
     facts = re.search(r'<ul class="quirk-facts">(.*)</ul>', card, flags=re.DOTALL)[1]
     assert "&lt;F0 9F&gt;" in facts and "<F0" not in facts
+
+
+def test_a_card_carries_the_token_style_once_for_all_its_rows():
+    quirk = QUIRK_BY_ID["strawberry"]
+    card = card_html(quirk, tokenizers_for(quirk))
+    assert card.count('class="bpe-text"') == len(quirk.tokenizers) > 1
+    assert card.count(".bpe-tok[data-card]:hover::after") == 1  # hover cards still styled, once
+    bare = card_html(quirk, tokenizers_for(quirk), styled=False)  # for a page that styles all its cards once
+    assert "<style>" not in bare and bare == card.removeprefix(CARDS_CSS)

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 from bpe_core import train
 from bpe_core.drawing.palette import PALETTE, colour_for
 from bpe_core.analysis.token_cards import token_origins
-from bpe_core.drawing.tokens import label_html, pieces_html, token_html
+from bpe_core.drawing.tokens import counts_html, label_html, pieces_html, token_html
 from bpe_core.encodings import load_encoding
 from bpe_core.patterns import piece_spans
 
@@ -194,6 +194,17 @@ def test_lone_surrogates_render_as_replacement_characters():
     markup = token_html(text, tok.encode_with_offsets(text))
     assert visible_text(markup) == "a\ufffdb"
 
+
+
+def test_counts_say_what_a_text_costs_in_one_row():
+    text = "héllo wörld 👍"
+    markup = counts_html(text, 6)
+    figures = dict(re.findall(r'<small>([^<]*)</small><b>([^<]*)</b>', markup))
+    assert figures == {"Tokens": "6", "Characters": "13", "Bytes (UTF-8)": f"{len(text.encode()):,}",
+                       "Words": "3", "Bytes per token": f"{len(text.encode()) / 6:.2f}"}
+    assert markup.count('class="bpe-count"') == 5 and markup.count('class="bpe-counts"') == 1
+    big = counts_html("a" * 1_234_567, 0)
+    assert "<b>1,234,567</b>" in big and "<small>Bytes per token</small><b>–</b>" in big  # no tokens, no ratio
 
 
 def test_markdown_literal_disarms_markdown_and_streamlit_syntax():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bpe_core import Tokenizer, train
 from bpe_core.analysis.replay import SPECIAL, UNIT, UNSPLITTABLE, merge_tree, replay
-from bpe_core.drawing.replay import merge_tree_html, replay_html, replay_state_html
+from bpe_core.drawing.replay import merge_tree_html, replay_frames, replay_html, replay_state_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.samples import catalog
 from tests.test_render import visible_text
@@ -248,3 +248,12 @@ def test_tree_shows_bytes_of_partial_characters():
     assert "\ufffd" not in shown
     nested = re.findall(r'<div class="bpe-node">', merge_tree_html(tree))
     assert len(nested) == 2 * len(tree.token) - 1  # n leaves, n - 1 merges
+
+
+def test_the_steps_carry_their_styles_once():
+    story = replay(load_encoding("cl100k_base"), " strawberry")
+    drawn = replay_frames(story)
+    assert len(drawn["frames"]) == story.steps + 1
+    assert not any("<style>" in frame for frame in drawn["frames"])  # each step is drawn without restyling
+    assert drawn["table"].count(".bpe-pair {") == 1 and drawn["table"].count(".bpe-chip {") == 1  # styled by the rows
+    assert all("bpe-chip" in frame for frame in drawn["frames"])

@@ -7,7 +7,7 @@ import html
 
 from ..analysis.quirks import Quirk, Tokenizers, amount
 from ..tokenizer import Tokenizer
-from .tokens import token_html
+from .tokens import TOKEN_CSS, token_html
 
 CARD_TOKEN_FONT = "1.6rem"  # the token rows, readable from the back of a hall
 
@@ -23,16 +23,22 @@ CARD_CSS = """
 """
 
 
-def card_html(quirk: Quirk, tokenizers: Tokenizers) -> str:
+def card_html(quirk: Quirk, tokenizers: Tokenizers, *, styled: bool = True) -> str:
     """A quirk as a card: its title, its text as tokens per tokenizer (with
-    counts), and the live explanation. Every text is escaped here."""
+    counts), and the live explanation. Every text is escaped here. Without
+    `styled`, the card leaves its style (`CARDS_CSS`) to the page, which
+    can give it once for all its cards."""
     rows = "".join(_token_row(name, quirk.text, tokenizer) for name, tokenizer in tokenizers.items())
     facts = "".join(f"<li>{html.escape(line)}</li>" for line in quirk.explain(tokenizers))
     source = f'<div class="quirk-source">{html.escape(quirk.source)}</div>' if quirk.source else ""
     return (
-        f'{CARD_CSS}<div class="quirk-card"><h3 id="{anchor(quirk)}">{html.escape(quirk.title)}</h3>{rows}'
+        f'{CARDS_CSS if styled else ""}<div class="quirk-card">'
+        f'<h3 id="{anchor(quirk)}">{html.escape(quirk.title)}</h3>{rows}'
         f'<ul class="quirk-facts">{facts}</ul>{source}</div>'
     )
+
+
+CARDS_CSS = TOKEN_CSS + CARD_CSS  # what a card needs, token views included
 
 
 def anchor(quirk: Quirk) -> str:
@@ -59,6 +65,7 @@ CONTENTS_CSS = """
 def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:
     spans = tokenizer.encode_with_offsets(text)
     view = token_html(text, spans, special_ids=set(tokenizer.special_tokens.values()), font_size=CARD_TOKEN_FONT)
+    view = view.removeprefix(TOKEN_CSS)  # in CARDS_CSS, once: each copy of a style is work for the browser
     return (
         f'<div class="quirk-row"><div class="quirk-name">{html.escape(name)} · '
         f'{amount(len(spans), "token")}</div>{view}</div>'

@@ -114,10 +114,13 @@ def _shortcut_note(replay: Replay) -> str:
 def replay_frames(replay: Replay) -> dict:
     """Every step of the replay drawn, for the step control to show in the
     browser (see pages/common/stepper.py): a heading and the text at each
-    step with the merge just made, and every step as a row below."""
+    step with the merge just made, and every step as a row below. The
+    styles come once, with the rows: a copy in every frame would be sent,
+    and restyle the view, at every step."""
     headings, frames = [], []
+    styles = CHIP_CSS + REPLAY_CSS  # carried once, by the table, which is always shown with the frames
     for step in range(replay.steps + 1):
-        state = replay_state_html(replay, step)
+        state = replay_state_html(replay, step).removeprefix(styles)
         if step == 0:
             headings.append(f"<b>Step 0 of {replay.steps}</b>: no merges yet, every unit (byte or character) is its own token.")
             frames.append(state)
@@ -127,7 +130,7 @@ def replay_frames(replay: Replay) -> dict:
         turn = "the pair whose piece has the highest score" if replay.by_score else "the lowest-ranked pair that can merge"
         headings.append(f"<b>Step {step} of {replay.steps}</b>: {turn}, {html.escape(merge.label)}.")
         left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
-        frames.append(state + merge_html(left, right, made, colour_by="id"))
+        frames.append(state + merge_html(left, right, made, colour_by="id").removeprefix(CHIP_CSS))
     order = "highest score first" if replay.by_score else "lowest rank first"
     table = f"<h4>All {replay.steps} steps, {order}</h4>{replay_html(replay)}"
     return {"kind": "frames", "total": replay.steps, "headings": headings, "frames": frames, "table": table}

@@ -407,6 +407,34 @@ def pieces_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return token_html(text, as_tokens, pieces=True)
 
 
+# ----------------------------------------------------------------- counts
+
+COUNTS_CSS = """
+<style>
+.bpe-counts { display: flex; flex-wrap: wrap; gap: 0.5rem 2.5rem; margin-bottom: 0.75rem; color: #111;
+  font-family: "Source Sans Pro", system-ui, sans-serif; }
+.bpe-count small { display: block; font-size: 0.875rem; color: #31333f; }
+.bpe-count b { font-size: 1.8rem; font-weight: 400; line-height: 1.3; }
+</style>
+"""
+
+
+def counts_html(text: str, token_count: int) -> str:
+    """What a text costs, in one row: tokens, characters, UTF-8 bytes, words
+    and bytes per token, each figure under its label (numbers only: no
+    user text goes in)."""
+    size = len(encodable(text).encode("utf-8"))
+    figures = {
+        "Tokens": f"{token_count:,}",
+        "Characters": f"{len(text):,}",
+        "Bytes (UTF-8)": f"{size:,}",
+        "Words": f"{len(text.split()):,}",
+        "Bytes per token": f"{size / token_count:.2f}" if token_count else "–",
+    }
+    cells = "".join(f'<div class="bpe-count"><small>{label}</small><b>{value}</b></div>' for label, value in figures.items())
+    return f'{COUNTS_CSS}<div class="bpe-counts">{cells}</div>'
+
+
 # ------------------------------------------------------------------ chips
 
 CHIP_CSS = """

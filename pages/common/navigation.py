@@ -86,22 +86,19 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
     trained tokenizer, so a copied link rebuilds it."""
     enter_through_app()
     restore_trained_from_link()
-    title_column, tools = st.columns([2, 3] if presenting() else [4, 2], vertical_alignment="bottom")
+    # One row, not a row of rows: each column is an element the browser draws.
+    if presenting():
+        title_column, back, forward, toggle, copy = st.columns([6.4, 2.6, 2.6, 2.4, 2], vertical_alignment="bottom")
+        presenter_navigation(_frame.page, back, forward)
+    else:
+        title_column, toggle, copy = st.columns([4, 1, 1], vertical_alignment="bottom")
     title_column.title(title)
-    with tools:
-        # The page's own scripts sit in this row too: on their own they would add empty rows.
-        if presenting():
-            back, forward, toggle, copy = st.columns([2.6, 2.6, 2.4, 2], vertical_alignment="center")
-            presenter_navigation(_frame.page, back, forward)
-        else:
-            toggle, copy = st.columns(2, vertical_alignment="center")
-        with toggle:
-            presenter_toggle()
-        with copy:
-            copy_link_button()
-            # the page's keys, and plotly.js loading as the page opens (or cached for later pages)
-            st.html(TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page), unsafe_allow_javascript=True)
-    with st.container(key="intro"):
+    with toggle:
+        presenter_toggle()
+    with copy:  # the page's own scripts sit in this row too: on their own they would add an empty row
+        # the page's keys, and plotly.js loading as the page opens (or cached for later pages)
+        copy_link_button(scripts=TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page))
+    if not presenting():  # a projector shows no intro
         st.caption(intro)
     if carries_trained:
         trained = session_trained()

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not w
 # The root font as a saved page's presenter mode sizes it; everything in rem follows.
 PRESENTER_CSS = f"\n<style>\nhtml {{ font-size: {PRESENTER_FONT_SIZE}; }}" + """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
-[data-testid="stToolbar"], [data-testid="stDecoration"], footer, .st-key-intro { display: none !important; }
+[data-testid="stToolbar"], [data-testid="stDecoration"], footer { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.8rem 2rem 2rem; max-width: 100%; }
 [data-testid="stApp"], [data-testid="stMarkdownContainer"], [data-testid="stCaptionContainer"] { color: #000 !important; }
 h1 { font-size: 2rem !important; padding: 0.2rem 0 !important; }

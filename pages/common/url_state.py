@@ -192,6 +192,7 @@ def linked_value(param: str):
         return None
 
 
-def copy_link_button() -> None:
-    """A button that copies the address bar, which holds the whole view."""
-    st.html(COPY_LINK_HTML, unsafe_allow_javascript=True)
+def copy_link_button(scripts: str = "") -> None:
+    """A button that copies the address bar, which holds the whole view;
+    `scripts`, the page's other scripts, come in the same element."""
+    st.html(COPY_LINK_HTML + scripts, unsafe_allow_javascript=True)

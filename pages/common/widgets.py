@@ -14,7 +14,7 @@ from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
 from bpe_core.budgeted_encoding import encode_within_budget
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.tokens import TOKEN_KEYS_JS, token_html
+from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
@@ -137,8 +137,6 @@ def read_upload(uploaded) -> str | None:
 TOKEN_KEYS_HTML = f"<script>{TOKEN_KEYS_JS}</script>"
 
 
-
-
 def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
     """Explain, once per page, why special-token text is shown as plain text."""
     found = found_in(text, {special for tokenizer in tokenizers for special in tokenizer.special_tokens})
@@ -177,11 +175,15 @@ def view_of(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int |
     return view.text, view.spans
 
 
-def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=()) -> None:
-    """The coloured token view, capped so a long text stays responsive."""
+def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colour_by="position", highlight_ids=(),
+                counts: bool = False) -> None:
+    """The coloured token view, capped so a long text stays responsive;
+    with `counts`, what the text costs above it, in the same element (each
+    element is work for the browser)."""
     shown = spans[:MAX_RENDERED_TOKENS]
     st.html(
-        token_html(
+        (counts_html(text, len(spans)) if counts else "")
+        + token_html(
             text,
             spans,
             cards=token_origins(tokenizer, [span.id for span in shown]),
@@ -194,24 +196,13 @@ def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colou
     )
 
 
-def show_counts(text: str, spans) -> None:
-    """Tokens, characters, bytes, words and bytes per token, in one row."""
-    size = len(text.encode("utf-8"))
-    columns = st.columns(5)
-    columns[0].metric("Tokens", f"{len(spans):,}")
-    columns[1].metric("Characters", f"{len(text):,}")
-    columns[2].metric("Bytes (UTF-8)", f"{size:,}")
-    columns[3].metric("Words", f"{len(text.split()):,}")
-    columns[4].metric("Bytes per token", f"{size / len(spans):.2f}" if spans else "–")
-
-
 def text_with_tokens(tokenizer: Tokenizer, *, allow_special: bool, show_ids: bool = False,
                      colour_by: str = "position", label: str = "Text", height: int = 160) -> tuple[str, list]:
-    """The shared text box, its counts and its tokens, under one tokenizer;
+    """The shared text box, its counts (tokens, characters, bytes, words,
+    bytes per token) and its tokens, under one tokenizer;
     returns the text and its token spans."""
     text = shared_text(label, height)
     special_token_notice(text, [tokenizer], allow_special)
     text, spans = view_of(tokenizer, text, allow_special=allow_special)
-    show_counts(text, spans)
-    show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by)
+    show_tokens(text, spans, tokenizer, show_ids=show_ids, colour_by=colour_by, counts=True)
     return text, spans

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core.encodings import tiktoken_encoding
-from tests.browser import assert_no_exception, new_page, open_page, screenshot
+from tests.browser import ROOT, assert_no_exception, new_page, open_page, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -81,3 +81,44 @@ def test_the_quirks_page_jumps_to_a_quirk(server, page):
     assert heading.evaluate("h => h.getBoundingClientRect().top") > page.viewport_size["height"]  # far down the page
     page.locator(".quirk-jump", has_text="Python indentation").click()
     expect(heading).to_be_in_viewport()
+
+
+# The box's module, run on its own: a mount element like Streamlit's, and a
+# `draw(value)` that calls the module as Streamlit does when a run draws the box.
+MOUNT_LIVE_TEXT = """async code => {
+  const module = await import(URL.createObjectURL(new Blob([code], {type: "text/javascript"})));
+  const mount = document.createElement("div");
+  mount.innerHTML = '<label></label><textarea></textarea>';
+  document.body.append(mount);
+  window.sent = [];
+  window.box = mount.querySelector("textarea");
+  window.draw = value => module.default({
+    data: {label: "Text", value, height: 100, placeholder: ""},
+    parentElement: mount,
+    setStateValue: (name, text) => window.sent.push(text),
+  });
+}"""
+
+
+def test_a_late_run_never_takes_back_what_was_typed_since(chromium):
+    """On a busy server the run for an earlier pause in typing can draw the
+    box after a later pause was sent: that echo must not replace the box's
+    text (typed letters were lost this way at load 20-40). Text the page
+    sets itself (a quirk opened, another page's text) still replaces it."""
+    page = chromium.new_page()
+    try:
+        page.evaluate(MOUNT_LIVE_TEXT, (ROOT / "pages" / "common" / "live_text.js").read_text())
+        page.evaluate("draw('')")
+        for typed in ("Hello", "Hello world", "Hello world, tokens"):
+            page.evaluate("text => { box.value = text; box.onblur(); }", typed)  # a pause sends it
+        assert page.evaluate("sent") == ["Hello", "Hello world", "Hello world, tokens"]
+        page.evaluate("draw('Hello')")  # the first pause's run, drawn late
+        assert page.evaluate("box.value") == "Hello world, tokens"
+        page.evaluate("draw('Hello world, tokens')")  # the last one's
+        assert page.evaluate("box.value") == "Hello world, tokens"
+        page.evaluate("draw('ﬁ ligature')")  # the page's own text
+        assert page.evaluate("box.value") == "ﬁ ligature"
+        page.evaluate("box.onblur()")  # nothing typed since: nothing sent
+        assert page.evaluate("sent.length") == 3
+    finally:
+        page.close()

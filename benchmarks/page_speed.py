@@ -9,7 +9,8 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   each page; against the bare app's first visit (with --first-visits N);
 - fully drawn, second visit: the same from a page load, on a server that has
   served every page once and finished its warm-up, each in a fresh browser
-  session;
+  session, each load followed by a load of the bare app (its own time moves
+  between runs, so each page is compared with bare loads of its moment);
 - first paint: from a page load's start to its title (h1) in the page, for
   every page, each in a fresh browser session, against a bare app whose
   script is one st.title; median and worst of the rounds, as ratios;
@@ -119,6 +120,14 @@ def change_time(page, selector: str, action: str) -> float:
     ) / 1000
 
 
+def paired(measure, browser, ours: str, bare: str, rounds: int) -> tuple[list[float], list[float]]:
+    """`measure` of our page and of the bare app, load after load: the bare
+    page's own time moves by a quarter between runs on a quiet machine, so
+    each page is compared with bare loads made at the same time as its own."""
+    pairs = [(measure(browser, ours), measure(browser, bare)) for _ in range(rounds)]
+    return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
+
+
 def summary(ours: list[float], bare: list[float]) -> str:
     return (f"median {statistics.median(ours):.3f} s vs {statistics.median(bare):.3f} s "
             f"= {statistics.median(ours) / statistics.median(bare):.2f}x; "
@@ -162,16 +171,13 @@ def main() -> None:
             for page in PAGES:
                 drawn_time(browser, f"{app.url}/{page.url_path}")
             app.wait_until_warmed()  # and what it warms at start, which it does meanwhile
-            print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each:")
-            bare_times = [drawn_time(browser, bare_server.url) for _ in range(rounds)]
+            print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each, "
+                  "each against the bare app's loads just before it:")
             for page in pages:
-                times = [drawn_time(browser, f"{app.url}/{page.url_path}") for _ in range(rounds)]
-                print(f"  {page.title:<17} {summary(times, bare_times)}")
-            print(f"First paint (load to title), {rounds} fresh sessions each:")
-            bare_times = [title_time(browser, bare_server.url) for _ in range(rounds)]
+                print(f"  {page.title:<17} {summary(*paired(drawn_time, browser, f'{app.url}/{page.url_path}', bare_server.url, rounds))}")
+            print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
-                times = [title_time(browser, f"{app.url}/{page.url_path}") for _ in range(rounds)]
-                print(f"  {page.title:<17} {summary(times, bare_times)}")
+                print(f"  {page.title:<17} {summary(*paired(title_time, browser, f'{app.url}/{page.url_path}', bare_server.url, rounds))}")
 
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(f"{app.url}/train")

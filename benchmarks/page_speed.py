@@ -6,7 +6,8 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
 - fully drawn, first visit: from starting a fresh server to each page drawn
   (Streamlit's "script finished", its script state idle, no element still
   loading), the first request that server serves: a talk's first click on
-  each page; against the bare app's first visit (with --first-visits N);
+  each page; each against a fresh bare app's first visit just after it (with
+  --first-visits N);
 - fully drawn, second visit: the same from a page load, on a server that has
   served every page once and finished its warm-up, each in a fresh browser
   session, each load followed by a load of the bare app (its own time moves
@@ -120,11 +121,12 @@ def change_time(page, selector: str, action: str) -> float:
     ) / 1000
 
 
-def paired(measure, browser, ours: str, bare: str, rounds: int) -> tuple[list[float], list[float]]:
-    """`measure` of our page and of the bare app, load after load: the bare
-    page's own time moves by a quarter between runs on a quiet machine, so
-    each page is compared with bare loads made at the same time as its own."""
-    pairs = [(measure(browser, ours), measure(browser, bare)) for _ in range(rounds)]
+def paired(ours, bare, rounds: int) -> tuple[list[float], list[float]]:
+    """Our measure and the bare app's, one after the other, `rounds` times:
+    the bare page's own time moves by a quarter between runs on a quiet
+    machine, so each page is compared with bare loads made at the same time
+    as its own."""
+    pairs = [(ours(), bare()) for _ in range(rounds)]
     return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
 
 
@@ -157,10 +159,9 @@ def main() -> None:
         if args.first_visits:
             print("First visit, fully drawn (server start to the page drawn, the first it serves), "
                   f"{args.first_visits} rounds:")
-            theirs = [first_visit(browser, bare, "") for _ in range(args.first_visits)]
             for page in pages:
-                ours = [first_visit(browser, ROOT, page.url_path) for _ in range(args.first_visits)]
-                print(f"  {page.title:<17} {summary(ours, theirs)}")
+                print(f"  {page.title:<17} " + summary(*paired(lambda: first_visit(browser, ROOT, page.url_path),
+                                                               lambda: first_visit(browser, bare, ""), args.first_visits)))
 
         app = StreamlitServer()
         bare_server = StreamlitServer(app_dir=bare)
@@ -174,10 +175,14 @@ def main() -> None:
             print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each, "
                   "each against the bare app's loads just before it:")
             for page in pages:
-                print(f"  {page.title:<17} {summary(*paired(drawn_time, browser, f'{app.url}/{page.url_path}', bare_server.url, rounds))}")
+                url = f"{app.url}/{page.url_path}"
+                print(f"  {page.title:<17} " + summary(*paired(lambda: drawn_time(browser, url),
+                                                               lambda: drawn_time(browser, bare_server.url), rounds)))
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
-                print(f"  {page.title:<17} {summary(*paired(title_time, browser, f'{app.url}/{page.url_path}', bare_server.url, rounds))}")
+                url = f"{app.url}/{page.url_path}"
+                print(f"  {page.title:<17} " + summary(*paired(lambda: title_time(browser, url),
+                                                               lambda: title_time(browser, bare_server.url), rounds)))
 
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(f"{app.url}/train")

@@ -51,6 +51,7 @@ MODEL_NAMES = {
     "whisper": "Whisper", "claude_legacy": "Claude 1/2",
 }
 NAMED_IN_SUMMARY = 3  # tokenizers a several-tokenizer picker's button names; the rest are counted
+PICKER_WIDTH = 520  # px: a picker in a popover is as wide as its labels, not as its button
 
 
 @contextmanager
@@ -66,7 +67,7 @@ def tokenizer_menu(label: str, key: str, default: str = "cl100k_base", *, note: 
     choices = tokenizer_choices()
     chosen = current_choice(key, choices, default)  # the button is drawn before the picker it opens
     with st.popover(f"{label}: {tokenizer_summary(chosen)}{note}", key=f"{key}_menu"):
-        yield tokenizer_by_name(labelled_choice(st, label, choices, key=key, default=default))
+        yield tokenizer_by_name(labelled_choice(st, label, choices, key=key, default=default, width=PICKER_WIDTH))
 
 
 def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
@@ -82,7 +83,7 @@ def pick_tokenizers(label: str, key: str, default: list[str], help: str | None =
     choices = tokenizer_choices()
     chosen = current_choices(key, choices, default)
     with st.popover(f"{label}: {tokenizers_summary(chosen)}", key=f"{key}_menu"):
-        return labelled_choices(st, label, choices, key=key, default=default, help=help)
+        return labelled_choices(st, label, choices, key=key, default=default, help=help, width=PICKER_WIDTH)
 
 
 def tokenizer_summary(name: str) -> str:

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
 from pages.common.names import HOME, PAGES
-from tests.browser import assert_no_exception, new_page, open_page, run, type_into
+from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_page, run, type_into
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -61,7 +61,8 @@ def test_payloads_typed_into_every_text_box_are_shown_as_text(server, page, path
 def test_a_hostile_file_name_is_shown_literally(server, page):
     requests = recorded(page)
     open_page(page, f"{server.url}/inspect", "Inspect")
-    page.get_by_text("Load your own tokenizer").click()
+    open_menu(page, "inspect_tokenizer_menu")
+    run(page, page.get_by_text("Load your own tokenizer").click)
     name = "![p](http://evil.example/p.png)<img src=x onerror=window.__xss=4>:red[x].json"
     run(page, lambda: page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         {"name": name, "mimeType": "application/json", "buffer": b'{"model": {"type": "WordPiece"}}'}
@@ -79,17 +80,20 @@ def test_sessions_do_not_see_each_others_text_or_tokenizers_and_uploads_stay_off
     before = files_under(ROOT)
     alice = new_page(browser)
     open_page(alice, f"{server.url}/inspect", "Inspect")
-    alice.get_by_text("Load your own tokenizer").click()
+    open_menu(alice, "inspect_tokenizer_menu")
+    run(alice, alice.get_by_text("Load your own tokenizer").click)
     secret = train("private words, private words", num_merges=4, pattern="gpt2")
     run(alice, lambda: alice.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
         {"name": "alices-secret.json", "mimeType": "application/json", "buffer": tokenizer_to_json(secret).encode()}
     ))
     expect(alice.get_by_role("combobox", name="Tokenizer")).to_have_value(re.compile("^Loaded from alices-secret.json"))
+    expect(menu_label(alice, "inspect_tokenizer_menu")).to_contain_text("alices-secret.json")
     type_into(alice, alice.locator("textarea").first, "alice's secret text")
     expect(alice.locator(".bpe-text").first).to_contain_text("alice's·secret·text")
 
     bob = new_page(browser)
     open_page(bob, f"{server.url}/inspect", "Inspect")
+    open_menu(bob, "inspect_tokenizer_menu")
     bob.locator('[data-testid="stSelectbox"]').first.click()
     options = bob.locator('[role="option"]').all_inner_texts()
     assert options and not any("alices-secret" in option for option in options)

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from bpe_core import train
 from bpe_core.samples import catalog
-from tests.browser import assert_no_exception, new_page, open_page, run, screenshot, type_into
+from tests.browser import assert_no_exception, new_page, open_menu, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
 
@@ -37,6 +37,7 @@ def test_the_trained_tokenizer_travels_to_other_pages_links(server, browser, pag
     assert "trained" in parse_qs(urlparse(page.url).query)
     other = new_page(browser)
     open_page(other, page.url, "Compare")
+    open_menu(other, "compare_tokenizers_menu")
     chosen = other.locator('[data-testid="stMultiSelect"]').first
     expect(chosen).to_contain_text("Trained here — 400 tokens")  # rebuilt from the link's recipe in this new session
     assert_no_exception(other)
@@ -95,13 +96,16 @@ def test_upload_a_rank_file_then_download_the_view_as_slides(server, page, tmp_p
     from bpe_core.encodings import RANK_FILES, tiktoken_encoding
 
     open_page(page, f"{server.url}/inspect?text=Hello%20slides%2012345", "Inspect")
-    page.get_by_text("Load your own tokenizer").click()
+    open_menu(page, "inspect_tokenizer_menu")
+    run(page, page.get_by_text("Load your own tokenizer").click)
     upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     run(page, lambda: upload.set_input_files(str(RANK_FILES / "o200k_base.tiktoken.gz")))
     expect(page.get_by_text("Loaded “o200k_base.tiktoken.gz” and selected it.")).to_be_visible()
     expected = len(tiktoken_encoding("o200k_base").encode("Hello slides 12345"))
     expect(page.locator(".bpe-count").filter(has_text="Tokens")).to_contain_text(str(expected))
 
+    page.keyboard.press("Escape")  # closes the tokenizer's popover
+    open_menu(page, "inspect_downloads")
     with page.expect_download() as png:
         page.get_by_role("button", name="Slide (PNG)").click()
     path = tmp_path / "tokens.png"

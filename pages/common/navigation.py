@@ -25,7 +25,7 @@ import streamlit as st
 
 from pages.common.chart import bundle_html
 from pages.common.names import PAGES, TRAINED, PageInfo
-from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, presenter_toggle, presenting
+from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, presenter_switch, presenting
 from pages.common.tokenizers import restore_trained_from_link, session_trained
 from pages.common.url_state import copy_link_button, link_value
 from pages.common.warming import page_drawn
@@ -81,20 +81,20 @@ def enter_through_app() -> None:
 
 def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None:
     """How every page opens: through app.py, with a linked tokenizer rebuilt,
-    then the title, the presenter toggle, the copy-link button and the intro.
+    then the title, the presenter button, the copy-link button and the intro.
     With `carries_trained`, the link keeps the recipe of the session's
     trained tokenizer, so a copied link rebuilds it."""
     enter_through_app()
     restore_trained_from_link()
     # One row, not a row of rows: each column is an element the browser draws.
     if presenting():
-        title_column, back, forward, toggle, copy = st.columns([6.4, 2.6, 2.6, 2.4, 2], vertical_alignment="bottom")
+        title_column, back, forward, switch, copy = st.columns([6.4, 2.6, 2.6, 2.4, 2], vertical_alignment="bottom")
         presenter_navigation(_frame.page, back, forward)
     else:
-        title_column, toggle, copy = st.columns([4, 1, 1], vertical_alignment="bottom")
+        title_column, switch, copy = st.columns([4, 1, 1], vertical_alignment="bottom")
     title_column.title(title)
-    with toggle:
-        presenter_toggle()
+    with switch:
+        presenter_switch()
     with copy:  # the page's own scripts sit in this row too: on their own they would add an empty row
         # the page's keys, and plotly.js loading as the page opens (or cached for later pages)
         copy_link_button(scripts=TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page))

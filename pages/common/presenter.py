@@ -1,6 +1,6 @@
 """Presenter mode: the playground on a projector.
 
-Presenter mode (`?present=true`, or the toggle in every page's header)
+Presenter mode (`?present=true`, or the button in every page's header)
 makes everything larger and plainer, to be read from the back of a room:
 
 - the root font grows, and everything sized in rem with it: text, token
@@ -22,7 +22,7 @@ from bpe_core.drawing.deck import DECK_KEYS_JS
 from bpe_core.drawing.standalone import PRESENTER_FONT_SIZE
 from pages.common.chart import plotly_figure
 from pages.common.names import PAGES, PRESENT, PageInfo
-from pages.common.url_state import LINKED
+from pages.common.url_state import keep_in_link
 
 if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not with every page
     import plotly.graph_objects as go
@@ -68,22 +68,29 @@ FIGURE_FONT_SCALE = 1.6  # chart type, larger by this much
 
 
 def presenting() -> bool:
-    """Whether presenter mode is on: the toggle's value, or before the toggle
-    is drawn in this run, the link's."""
-    if PRESENT in st.session_state:
-        return bool(st.session_state[PRESENT])
-    return st.query_params.get(PRESENT, "").lower() == "true"
+    """Whether presenter mode is on: the session's choice, else the link's."""
+    if PRESENT not in st.session_state:
+        st.session_state[PRESENT] = st.query_params.get(PRESENT, "").lower() == "true"
+    return st.session_state[PRESENT]
 
 
-def presenter_toggle() -> None:
-    """The toggle, bound to ?present=, and the presenter style while it is on."""
-    st.toggle(
-        "Presenter", key=PRESENT, **LINKED,
-        help="Large type, no sidebar, tables and charts to be read from afar; Page Up and Page Down "
-        "move between pages. Also ?present=true in a link.",
-    )
-    if presenting():
+def presenter_switch() -> None:
+    """A button that switches presenter mode, kept in the link (?present=true)
+    and for the session's other pages; and the presenter style while it is
+    on. A button, not a toggle: a toggle's code costs every page's first
+    drawing a tenth of a second, a button's next to nothing."""
+    on = presenting()
+    st.button("Presenter", key="present_switch", on_click=_switch_presenting,
+              icon=":material/toggle_on:" if on else ":material/toggle_off:", type="primary" if on else "secondary",
+              help="Large type, no sidebar, tables and charts to be read from afar; Page Up and Page Down "
+              "move between pages. Click again to leave. Also ?present=true in a link.")
+    keep_in_link(PRESENT, str(on).lower(), "false")
+    if on:
         st.html(PRESENTER_CSS)
+
+
+def _switch_presenting() -> None:
+    st.session_state[PRESENT] = not presenting()
 
 
 def presenter_navigation(current: PageInfo, back, forward) -> None:

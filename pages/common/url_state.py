@@ -91,11 +91,8 @@ def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, 
     write the label (a link that carries the label still opens). An id the
     link or the session has that is not offered (an upload of another
     session) falls back to `default`."""
-    ids = list(options)
-    if st.session_state.get(key) not in ids:
-        linked = linked_id(st.query_params.get(key), options)
-        st.session_state[key] = linked if linked is not None else default if default in ids else ids[0]
-    chosen = getattr(place, widget)(label, ids, key=key, format_func=options.get, persist_state="session",
+    current_choice(key, options, default)
+    chosen = getattr(place, widget)(label, list(options), key=key, format_func=options.get, persist_state="session",
                                     **widget_options)
     keep_in_link(key, chosen, default)
     return chosen
@@ -104,18 +101,43 @@ def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, 
 def labelled_choices(place, label: str, options: Mapping[str, str], *, key: str, default: list[str],
                      **widget_options) -> list[str]:
     """`labelled_choice` for several ids at once (a multiselect)."""
-    ids = list(options)
-    if key in st.session_state:
-        chosen = st.session_state[key]
-    else:
-        chosen = [linked_id(linked, options) for linked in st.query_params.get_all(key)] or default
-    st.session_state[key] = [choice for choice in chosen if choice in ids]
-    chosen = place.multiselect(label, ids, key=key, format_func=options.get, persist_state="session", **widget_options)
+    current_choices(key, options, default)
+    chosen = place.multiselect(label, list(options), key=key, format_func=options.get, persist_state="session",
+                               **widget_options)
     if chosen == default:
         st.query_params.pop(key, None)
     elif st.query_params.get_all(key) != chosen:
         st.query_params[key] = chosen
     return chosen
+
+
+def current_choice(key: str, options: Mapping[str, str], default: str) -> str:
+    """The id a `labelled_choice` under `key` shows in this run, known
+    before it is drawn (for a label that summarises it): the session's (a
+    change the user just made), else the link's, else `default`; it is also
+    what the widget starts from."""
+    ids = list(options)
+    if st.session_state.get(key) not in ids:
+        linked = linked_id(st.query_params.get(key), options)
+        st.session_state[key] = linked if linked is not None else default if default in ids else ids[0]
+    return st.session_state[key]
+
+
+def current_choices(key: str, options: Mapping[str, str], default: list[str]) -> list[str]:
+    """`current_choice` for a `labelled_choices`."""
+    if key in st.session_state:
+        chosen = st.session_state[key]
+    else:
+        chosen = [linked_id(linked, options) for linked in st.query_params.get_all(key)] or default
+    st.session_state[key] = [choice for choice in chosen if choice in options]
+    return st.session_state[key]
+
+
+def linked_flag(key: str) -> bool:
+    """A bound toggle's value before it is drawn: the session's, else the link's."""
+    if key in st.session_state:
+        return bool(st.session_state[key])
+    return st.query_params.get(key, "").lower() == "true"
 
 
 def linked_id(linked: str | None, options: Mapping[str, str]) -> str | None:

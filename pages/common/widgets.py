@@ -8,6 +8,9 @@ everything a user typed survives a page change.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import streamlit as st
 
 from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
@@ -19,8 +22,15 @@ from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
-from pages.common.tokenizers import keep_loaded, tokenizer_by_name, tokenizer_choices
-from pages.common.url_state import labelled_choice, labelled_choices, link_text, linked_text
+from pages.common.tokenizers import BUNDLED_ENCODINGS, LOADED, keep_loaded, tokenizer_by_name, tokenizer_choices
+from pages.common.url_state import (
+    current_choice,
+    current_choices,
+    labelled_choice,
+    labelled_choices,
+    link_text,
+    linked_text,
+)
 
 MAX_TEXT_CHARS = 200_000  # typed or pasted text on the inspect/compare pages
 MAX_UPLOAD_BYTES = 10_000_000  # uploaded corpora and tokenizer files
@@ -34,18 +44,73 @@ DEMO_TEXT = (
 
 # ------------------------------------------------------------------ pickers
 
+# The models each bundled encoding is best known by: a picker's button names them.
+MODEL_NAMES = {
+    "gpt2": "GPT-2", "p50k_base": "Codex", "cl100k_base": "GPT-4", "o200k_base": "GPT-4o", "o200k_harmony": "gpt-oss",
+    "llama3": "Llama 3", "llama4": "Llama 4", "tekken": "Mistral NeMo", "mistral_v3": "Mistral v3", "qwen": "Qwen",
+    "whisper": "Whisper", "claude_legacy": "Claude 1/2",
+}
+NAMED_IN_SUMMARY = 3  # tokenizers a several-tokenizer picker's button names; the rest are counted
+PICKER_WIDTH = 520  # px: a picker in a popover is as wide as its labels, not as its button
+
+
+@contextmanager
+def tokenizer_menu(label: str, key: str, default: str = "cl100k_base", *, note: str = "") -> Iterator[Tokenizer]:
+    """A tokenizer picker in a popover whose button says what is chosen
+    ("Tokenizer: GPT-4 (cl100k_base)"), so the page says what it shows
+    while the browser draws the picker only when it is opened (a select box
+    costs a page's load a fifth of a second; a closed popover almost
+    nothing). The link keeps the tokenizer's name (the key is the URL
+    parameter). Yields the tokenizer; what the caller draws in its `with`
+    block joins the popover (the view's options), and `note` joins the
+    button's label (what those options are set to)."""
+    choices = tokenizer_choices()
+    chosen = current_choice(key, choices, default)  # the button is drawn before the picker it opens
+    with st.popover(f"{label}: {tokenizer_summary(chosen)}{note}", key=f"{key}_menu"):
+        yield tokenizer_by_name(labelled_choice(st, label, choices, key=key, default=default, width=PICKER_WIDTH))
+
 
 def pick_tokenizer(label: str, key: str, default: str = "cl100k_base") -> Tokenizer:
-    """A tokenizer picker that says what each tokenizer is; the link keeps
-    its name (the key is the URL parameter)."""
-    name = labelled_choice(st, label, tokenizer_choices(), key=key, default=default)
-    return tokenizer_by_name(name)
+    """A `tokenizer_menu` with nothing else in it."""
+    with tokenizer_menu(label, key, default) as tokenizer:
+        return tokenizer
 
 
 def pick_tokenizers(label: str, key: str, default: list[str], help: str | None = None) -> list[str]:
-    """Several tokenizers, likewise; names that are not in this session (a
-    link from another session's upload) are dropped."""
-    return labelled_choices(st, label, tokenizer_choices(), key=key, default=default, help=help)
+    """Several tokenizers, likewise in a popover whose button names the
+    first few ("Tokenizers: GPT-2, GPT-4, GPT-4o +2"); names that are not
+    in this session (a link from another session's upload) are dropped."""
+    choices = tokenizer_choices()
+    chosen = current_choices(key, choices, default)
+    with st.popover(f"{label}: {tokenizers_summary(chosen)}", key=f"{key}_menu"):
+        return labelled_choices(st, label, choices, key=key, default=default, help=help, width=PICKER_WIDTH)
+
+
+def tokenizer_summary(name: str) -> str:
+    """A picker's choice in a few words, as Markdown for a button's label:
+    "GPT-4 (cl100k_base)", "Trained here (400 tokens)", "mine.json (5,000 tokens)"."""
+    if name in MODEL_NAMES:
+        return f"{MODEL_NAMES[name]} ({name})"
+    if name in BUNDLED_ENCODINGS:
+        return name
+    size = f"{len(tokenizer_by_name(name).vocab):,} tokens"  # the session's own: in memory already
+    return f"{short_name(name)} ({size})"
+
+
+def tokenizers_summary(names: list[str]) -> str:
+    """Several choices: the first few by name, then how many more."""
+    if not names:
+        return "none chosen"
+    named = ", ".join(MODEL_NAMES.get(name) or short_name(name) for name in names[:NAMED_IN_SUMMARY])
+    more = len(names) - NAMED_IN_SUMMARY
+    return f"{named} +{more}" if more > 0 else named
+
+
+def short_name(name: str) -> str:
+    """A picker name as a button shows it; a file's name is the user's, so escaped."""
+    if name.startswith(LOADED):
+        return markdown_literal(name.removeprefix(LOADED))
+    return markdown_literal(name[:1].upper() + name[1:])
 
 
 def tokenizer_upload(key: str, picker_key: str) -> None:

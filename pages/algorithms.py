@@ -36,6 +36,7 @@ from bpe_core.hf_trainers import HFTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
+from pages.common.popover_labels import current_choice, current_whole_number
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 
@@ -159,8 +160,9 @@ def show_measures(measures: Measures, held_out: str) -> None:
         "words split": st.column_config.NumberColumn(format="percent", help="Words that take more than one token"),
         "characters lost": st.column_config.NumberColumn(help="Characters of the text behind unknown tokens"),
     })
-    st.download_button("These numbers (CSV)", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
-                       key="algorithms_csv", on_click="ignore")
+    with st.popover("These numbers (CSV)"):  # the download button's code is loaded only once it is opened
+        st.download_button("Download algorithms.csv", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
+                           key="algorithms_csv", on_click="ignore")
     show_figure(measures.chart, key="algorithms_chart")  # shared: drawing never changes a figure
     st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
 
@@ -184,16 +186,27 @@ def show_keeps_and_drops(measures: Measures) -> None:
                 st.caption("Nothing is unknown: every byte has a token.")
 
 
-corpora = algorithm_corpora()
-settings = st.columns([3, 2], vertical_alignment="bottom")
-corpus_id = settings[0].selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
-                                  format_func=corpora.get, key="algorithms_corpus",
-                                  **LINKED)
-vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=DEFAULT_VOCAB_SIZE,
-                                min_value=300, max_value=8_000, step=500)
+CORPUS_KEY, VOCAB_KEY = "algorithms_corpus", "algorithms_vocab"
+VOCAB_RANGE = dict(min_value=300, max_value=8_000)
+
+
+def choose_training() -> tuple[str, int]:
+    """The training text and vocabulary size, in a popover labelled with them."""
+    corpora = algorithm_corpora()
+    shown_corpus = current_choice(CORPUS_KEY, corpora, DEFAULT_CORPUS)
+    shown_size = current_whole_number(VOCAB_KEY, DEFAULT_VOCAB_SIZE, **VOCAB_RANGE)
+    with st.popover(f"Trained on {markdown_literal(corpora[shown_corpus])}, {shown_size:,} tokens each"):
+        corpus_id = st.selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
+                                 format_func=corpora.get, key=CORPUS_KEY, **LINKED)
+        vocab_size = whole_number_input(st, "Vocabulary size (each)", key=VOCAB_KEY, value=DEFAULT_VOCAB_SIZE,
+                                        **VOCAB_RANGE, step=500)
+    return corpus_id, int(vocab_size)
+
+
+corpus_id, vocab_size = choose_training()
 st.markdown(HOW_EACH_LEARNS)
 try:
-    three = trained_three(corpus_id, int(vocab_size))
+    three = trained_three(corpus_id, vocab_size)
 except (TrainingCancelled, OverBudgetError) as stopped:
     st.warning(markdown_literal(str(stopped)))
     st.stop()

@@ -207,7 +207,7 @@ corpus_id, vocab_size = choose_training()
 st.markdown(HOW_EACH_LEARNS)
 try:
     three = trained_three(corpus_id, vocab_size)
-except (TrainingCancelled, OverBudgetError) as stopped:
+except (TrainingCancelled, OverBudgetError, ValueError) as stopped:  # ValueError: a trainer refused the size
     st.warning(markdown_literal(str(stopped)))
     st.stop()
 held_out_text = corpus_parts(corpus_id)[1]

@@ -111,7 +111,7 @@ def choose_training(place) -> tuple[int, str]:
 
 
 def choose_references(place) -> list[str]:
-    shown = current_choices(REFERENCES_KEY, BUNDLED_ENCODINGS, OPENAI_ENCODINGS)
+    shown = current_choices(REFERENCES_KEY, {name: name for name in BUNDLED_ENCODINGS}, OPENAI_ENCODINGS)
     with place.popover(f"Reference points: {listed(shown)}"):
         return st.multiselect(
             "Reference points", list(BUNDLED_ENCODINGS), default=list(OPENAI_ENCODINGS), key=REFERENCES_KEY,

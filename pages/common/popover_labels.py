@@ -17,30 +17,31 @@ from collections.abc import Mapping, Sequence
 import streamlit as st
 
 from bpe_core.drawing.markdown import markdown_literal
-from pages.common.url_state import _whole_number_from_link, initial_value, linked_id
+from pages.common.url_state import _whole_number_from_link, initial_value
 
 NAMES_SHOWN = 3  # names in a label before "+2"
 
 
-def current_choice(key: str, options: Mapping, default):
-    """The option a one-choice widget (selectbox, segmented control) over
-    `options` (value -> label) will return: a link may name it by its value
-    or by its label (what Streamlit's binding writes)."""
-    value = initial_value(key, default)
-    if value in options:
-        return value
-    return next((option for option, label in options.items() if label == value), default)
-
-
-def current_choices(key: str, options: Mapping, default: Sequence) -> list:
-    """The options a multiselect over `options` (value -> label) will return."""
-    chosen = initial_value(key, None, many=True)
-    if chosen is None:
-        return list(default)
+def current_choice(key: str, labels: Mapping, default):
+    """The option a bound one-choice widget (selectbox, segmented control)
+    will return, its options `labels` (option -> the label its format_func
+    shows): a link names it by that label, as Streamlit's binding writes it."""
     if key in st.session_state:
-        return [value for value in chosen if value in options]
-    linked = [linked_id(value, {str(option): label for option, label in options.items()}) for value in chosen]
-    return [value for value in linked if value is not None]
+        value = st.session_state[key]
+        return value if value in labels else default
+    linked = st.query_params.get(key)
+    return next((option for option, label in labels.items() if label == linked), default)
+
+
+def current_choices(key: str, labels: Mapping, default: Sequence) -> list:
+    """The options a bound multiselect over `labels` (as `current_choice`)
+    will return; a link of which no label is offered leaves the default."""
+    if key in st.session_state:
+        return [value for value in st.session_state[key] if value in labels]
+    linked = st.query_params.get_all(key)
+    by_label = {label: option for option, label in labels.items()}
+    chosen = [by_label[label] for label in linked if label in by_label]
+    return chosen if chosen else list(default) if linked != [""] else []
 
 
 def current_flag(key: str, default: bool) -> bool:

@@ -168,7 +168,7 @@ def test_the_chart_follows_the_reference_points_and_settings_chosen():
     """The chart of bundled corpora is shared by every session: it is the
     one of the settings and reference points chosen, never another's."""
     def markers(at):
-        return {trace["name"] for trace in chart(at)["data"] if trace.get("mode") == "markers"}
+        return {name for trace in chart(at)["data"] if trace.get("mode") == "markers" for name in trace["customdata"]}
 
     at = open_page()
     assert markers(at) == {"gpt2", "cl100k_base", "o200k_base"}

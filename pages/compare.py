@@ -8,11 +8,11 @@ import streamlit as st
 
 from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
 from bpe_core.analysis.downloads import frame_csv
-from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_figure
+from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_bars
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
 from pages.common.popover_labels import current_flag
-from pages.common.presenter import show_figure, show_table
+from pages.common.presenter import show_table
 from pages.common.tokenizers import (
     OPENAI_ENCODINGS, STARTER, TRAINED_HERE, short_label, tokenizer_by_name, tokenizer_choices,
 )
@@ -44,7 +44,7 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
         st.download_button("Download compare.csv", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
                            "text/csv", key="compare_summary_csv", on_click="ignore")
     with chart_column:
-        show_figure(token_count_figure(rows))
+        st.html(token_count_bars(rows))
 
     st.subheader("Token boundaries, line by line")
     st.caption(

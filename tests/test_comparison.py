@@ -278,9 +278,18 @@ def test_no_boundary_bar_where_a_token_continues_on_the_next_line():
 def test_characters_take_their_tokens_colours():
     text = "Hello world"
     markup = aligned_rows_html(text, encode_all(text, ["cl100k_base"]))
-    hello = "".join(f"<span>{char}</span>" for char in "Hello")
-    assert f'style="background:{PALETTE[0]}" title="token 1 · id 9906 · Hello">{hello}</span>' in markup
-    assert f'style="background:{PALETTE[1]}" title="token 2 · id 1917 · ·world">' in markup
+    assert f'style="background:{PALETTE[0]}" title="token 1 · id 9906 · Hello">Hello</span>' in markup
+    assert f'style="background:{PALETTE[1]}" title="token 2 · id 1917 · ·world"><span class="cmp-ws">·</span>world' in markup
+
+
+def test_characters_that_could_join_their_neighbours_are_boxed_and_ascii_is_text():
+    """A box each keeps a vowel sign or an emoji modifier from joining a
+    letter another row draws apart; printable ASCII never joins."""
+    text = "naïve नमस्ते 👍🏽"
+    markup = aligned_rows_html(text, encode_all(text, ["gpt2"]))
+    for char in "ïनमस्ते👍🏽":
+        assert f"<span>{char}</span>" in markup
+    assert not [char for char in "nave" if f"<span>{char}</span>" in markup]
 
 
 def test_a_character_split_across_tokens_is_striped_and_says_so():

@@ -43,7 +43,7 @@ ALIGNED_CSS = """
 .cmp-line { margin-bottom: 0.7rem; }
 .cmp-row { display: flex; line-height: 1.7; white-space: pre; }
 .cmp-row > span { flex: none; }
-.cmp-row > span > span { display: inline-block; }
+.cmp-row > span > span:not(.cmp-ws) { display: inline-block; }
 .cmp-name { width: 7rem; overflow: hidden; text-overflow: ellipsis; padding-right: 0.5rem;
   font-family: sans-serif; font-size: 0.75rem; color: #444; align-self: center; }
 .cmp-start { box-shadow: inset 2px 0 0 #111; }
@@ -143,15 +143,28 @@ def _stripes(colours: Sequence[str]) -> str:
 
 
 def _visible_html(chars: str) -> str:
-    """Escaped characters, each in a box of its own so that no row joins
-    letters another row draws apart (Devanagari vowel signs, emoji sequences
-    split between tokens): the rows would no longer line up. Whitespace and
-    controls are dimmed so they read as markers, not text."""
+    """Escaped characters. Any but printable ASCII is in a box of its own,
+    so that no row joins letters another row draws apart (Devanagari vowel
+    signs, emoji sequences split between tokens): the rows would no longer
+    line up. Printable ASCII never joins, so it stays text, a box fewer per
+    character for the browser to lay out. Whitespace and controls are dimmed
+    so they read as markers, not text."""
     parts = []
-    for char in chars:
-        marker = visible_marker(char)
-        parts.append(f"<span>{html.escape(char)}</span>" if marker is None else f'<span class="cmp-ws">{marker}</span>')
+    for kind, group in groupby(chars, key=_character_kind):
+        group = "".join(group)
+        if kind == "ascii":
+            parts.append(html.escape(group))
+        elif kind == "marker":
+            parts.append(f'<span class="cmp-ws">{"".join(visible_marker(char) for char in group)}</span>')
+        else:
+            parts.extend(f"<span>{html.escape(char)}</span>" for char in group)
     return "".join(parts)
+
+
+def _character_kind(char: str) -> str:
+    if visible_marker(char) is not None:
+        return "marker"
+    return "ascii" if " " < char < "\x7f" else "boxed"
 
 
 STRETCHES_CSS = """

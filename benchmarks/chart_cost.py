@@ -2,7 +2,7 @@
 the machine is: the plotly.js code each chart page fetches, and the long
 tasks (over 50 ms of the main thread) while it loads, in headless Chromium.
 
-    python benchmarks/chart_cost.py [--pages compare algorithms ...] [--loads 2]
+    python benchmarks/chart_cost.py [--pages compression tax ...] [--loads 2]
 
 Each page is loaded `--loads` times in one browser context: the first with an
 empty cache, the later ones with what the first cached (a second visit). For
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.page_speed import BARE_APP  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
-CHART_PAGES = ["compression", "compare", "algorithms", "tax", "vocabulary"]
+CHART_PAGES = ["compression", "tax", "vocabulary"]  # Compare and Three algorithms draw their bars as HTML
 
 OBSERVE = """
 window.__longTasks = [];

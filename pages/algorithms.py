@@ -2,13 +2,12 @@
 same vocabulary size, then the same text through each.
 
 Widgets only: training and measuring are `bpe_core.analysis.algorithms`
-(Hugging Face's trainers behind `bpe_core.hf_trainers`), the table, chart
+(Hugging Face's trainers behind `bpe_core.hf_trainers`), the table, bars
 and chips `bpe_core.drawing.algorithms`. Training is cached for every session,
 and so is what the page measures of the three tokenizers (`measured`).
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -30,17 +29,15 @@ from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_algorithms import BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, shipped_three
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
-from bpe_core.drawing.algorithms import algorithm_figure, algorithm_frame, only_here_html
+from bpe_core.drawing.algorithms import algorithm_bars, algorithm_frame, only_here_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.hf_trainers import HFTokenizer
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
+from pages.common.presenter import show_table
 from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
+from pages.common.popover_labels import current_choice, current_whole_number
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
-
-if TYPE_CHECKING:
-    import plotly.graph_objects as go
 
 HOW_EACH_LEARNS = """
 | | learns by | a word's pieces | a character it never saw | whitespace |
@@ -103,7 +100,7 @@ class Measures:
     only_here: dict[str, tuple[OnlyHere, ...]]  # the first ONLY_HERE_SHOWN of each
     only_here_count: dict[str, int]
     lost: dict[str, tuple[str, ...]]  # the first LOST_SHOWN + 1 of each
-    chart: "go.Figure"  # of the costs: built once too (plotly.py checks every property as it builds)
+    bars: str  # of the costs, as HTML
 
 
 def measured(corpus_id: str, tokenizers: dict) -> Measures:
@@ -131,7 +128,7 @@ def _measured(corpus_id: str, key: tuple, _tokenizers: dict) -> Measures:
         only_here={algorithm: tuple(pieces[:ONLY_HERE_SHOWN]) for algorithm, pieces in only.items()},
         only_here_count={algorithm: len(pieces) for algorithm, pieces in only.items()},
         lost={algorithm: tuple(stretches[:LOST_SHOWN + 1]) for algorithm, stretches in lost.items()},
-        chart=algorithm_figure(costs),
+        bars=algorithm_bars(costs),
     )
 
 
@@ -159,9 +156,10 @@ def show_measures(measures: Measures, held_out: str) -> None:
         "words split": st.column_config.NumberColumn(format="percent", help="Words that take more than one token"),
         "characters lost": st.column_config.NumberColumn(help="Characters of the text behind unknown tokens"),
     })
-    st.download_button("These numbers (CSV)", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
-                       key="algorithms_csv", on_click="ignore")
-    show_figure(measures.chart, key="algorithms_chart")  # shared: drawing never changes a figure
+    with st.popover("These numbers (CSV)"):  # the download button's code is loaded only once it is opened
+        st.download_button("Download algorithms.csv", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
+                           key="algorithms_csv", on_click="ignore")
+    st.html(measures.bars)
     st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
 
 
@@ -184,17 +182,28 @@ def show_keeps_and_drops(measures: Measures) -> None:
                 st.caption("Nothing is unknown: every byte has a token.")
 
 
-corpora = algorithm_corpora()
-settings = st.columns([3, 2], vertical_alignment="bottom")
-corpus_id = settings[0].selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
-                                  format_func=corpora.get, key="algorithms_corpus",
-                                  **LINKED)
-vocab_size = whole_number_input(settings[1], "Vocabulary size (each)", key="algorithms_vocab", value=DEFAULT_VOCAB_SIZE,
-                                min_value=300, max_value=8_000, step=500)
+CORPUS_KEY, VOCAB_KEY = "algorithms_corpus", "algorithms_vocab"
+VOCAB_RANGE = dict(min_value=300, max_value=8_000)
+
+
+def choose_training() -> tuple[str, int]:
+    """The training text and vocabulary size, in a popover labelled with them."""
+    corpora = algorithm_corpora()
+    shown_corpus = current_choice(CORPUS_KEY, corpora, DEFAULT_CORPUS)
+    shown_size = current_whole_number(VOCAB_KEY, DEFAULT_VOCAB_SIZE, **VOCAB_RANGE)
+    with st.popover(f"Trained on {markdown_literal(corpora[shown_corpus])}, {shown_size:,} tokens each"):
+        corpus_id = st.selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
+                                 format_func=corpora.get, key=CORPUS_KEY, **LINKED)
+        vocab_size = whole_number_input(st, "Vocabulary size (each)", key=VOCAB_KEY, value=DEFAULT_VOCAB_SIZE,
+                                        **VOCAB_RANGE, step=500)
+    return corpus_id, int(vocab_size)
+
+
+corpus_id, vocab_size = choose_training()
 st.markdown(HOW_EACH_LEARNS)
 try:
-    three = trained_three(corpus_id, int(vocab_size))
-except (TrainingCancelled, OverBudgetError) as stopped:
+    three = trained_three(corpus_id, vocab_size)
+except (TrainingCancelled, OverBudgetError, ValueError) as stopped:  # ValueError: a trainer refused the size
     st.warning(markdown_literal(str(stopped)))
     st.stop()
 held_out_text = corpus_parts(corpus_id)[1]

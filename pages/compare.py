@@ -8,10 +8,11 @@ import streamlit as st
 
 from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
 from bpe_core.analysis.downloads import frame_csv
-from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_figure
+from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_bars
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
+from pages.common.popover_labels import current_flag
+from pages.common.presenter import show_table
 from pages.common.tokenizers import (
     OPENAI_ENCODINGS, STARTER, TRAINED_HERE, short_label, tokenizer_by_name, tokenizer_choices,
 )
@@ -39,10 +40,11 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     table_column, chart_column = st.columns(2)
     with table_column:
         show_table(rows, grid=False, hide_index=True, column_config=SUMMARY_COLUMNS)
-    table_column.download_button("Summary (CSV)", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
-                                 "text/csv", key="compare_summary_csv", on_click="ignore")
+    with table_column.popover("Summary (CSV)"):  # the download button's code is loaded only once it is opened
+        st.download_button("Download compare.csv", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
+                           "text/csv", key="compare_summary_csv", on_click="ignore")
     with chart_column:
-        show_figure(token_count_figure(rows))
+        st.html(token_count_bars(rows))
 
     st.subheader("Token boundaries, line by line")
     st.caption(
@@ -71,14 +73,24 @@ def show_differences(text: str, results: dict) -> None:
     )
     st.html(stretches_html(stretch_table(shown),
                            max_height_rem=STRETCHES_HEIGHT if len(shown) > STRETCHES_SCROLL_FROM else None))
-    st.download_button("All differing stretches (CSV)", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
-                       "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
+    with st.popover("All differing stretches (CSV)"):
+        st.download_button("Download differences.csv", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
+                           "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 
 
 page_header(
     "Compare",
     "One text through several tokenizers: how many tokens each needs, and exactly where they split differently.",
 )
+
+
+SPECIAL_KEY = "compare_special"
+
+
+def choose_special() -> bool:
+    """Whether `<|endoftext|>` in the text is a special token, in a popover labelled with the choice."""
+    with st.popover(f"Special tokens: {'on' if current_flag(SPECIAL_KEY, False) else 'off'}"):
+        return st.toggle("Special tokens", key=SPECIAL_KEY, **LINKED, help="Encode `<|endoftext|>` as a special token")
 
 
 @st.fragment  # typing reruns the comparison, not the page
@@ -89,8 +101,7 @@ def comparison() -> None:
         own = TRAINED_HERE if TRAINED_HERE in tokenizer_choices() else STARTER
         selected = pick_tokenizers("Tokenizers", COMPARE_TOKENIZERS, [own, *OPENAI_ENCODINGS])
     with special_column:
-        special = st.toggle("Special tokens", key="compare_special", **LINKED,
-                            help="Encode `<|endoftext|>` as a special token")
+        special = choose_special()
     if len(selected) < 2:
         st.info("Choose at least two tokenizers to compare.")
     elif not text:

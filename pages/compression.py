@@ -36,11 +36,12 @@ from pages.common.tokenizers import (
     session_trained,
     train_on,
 )
+from pages.common.popover_labels import current_choice, current_choices, current_flag, current_whole_number, listed
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
 METRIC_LABELS = {"bytes": "Bytes", "chars": "Characters"}
-NUMBERS_OPEN = "compression_numbers"  # the expander of the numbers: open or not
+NUMBERS_OPEN = "compression_numbers"  # the popover of the numbers: open or not
 
 page_header(
     "Compression",
@@ -61,47 +62,89 @@ def corpus_options() -> dict[str, str]:
     return options
 
 
-def choose_corpora(options: dict[str, str]) -> list[str]:
-    return st.multiselect(
-        "Corpora",
-        list(options),
-        default=[corpus_id for corpus_id in DEFAULT_CORPORA if corpus_id in options],
-        format_func=options.get,
-        key="compression_corpora",
-        max_selections=len(CORPUS_COLOURS),
-        **LINKED,
-        help="Each is trained on separately. “Trained here” is the tokenizer from the Train page, "
-        "measured on its own training text.",
-    )
+CORPORA_KEY, REFERENCES_KEY = "compression_corpora", "compression_references"
+VOCAB_KEY, PATTERN_KEY = "compression_vocab", "compression_pattern"
+METRIC_KEY, LOG_X_KEY = "compression_metric", "compression_log_x"
+VOCAB_RANGE = dict(min_value=300, max_value=20_000)
+SHORT_CORPUS_NAMES = {  # for the label of the corpora's popover; the widget shows the full titles
+    "english_prose": "English prose", "japanese": "Japanese prose", "python_code": "Python code",
+    "emoji_and_unicode": "Emoji chat", "tiny_shakespeare": "Tiny Shakespeare", TRAINED_HERE: TRAINED_HERE_LABEL,
+}
 
 
-def choose_settings() -> dict:
-    columns = st.columns([1, 1, 1.1, 1.2], vertical_alignment="bottom")
-    vocab_size = whole_number_input(
-        columns[0], "Max vocabulary size", key="compression_vocab", value=DEFAULT_SETTINGS["vocab_size"], min_value=300, max_value=20_000,
-        step=500, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
-    )
-    pattern = columns[1].selectbox(
-        "Split pattern", list(PRESETS), index=list(PRESETS).index(DEFAULT_SETTINGS["pattern"]), key="compression_pattern",
-        format_func=PRESET_LABELS.get, **LINKED,
-        help="Pre-tokenization for the tokenizers trained here (the OpenAI ones keep their own).",
-    )
-    metric = columns[2].segmented_control(
-        "Per token", list(METRIC_LABELS), default="bytes", required=True, format_func=METRIC_LABELS.get,
-        key="compression_metric", **LINKED,
-    )
-    with columns[3]:
-        log_x = st.toggle("Log-scale vocabulary axis", value=True, key="compression_log_x", **LINKED,
+def short_corpus_name(corpus_id: str, options: dict[str, str]) -> str:
+    return SHORT_CORPUS_NAMES.get(corpus_id) or options[corpus_id].removeprefix("Parallel corpus: ")
+
+
+def choose_corpora(place, options: dict[str, str]) -> list[str]:
+    default = [corpus_id for corpus_id in DEFAULT_CORPORA if corpus_id in options]
+    shown = current_choices(CORPORA_KEY, options, default)
+    with place.popover(f"Corpora: {listed([short_corpus_name(corpus_id, options) for corpus_id in shown])}"):
+        return st.multiselect(
+            "Corpora",
+            list(options),
+            default=default,
+            format_func=options.get,
+            key=CORPORA_KEY,
+            max_selections=len(CORPUS_COLOURS),
+            **LINKED,
+            help="Each is trained on separately. “Trained here” is the tokenizer from the Train page, "
+            "measured on its own training text.",
+        )
+
+
+def choose_training(place) -> tuple[int, str]:
+    """The vocabulary size and split pattern of the tokenizers trained here."""
+    vocab_size = current_whole_number(VOCAB_KEY, DEFAULT_SETTINGS["vocab_size"], **VOCAB_RANGE)
+    pattern = current_choice(PATTERN_KEY, PRESET_LABELS, DEFAULT_SETTINGS["pattern"])
+    with place.popover(f"Vocabulary {vocab_size:,}, pattern {PRESET_LABELS[pattern]}"):
+        vocab_size = whole_number_input(
+            st, "Max vocabulary size", key=VOCAB_KEY, value=DEFAULT_SETTINGS["vocab_size"], **VOCAB_RANGE,
+            step=500, help="256 byte tokens plus merges. Training may stop earlier on a small corpus.",
+        )
+        pattern = st.selectbox(
+            "Split pattern", list(PRESETS), index=list(PRESETS).index(DEFAULT_SETTINGS["pattern"]), key=PATTERN_KEY,
+            format_func=PRESET_LABELS.get, **LINKED,
+            help="Pre-tokenization for the tokenizers trained here (the OpenAI ones keep their own).",
+        )
+    return int(vocab_size), pattern
+
+
+def choose_references(place) -> list[str]:
+    shown = current_choices(REFERENCES_KEY, {name: name for name in BUNDLED_ENCODINGS}, OPENAI_ENCODINGS)
+    with place.popover(f"Reference points: {listed(shown)}"):
+        return st.multiselect(
+            "Reference points", list(BUNDLED_ENCODINGS), default=list(OPENAI_ENCODINGS), key=REFERENCES_KEY,
+            **LINKED, placeholder="none",
+            help="Real models' tokenizers, measured on the same text: a marker each, at its vocabulary size. "
+            + " ".join(f"{label}." for label in BUNDLED_ENCODINGS.values()),
+        )
+
+
+def choose_axes(place) -> tuple[str, bool]:
+    """What the chart plots per token, and its vocabulary axis's scale."""
+    metric = current_choice(METRIC_KEY, METRIC_LABELS, "bytes")
+    log_x = current_flag(LOG_X_KEY, True)
+    with place.popover(f"{METRIC_LABELS[metric]} per token, {'log' if log_x else 'linear'} axis"):
+        metric = st.segmented_control(
+            "Per token", list(METRIC_LABELS), default="bytes", required=True, format_func=METRIC_LABELS.get,
+            key=METRIC_KEY, **LINKED,
+        )
+        log_x = st.toggle("Log-scale vocabulary axis", value=True, key=LOG_X_KEY, **LINKED,
                           help="The OpenAI vocabularies are 50k–200k tokens; on a linear axis the curves "
                           "squeeze into the left edge.")
-    references = st.multiselect(
-        "Reference points", list(BUNDLED_ENCODINGS), default=list(OPENAI_ENCODINGS), key="compression_references",
-        **LINKED, placeholder="none",
-        help="Real models' tokenizers, measured on the same text: a marker each, at its vocabulary size. "
-        + " ".join(f"{label}." for label in BUNDLED_ENCODINGS.values()),
-    )
-    return dict(vocab_size=int(vocab_size), pattern=pattern, metric=metric, log_x=log_x,
-                references=tuple(loadable_encodings(references)))
+    return metric, log_x
+
+
+def choose_view(options: dict[str, str]) -> tuple[list[str], dict]:
+    """The corpora and settings, each set of them in a popover labelled with its choice, in one row."""
+    row = st.container(horizontal=True, vertical_alignment="center")
+    corpus_ids = choose_corpora(row, options)
+    vocab_size, pattern = choose_training(row)
+    references = choose_references(row)
+    metric, log_x = choose_axes(row)
+    return corpus_ids, dict(vocab_size=vocab_size, pattern=pattern, metric=metric, log_x=log_x,
+                            references=tuple(loadable_encodings(references)))
 
 
 # --------------------------------------------------------------- measuring
@@ -228,21 +271,22 @@ def bundled_chart(drawn: tuple, vocab_size: int, pattern: str, metric: str, log_
 
 
 def show_numbers(curves: dict, reference: dict) -> None:
+    """Every plotted number: a table, and a CSV file, in a popover. Its
+    table is drawn only while it is open: a thousand rows and the data
+    grid's code are a third of a second of every page load, for a table
+    most visitors never open."""
     table = compression_table(curves, reference)
-    # Drawn only while open: a thousand rows and the data grid's code are a third of a
-    # second of every page load, for a table most visitors never open.
-    with st.expander("The numbers", key=NUMBERS_OPEN, on_change="rerun") as numbers:
+    with st.popover(f"The numbers ({len(table):,} rows)", key=NUMBERS_OPEN, on_change="rerun") as numbers:
+        st.download_button(
+            "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
+            key="compression_csv", on_click="ignore",
+        )
         if numbers.open:
-            show_table(table, hide_index=True, width="stretch")
-    st.download_button(
-        "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
-        key="compression_csv", on_click="ignore",
-    )
+            show_table(table, hide_index=True, width=720)
 
 
 options = corpus_options()
-corpus_ids = choose_corpora(options)
-settings = choose_settings()
+corpus_ids, settings = choose_view(options)
 if not corpus_ids:
     st.info("Choose at least one corpus.")
 else:

@@ -22,7 +22,7 @@ from bpe_core.analysis.algorithms import (
 )
 from bpe_core.analysis.words import count_words
 from bpe_core.hf_trainers import train_unigram, train_wordpiece
-from tests.apptest import charts, open_page
+from tests.apptest import charts, open_page, popover_labels
 from tests.cli import run_cli
 
 TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159, 👩‍💻 and ሰላም.\nNext line."
@@ -160,9 +160,37 @@ def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypa
 
     for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):
         monkeypatch.setattr(algorithms, name, refuse)
-    monkeypatch.setattr(drawing, "algorithm_figure", refuse)  # the chart too is built once
+    monkeypatch.setattr(drawing, "algorithm_bars", refuse)  # the bars too are drawn once
     second = open_page("pages/algorithms.py")
     assert second.table[0].value.equals(first.table[0].value)
-    assert charts(second) == charts(first) and len(charts(first)[0]["data"]) == 2
+    assert not charts(first)  # its bars are HTML: the page needs no plotly.js
+    (drawn,) = [element.value for element in first.html if "bpe-bars" in element.value]
+    assert drawn.count('class="bpe-bar"') == 6  # two panels of three
     assert [element.value for element in second.markdown] == [element.value for element in first.markdown]
     assert [element.value for element in second.html] == [element.value for element in first.html]
+
+
+def test_the_training_popover_says_what_the_three_were_trained_on():
+    at = open_page("pages/algorithms.py")
+    assert popover_labels(at) == [
+        "Trained on Alice\\'s Adventures in Wonderland \\(English prose\\), 2,000 tokens each", "These numbers (CSV)"]
+
+
+@pytest.mark.slow  # trains the three on other texts
+def test_the_training_popover_follows_a_link_and_a_change():
+    link = {"algorithms_corpus": "Inventory tool and its tests (Python code)", "algorithms_vocab": "500"}
+    at = open_page("pages/algorithms.py", query=link)  # a link names the text by its label (Streamlit's binding)
+    assert at.selectbox(key="algorithms_corpus").value == "python_code"
+    assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 500 tokens each"
+    assert at.table[0].value["vocabulary"].tolist()[0] == 500
+    at.number_input(key="algorithms_vocab").set_value(600).run()
+    assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 600 tokens each"
+
+
+@pytest.mark.slow
+def test_a_size_a_trainer_refuses_is_a_message():
+    """30 scripts hold more characters than 700 tokens: Unigram refuses, and the page says so."""
+    at = open_page("pages/algorithms.py", query={"algorithms_corpus": "Parallel corpus: all 30 languages",
+                                                 "algorithms_vocab": "700"})
+    (warning,) = at.warning
+    assert "Unigram trainer refused" in warning.value and "not large enough" in warning.value

@@ -1,7 +1,8 @@
 """Charts in a real Chromium: drawn by the partial plotly.js the app serves
-from static/plotly/ (never Streamlit's full plotly.js), with the bars the
+from static/plotly/ (never Streamlit's full plotly.js), with the traces the
 figure has, across the column's width, following it as it changes; text from
 a figure (tokens, names) is drawn as text, in ticks and in hover labels.
+Compare's bars are HTML: no plotly.js there.
 A click on the Tax map choosing a language: test_browser_atlas."""
 
 import shutil
@@ -25,27 +26,43 @@ def requested(page) -> list[str]:
     return urls
 
 
-def test_compare_draws_one_bar_per_tokenizer_with_the_partial_plotly(server, page):
+def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
+    urls = requested(page)
+    open_page(page, f"{server.url}/compression", "Compression")
+    chart = page.locator(".bpe-chart")
+    expect(chart).to_have_attribute("data-state", "drawn")
+    expect(chart.locator(".scatterlayer .trace")).to_have_count(10)  # 3 corpora x (2 lines + markers) + names
+    expect(chart.locator(".legend .traces")).to_have_count(3)  # a corpus each
+    assert chart.locator(".xtick").all_text_contents()[:3] == ["300", "1k", "3k"]  # log axis, readable ticks
+    assert [url for url in urls if url.endswith(BUNDLE)] == [f"{server.url}{BUNDLE}"]  # once, from the app
+    assert not [url for url in urls if "PlotlyChart" in url]  # Streamlit's full plotly.js is never fetched
+    column = page.locator('[data-testid="stVerticalBlock"]').filter(has=chart).last.bounding_box()
+    assert chart.bounding_box()["width"] >= 0.95 * column["width"]
+    assert_no_exception(page)
+    screenshot(page, "compression-chart")
+
+
+def test_compare_draws_its_bars_without_plotly(server, page):
     urls = requested(page)
     names = ["gpt2", "cl100k_base", "o200k_base"]
     open_page(page, f"{server.url}/compare?" + "&".join(f"compare_tokenizers={name}" for name in names), "Compare")
-    chart = page.locator(".bpe-chart")
-    expect(chart).to_have_attribute("data-state", "drawn")
-    expect(chart.locator(".barlayer .point")).to_have_count(len(names))
-    assert chart.locator(".xtick").all_text_contents() == names
-    assert [url for url in urls if url.endswith(BUNDLE)] == [f"{server.url}{BUNDLE}"]  # once, from the app
-    assert not [url for url in urls if "PlotlyChart" in url]  # Streamlit's full plotly.js is never fetched
-    column = page.locator('[data-testid="stColumn"]').filter(has=chart).bounding_box()
-    assert chart.bounding_box()["width"] >= 0.95 * column["width"]
+    bars = page.locator(".bpe-bars .bpe-bar")
+    expect(bars).to_have_count(len(names))
+    assert page.locator(".bpe-bars-names span").all_text_contents() == names
+    heights = [bar.locator(".bpe-bar-fill").bounding_box()["height"] for bar in bars.all()]
+    values = [int(text.replace(",", "")) for text in page.locator(".bpe-bar-value").all_text_contents()]
+    assert heights == sorted(heights, reverse=True) and values == sorted(values, reverse=True)  # gpt2 needs most
+    assert abs(heights[2] / heights[0] - values[2] / values[0]) < 0.02  # as high as their counts
+    assert page.evaluate("window.Plotly === undefined && !window.bpePlotly")  # plotly.js is not run here ...
+    assert not [url for url in urls if "PlotlyChart" in url]  # ... only fetched for the chart pages next
     assert_no_exception(page)
-    screenshot(page, "compare-chart")
 
 
 def test_a_chart_follows_its_columns_width(server, page):
-    open_page(page, f"{server.url}/algorithms", "Three algorithms")
+    open_page(page, f"{server.url}/compression", "Compression")
     chart = page.locator(".bpe-chart")
     expect(chart).to_have_attribute("data-state", "drawn")
-    expect(chart.locator(".barlayer .point").first).to_be_visible()
+    expect(chart.locator(".scatterlayer .trace").first).to_be_visible()
     wide = chart.locator(".main-svg").first.bounding_box()["width"]
     page.set_viewport_size({"width": 900, "height": 1000})
     page.wait_for_function("width => document.querySelector('.bpe-chart .main-svg').getBoundingClientRect().width "

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bpe_core import TokenSpan, train
 from bpe_core.analysis.comparison import differing_stretches, display_lines, stretch_table, summary_rows
 from bpe_core.analysis.labels import label_text
-from bpe_core.drawing.comparison import BEST_COLOUR, aligned_rows_html, stretches_html, token_count_figure
+from bpe_core.drawing.comparison import BEST_COLOUR, OTHER_COLOUR, aligned_rows_html, stretches_html, token_count_bars
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
@@ -278,9 +278,18 @@ def test_no_boundary_bar_where_a_token_continues_on_the_next_line():
 def test_characters_take_their_tokens_colours():
     text = "Hello world"
     markup = aligned_rows_html(text, encode_all(text, ["cl100k_base"]))
-    hello = "".join(f"<span>{char}</span>" for char in "Hello")
-    assert f'style="background:{PALETTE[0]}" title="token 1 · id 9906 · Hello">{hello}</span>' in markup
-    assert f'style="background:{PALETTE[1]}" title="token 2 · id 1917 · ·world">' in markup
+    assert f'style="background:{PALETTE[0]}" title="token 1 · id 9906 · Hello">Hello</span>' in markup
+    assert f'style="background:{PALETTE[1]}" title="token 2 · id 1917 · ·world"><span class="cmp-ws">·</span>world' in markup
+
+
+def test_characters_that_could_join_their_neighbours_are_boxed_and_ascii_is_text():
+    """A box each keeps a vowel sign or an emoji modifier from joining a
+    letter another row draws apart; printable ASCII never joins."""
+    text = "naïve नमस्ते 👍🏽"
+    markup = aligned_rows_html(text, encode_all(text, ["gpt2"]))
+    for char in "ïनमस्ते👍🏽":
+        assert f"<span>{char}</span>" in markup
+    assert not [char for char in "nave" if f"<span>{char}</span>" in markup]
 
 
 def test_a_character_split_across_tokens_is_striped_and_says_so():
@@ -310,20 +319,27 @@ def test_a_long_text_is_capped_with_a_note():
         assert len("".join(line[name] for line in aligned_lines(markup))) == 4_000
 
 
-# -------------------------------------------------------------------- chart
+# --------------------------------------------------------------------- bars
 
 
-def test_chart_highlights_the_fewest_tokens():
+def bars(markup: str) -> list[tuple[str, str, str, str]]:
+    """(name, value written, height, colour) of each bar of a bar chart."""
+    names = re.findall(r"<span>([^<]*)</span>", markup.split('class="bpe-bars-names"')[1])
+    drawn = re.findall(r'<span class="bpe-bar-value">([^<]*)</span><div class="bpe-bar-fill" '
+                       r'style="height: calc\(\(100% - [0-9.]+rem\) \* ([0-9.]+)\); background: ([^"]*)"', markup)
+    return [(name, value, height, colour) for name, (value, height, colour) in zip(names, drawn, strict=True)]
+
+
+def test_bars_are_as_high_as_their_token_counts_and_the_fewest_are_green():
     rows = summary_rows("abcd", {"A": spans_from_boundaries([0, 2, 4]), "B": spans_from_boundaries([0, 1, 2, 3, 4])})
-    figure = token_count_figure(rows)
-    [bars] = figure.data
-    assert list(bars.x) == ["A", "B"] and list(bars.y) == [2, 4]
-    assert bars.marker.color[0] == BEST_COLOUR and bars.marker.color[1] != BEST_COLOUR
-    assert figure.layout.font.size >= 14
-    assert figure.layout.xaxis.title.text == "Tokenizer" and figure.layout.yaxis.title.text == "Tokens"
+    markup = token_count_bars(rows)
+    assert "Tokens for this text (fewest in green)" in markup
+    assert bars(markup) == [("A", "2", "0.5000", BEST_COLOUR), ("B", "4", "1.0000", OTHER_COLOUR)]
+    assert 'title="A: 2 tokens"' in markup
 
 
-def test_bar_chart_labels_cannot_carry_markup():
+def test_bar_names_cannot_carry_markup():
     rows = [{"tokenizer": 'loaded: <a href="http://x">x</a>.json', "tokens": 3}]
-    figure = token_count_figure(rows)
-    assert figure.data[0].x[0] == "loaded: &lt;a href=&quot;http://x&quot;&gt;x&lt;/a&gt;.json"
+    markup = token_count_bars(rows)
+    assert "<a " not in markup
+    assert bars(markup)[0][0] == "loaded: &lt;a href=&quot;http://x&quot;&gt;x&lt;/a&gt;.json"

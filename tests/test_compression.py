@@ -215,19 +215,18 @@ def two_corpora(english_split):
 def test_figure_has_a_solid_and_a_dashed_line_and_three_markers_per_corpus(two_corpora):
     curves, reference = two_corpora
     figure = compression_figure(curves, reference)
-    plotted = [trace for trace in figure.data if trace.showlegend is not False]
-    assert [(trace.legendgroup, trace.name) for trace in plotted] == [
-        (corpus, name)
-        for corpus in ["English", "Japanese"]
-        for name in ["training text", "held-out text", "gpt2", "cl100k_base", "o200k_base"]
-    ]
-    lines = [trace for trace in plotted if trace.mode == "lines"]
+    traces = [trace for trace in figure.data if trace.name != "encoding names"]
+    assert [(trace.legendgroup, trace.mode) for trace in traces] == [
+        (corpus, mode) for corpus in ["English", "Japanese"] for mode in ["lines", "lines", "markers"]]
+    assert [trace.name for trace in traces if trace.showlegend] == ["English", "Japanese"]  # a corpus a legend entry
+    assert figure.layout.legend.title.text == "Solid: training text · dashed: held-out text"
+    lines = [trace for trace in traces if trace.mode == "lines"]
     assert [trace.line.dash for trace in lines] == ["solid", "dash", "solid", "dash"]
     assert lines[0].line.color == lines[1].line.color != lines[2].line.color
-    markers = [trace for trace in plotted if trace.mode == "markers"]
-    assert [trace.marker.symbol for trace in markers[:3]] == ["circle", "square", "diamond"]
-    assert {trace.marker.color for trace in markers[:3]} == {lines[0].line.color}
-    assert all(trace.legendgrouptitle.text in curves for trace in plotted)
+    markers = [trace for trace in traces if trace.mode == "markers"]
+    assert [list(trace.marker.symbol) for trace in markers] == [["circle", "square", "diamond"]] * 2
+    assert [list(trace.customdata) for trace in markers] == [ENCODINGS] * 2  # named in the hover label
+    assert markers[0].marker.color == lines[0].line.color and markers[1].marker.color == lines[2].line.color
 
 
 def test_figure_labels_each_encoding_on_the_chart(two_corpora):
@@ -255,14 +254,15 @@ def test_figure_fonts_are_readable(two_corpora):
 def test_figure_without_reference_points_or_held_out_text(two_corpora):
     curves, _ = two_corpora
     figure = compression_figure({"English": Curves(curves["English"].training, [])}, {})
-    assert [trace.name for trace in figure.data if trace.showlegend is not False] == ["training text"]
+    assert [trace.name for trace in figure.data if trace.showlegend is not False] == ["English"]
+    assert figure.layout.legend.title.text == "Solid: training text"
 
 
 def test_figure_escapes_corpus_names():
     payload = '<img src=x onerror=alert(1)> %{x}'
     curves = {payload: Curves([Point(256, 1.0, 1.0), Point(300, 1.5, 1.5)], [])}
     line = compression_figure(curves, {}).data[0]
-    assert line.meta == html.escape(payload) and line.legendgrouptitle.text == html.escape(payload)
+    assert line.meta == html.escape(payload) and line.name == html.escape(payload)
     assert payload not in line.hovertemplate  # the name is data (%{meta}), never template text
 
 

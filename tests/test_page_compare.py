@@ -4,7 +4,7 @@
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.encodings import tiktoken_encoding
-from tests.apptest import all_html, open_page, type_text
+from tests.apptest import all_html, open_page, popover_labels, type_text
 from tests.test_comparison import table_cells
 
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -61,8 +61,10 @@ def test_special_tokens_toggle_follows_tiktoken():
     as_plain_text = {name: tiktoken_encoding(name).encode(text, disallowed_special=()) for name in OPENAI}
     assert token_counts(at) == {name: len(ids) for name, ids in as_plain_text.items()}
     assert any("special token" in info.value for info in at.info)
+    assert popover_labels(at)[0] == "Special tokens: off"
     at.toggle(key="compare_special").set_value(True).run()
     assert not at.exception
+    assert popover_labels(at)[0] == "Special tokens: on"
     as_special = {name: tiktoken_encoding(name).encode(text, allowed_special="all") for name in OPENAI}
     assert token_counts(at) == {name: len(ids) for name, ids in as_special.items()}
 
@@ -125,3 +127,9 @@ def test_the_summary_is_a_plain_table_in_the_grids_number_formats():
     assert list(shown["bytes/token"]) == [f"{ratio:.2f}" for ratio in values["bytes/token"]]
     assert list(shown["vs best"]) == [f"{ratio:.2f}×" for ratio in values["vs best"]]
     assert any(caption.value.startswith("**vs best**: Tokens divided by the fewest") for caption in at.caption)
+
+
+def test_the_special_tokens_popover_says_what_a_link_chose():
+    at = open_page("pages/compare.py", query={"compare_special": "true"})
+    assert at.toggle(key="compare_special").value is True
+    assert popover_labels(at) == ["Special tokens: on", "Summary (CSV)", "All differing stretches (CSV)"]

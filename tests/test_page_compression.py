@@ -9,11 +9,12 @@ from bpe_core.encodings import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import charts
 from tests.apptest import open_page as open_app
+from tests.apptest import popover_labels
 
 PAGE = "pages/compression.py"
 
 
-NUMBERS_OPEN = "compression_numbers"  # the expander of the numbers
+NUMBERS_OPEN = "compression_numbers"  # the popover of the numbers
 
 
 def open_page(**session) -> AppTest:
@@ -23,12 +24,60 @@ def open_page(**session) -> AppTest:
 
 def test_the_numbers_are_drawn_only_once_opened():
     at = open_app(PAGE)
-    (expander,) = at.expander
-    assert expander.label == "The numbers" and not at.dataframe  # no rows sent, no data grid loaded
-    at.session_state[NUMBERS_OPEN] = True  # what a click on the expander tells the page
+    assert popover_labels(at)[-1] == "The numbers (1,284 rows)"
+    assert not at.dataframe  # no rows sent, no data grid loaded
+    at.session_state[NUMBERS_OPEN] = True  # what a click on the popover tells the page
     at.run()
     (table,) = at.dataframe
-    assert len(table.value) > 1_000
+    assert len(table.value) == 1_284
+
+
+def settings_labels(at: AppTest) -> list[str]:
+    """What the labels of the settings' popovers should say of the widgets' values in this run."""
+    corpora = at.multiselect(key="compression_corpora")
+    names = {"english_prose": "English prose", "japanese": "Japanese prose", "python_code": "Python code",
+             "parallel/hi": "Hindi", "parallel/ja": "Japanese", "emoji_and_unicode": "Emoji chat"}
+    references = at.multiselect(key="compression_references").value
+    pattern = at.selectbox(key="compression_pattern")
+    metric = at.segmented_control(key="compression_metric")
+    return [
+        "Corpora: " + ", ".join(names[corpus_id] for corpus_id in corpora.value[:3])
+        + (f" +{len(corpora.value) - 3}" if len(corpora.value) > 3 else ""),
+        f"Vocabulary {at.number_input(key='compression_vocab').value:,}, pattern {pattern.format_func(pattern.value)}",
+        "Reference points: " + (", ".join(name.replace("_", "\\_") for name in references) or "none"),
+        f"{metric.format_func(metric.value)} per token, {'log' if at.toggle(key='compression_log_x').value else 'linear'} axis",
+    ]
+
+
+def test_the_settings_popovers_say_what_is_chosen_by_default_after_a_change_and_from_a_link():
+    at = open_app(PAGE)
+    assert popover_labels(at)[:4] == settings_labels(at) == [
+        "Corpora: English prose, Japanese prose, Python code", "Vocabulary 3,000, pattern GPT-4 (cl100k)",
+        "Reference points: gpt2, cl100k\\_base, o200k\\_base", "Bytes per token, log axis"]
+    at.multiselect(key="compression_corpora").set_value(["parallel/hi", "japanese", "python_code", "parallel/ja"])
+    at.multiselect(key="compression_references").set_value([])
+    at.segmented_control(key="compression_metric").set_value("chars")
+    at.toggle(key="compression_log_x").set_value(False).run()
+    assert popover_labels(at)[:4] == settings_labels(at)
+    assert popover_labels(at)[0] == "Corpora: Hindi, Japanese prose, Python code +1"
+    assert popover_labels(at)[2:4] == ["Reference points: none", "Characters per token, linear axis"]
+    at.switch_page("pages/home.py").run()
+    at.switch_page(PAGE).run()  # the choice is kept for the visit's other pages, and so are the labels
+    assert popover_labels(at)[:4] == settings_labels(at) and at.toggle(key="compression_log_x").value is False
+
+    # A link carries the labels the widgets show (Streamlit's binding); the vocabulary size, a number.
+    link = {"compression_corpora": ["Parallel corpus: Hindi", "Emoji chat", "no such corpus"],
+            "compression_vocab": "5000", "compression_pattern": "GPT-2", "compression_metric": "Characters",
+            "compression_log_x": "false", "compression_references": ["mistral_v3"]}
+    at = open_app(PAGE, query=link)
+    assert at.multiselect(key="compression_corpora").value == ["parallel/hi"]
+    assert popover_labels(at)[:4] == settings_labels(at) == [
+        "Corpora: Hindi", "Vocabulary 5,000, pattern GPT-2", "Reference points: mistral\\_v3",
+        "Characters per token, linear axis"]
+    damaged = {"compression_corpora": "english_prose", "compression_vocab": "1e9", "compression_pattern": "gpt2",
+               "compression_log_x": "maybe"}  # an id where the label belongs, a size out of range
+    at = open_app(PAGE, query=damaged)
+    assert popover_labels(at)[:4] == settings_labels(at)
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +168,7 @@ def test_the_chart_follows_the_reference_points_and_settings_chosen():
     """The chart of bundled corpora is shared by every session: it is the
     one of the settings and reference points chosen, never another's."""
     def markers(at):
-        return {trace["name"] for trace in chart(at)["data"] if trace.get("mode") == "markers"}
+        return {name for trace in chart(at)["data"] if trace.get("mode") == "markers" for name in trace["customdata"]}
 
     at = open_page()
     assert markers(at) == {"gpt2", "cl100k_base", "o200k_base"}

@@ -1,4 +1,4 @@
-"""The Algorithms page's table, chart and chips: pure functions, no Streamlit.
+"""The Algorithms page's table, bars and chips: pure functions, no Streamlit.
 
 Algorithm names are the analysis's own (`ALGORITHMS`); tokens are drawn with
 the chips every page uses, so a piece looks the same here as in Inspect.
@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..analysis.algorithms import ALGORITHMS, AlgorithmCost, OnlyHere
+from .bars import Bar, bars_html, bars_panel
 from .palette import PALETTE
 from .tokens import vocabulary_html
-
-FONT_SIZE = 15
 
 
 def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
@@ -38,24 +35,21 @@ def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
     ])
 
 
-def algorithm_figure(costs: Sequence[AlgorithmCost]) -> go.Figure:
-    """Side by side: bytes per token (compression, higher is better) and
-    tokens per word (fertility, lower is better), one bar per algorithm."""
-    figure = make_subplots(rows=1, cols=2, subplot_titles=("Bytes per token (higher: shorter text)",
-                                                           "Tokens per word (lower: fewer splits)"))
-    names = [ALGORITHMS[cost.algorithm] for cost in costs]
+def algorithm_bars(costs: Sequence[AlgorithmCost]) -> str:
+    """Side by side, as HTML: bytes per token (compression, higher is better)
+    and tokens per word (fertility, lower is better), a bar per algorithm."""
     colours = [PALETTE[index % len(PALETTE)] for index in range(len(costs))]
-    for column, values, form in ((1, [cost.cost.bytes_per_token for cost in costs], "%{y:.2f} bytes per token"),
-                                 (2, [cost.cost.fertility or 0.0 for cost in costs], "%{y:.2f} tokens per word")):
-        figure.add_trace(
-            go.Bar(x=names, y=values, marker=dict(color=colours, line=dict(color="#333", width=0.5)),
-                   text=[f"{value:.2f}" for value in values], textposition="outside",
-                   hovertemplate=f"<b>%{{x}}</b><br>{form}<extra></extra>", showlegend=False),
-            row=1, col=column,
-        )
-    figure.update_layout(height=380, font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=50, b=10))
-    figure.update_yaxes(rangemode="tozero")
-    return figure
+
+    def panel(title: str, values: list[float], unit: str) -> str:
+        return bars_panel(title, [
+            Bar(ALGORITHMS[cost.algorithm], value, colour, f"{value:.2f}", f"{ALGORITHMS[cost.algorithm]}: {value:.2f} {unit}")
+            for cost, value, colour in zip(costs, values, colours)
+        ])
+
+    return bars_html(
+        panel("Bytes per token (higher: shorter text)", [cost.cost.bytes_per_token for cost in costs], "bytes per token"),
+        panel("Tokens per word (lower: fewer splits)", [cost.cost.fertility or 0.0 for cost in costs], "tokens per word"),
+    )
 
 
 def only_here_html(items: Sequence[OnlyHere]) -> str:

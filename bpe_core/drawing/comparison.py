@@ -1,8 +1,7 @@
-"""The Compare page's drawings: a bar chart of token counts, and the
+"""The Compare page's drawings: bars of token counts, and the
 tokenizations stacked line by line so that their boundaries line up.
 
-Plain functions returning a plotly figure or HTML; every piece of user text
-is escaped here.
+Plain functions returning HTML; every piece of user text is escaped here.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ import html
 from collections.abc import Mapping, Sequence
 from itertools import groupby
 
-import plotly.graph_objects as go
-
 from ..analysis.comparison import Results, character_owners, display_lines
 from ..analysis.labels import byte_offsets, label_text, visible_marker
 from ..tokenizer import TokenSpan
 from ..utf8 import encodable
+from .bars import Bar, bars_html, bars_panel
 from .palette import PALETTE, colour_for
 
 BEST_COLOUR = PALETTE[5]  # green in Paul Tol's "light" scheme
@@ -27,32 +25,15 @@ MAX_ALIGNED_CHARS = 4_000  # beyond this the aligned view shows a prefix
 
 
 
-def token_count_figure(rows: Sequence[Mapping]) -> go.Figure:
-    """Bars of tokens per tokenizer (rows from `summary_rows`); the fewest
-    are green so the winner is visible at a glance, the rest blue."""
+def token_count_bars(rows: Sequence[Mapping]) -> str:
+    """Bars of tokens per tokenizer (rows from `summary_rows`), as HTML; the
+    fewest are green so the winner is visible at a glance, the rest blue."""
     fewest = min((row["tokens"] for row in rows), default=0)
-    figure = go.Figure(
-        go.Bar(
-            x=[html.escape(row["tokenizer"]) for row in rows],  # plotly reads a little HTML in labels
-            y=[row["tokens"] for row in rows],
-            marker_color=[BEST_COLOUR if row["tokens"] == fewest else OTHER_COLOUR for row in rows],
-            text=[f"{row['tokens']:,}" for row in rows],
-            textposition="outside",
-            cliponaxis=False,  # keep the number above the tallest bar visible
-            hovertemplate="%{x}: %{y:,} tokens<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        title="Tokens for this text (fewest in green)",
-        xaxis_title="Tokenizer",
-        yaxis_title="Tokens",
-        font_size=14,
-        title_font_size=16,
-        showlegend=False,
-        margin=dict(t=60, b=40, l=60, r=20),
-        height=340,
-    )
-    return figure
+    return bars_html(bars_panel("Tokens for this text (fewest in green)", [
+        Bar(row["tokenizer"], row["tokens"], BEST_COLOUR if row["tokens"] == fewest else OTHER_COLOUR,
+            f"{row['tokens']:,}", f"{row['tokenizer']}: {row['tokens']:,} tokens")
+        for row in rows
+    ]))
 
 
 ALIGNED_CSS = """
@@ -62,7 +43,7 @@ ALIGNED_CSS = """
 .cmp-line { margin-bottom: 0.7rem; }
 .cmp-row { display: flex; line-height: 1.7; white-space: pre; }
 .cmp-row > span { flex: none; }
-.cmp-row > span > span { display: inline-block; }
+.cmp-row > span > span:not(.cmp-ws) { display: inline-block; }
 .cmp-name { width: 7rem; overflow: hidden; text-overflow: ellipsis; padding-right: 0.5rem;
   font-family: sans-serif; font-size: 0.75rem; color: #444; align-self: center; }
 .cmp-start { box-shadow: inset 2px 0 0 #111; }
@@ -162,15 +143,28 @@ def _stripes(colours: Sequence[str]) -> str:
 
 
 def _visible_html(chars: str) -> str:
-    """Escaped characters, each in a box of its own so that no row joins
-    letters another row draws apart (Devanagari vowel signs, emoji sequences
-    split between tokens): the rows would no longer line up. Whitespace and
-    controls are dimmed so they read as markers, not text."""
+    """Escaped characters. Any but printable ASCII is in a box of its own,
+    so that no row joins letters another row draws apart (Devanagari vowel
+    signs, emoji sequences split between tokens): the rows would no longer
+    line up. Printable ASCII never joins, so it stays text, a box fewer per
+    character for the browser to lay out. Whitespace and controls are dimmed
+    so they read as markers, not text."""
     parts = []
-    for char in chars:
-        marker = visible_marker(char)
-        parts.append(f"<span>{html.escape(char)}</span>" if marker is None else f'<span class="cmp-ws">{marker}</span>')
+    for kind, group in groupby(chars, key=_character_kind):
+        group = "".join(group)
+        if kind == "ascii":
+            parts.append(html.escape(group))
+        elif kind == "marker":
+            parts.append(f'<span class="cmp-ws">{"".join(visible_marker(char) for char in group)}</span>')
+        else:
+            parts.extend(f"<span>{html.escape(char)}</span>" for char in group)
     return "".join(parts)
+
+
+def _character_kind(char: str) -> str:
+    if visible_marker(char) is not None:
+        return "marker"
+    return "ascii" if " " < char < "\x7f" else "boxed"
 
 
 STRETCHES_CSS = """

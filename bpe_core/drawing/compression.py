@@ -21,6 +21,7 @@ METRICS = {
 
 SERIES_DASH = {"training": "solid", "held-out": "dash"}
 SERIES_LABEL = {"training": "training text", "held-out": "held-out text"}
+SERIES_STYLE = {"training text": "solid", "held-out text": "dashed"}  # the legend's title says so
 ENCODING_SYMBOL = {
     "gpt2": "circle", "cl100k_base": "square", "o200k_base": "diamond",
     "llama3": "triangle-up", "llama4": "triangle-down", "tekken": "pentagon", "mistral_v3": "hexagon",
@@ -30,7 +31,7 @@ LOG_TICKS = [300, 1_000, 3_000, 10_000, 30_000, 100_000, 200_000]
 FONT_SIZE = 15
 MARKER_SIZE = 15
 PLOT_HEIGHT = 460
-LEGEND_ROW_HEIGHT = 130  # one row of legend groups (a corpus's five entries), two groups a row
+LEGEND_ROW_HEIGHT = 30  # a row of the legend: two corpora's names
 
 
 # PALETTE (Paul Tol's colour-blind-safe "light" scheme), strongest
@@ -49,9 +50,12 @@ def compression_figure(
     """Bytes (or characters) per token against vocabulary size.
 
     One colour per corpus; a solid line for the training text, a dashed one
-    for the held-out text; each reference encoding a marker of its own shape,
-    in the colour of the corpus it was measured on. The legend is grouped
-    by corpus. Corpus names are escaped: Plotly renders labels as HTML.
+    for the held-out text; the reference encodings as markers, a shape each
+    and named on the chart, in the colour of the corpus they were measured
+    on. The legend names the corpora (a click hides or shows one's lines and
+    markers) and, in its title, the lines' styles: three traces per corpus
+    and a short legend, since plotly.js spends most of a chart's drawing on
+    its legend entries. Corpus names are escaped: Plotly renders labels as HTML.
     """
     if metric not in METRICS:
         raise ValueError(f'metric must be "bytes" or "chars", not {metric!r}.')
@@ -61,20 +65,28 @@ def compression_figure(
     for index, corpus in enumerate(corpora):
         colour = CORPUS_COLOURS[index % len(CORPUS_COLOURS)]
         lines = curves.get(corpus, Curves([], []))
-        for series, points in (("training", lines.training), ("held-out", lines.held_out)):
-            if points:
-                figure.add_trace(_line(corpus, series, points, field, unit, colour))
-        for point in reference.get(corpus, ()):
-            figure.add_trace(_reference_marker(corpus, point, field, unit, colour))
+        traces = [_line(corpus, series, points, field, unit, colour)
+                  for series, points in (("training", lines.training), ("held-out", lines.held_out)) if points]
+        if reference.get(corpus):
+            traces.append(_reference_markers(corpus, reference[corpus], field, unit, colour))
+        for number, trace in enumerate(traces):
+            trace.update(legendgroup=corpus, name=html.escape(corpus), showlegend=number == 0)
+            figure.add_trace(trace)
     figure.add_trace(_encoding_labels(reference, field))
+    series = [SERIES_LABEL[name] for name in ("training", "held-out")
+              if any(getattr(lines, name.replace("-", "_")) for lines in curves.values())]
+    styles = " · ".join(f"{SERIES_STYLE[name]}: {name}" for name in series)
     figure.update_layout(
         font=dict(size=FONT_SIZE),
         height=PLOT_HEIGHT + LEGEND_ROW_HEIGHT * math.ceil(len(corpora) / 2),
-        margin=dict(l=10, r=50, t=30, b=10),
+        # Room for the axes' ticks and titles and the legend: margins they fit in spare plotly.js
+        # a second drawing of the chart to widen them (automargin).
+        margin=dict(l=70, r=50, t=30, b=110),
         hovermode="closest",
         hoverlabel=dict(font_size=14),
         # Below the plot: long corpus names beside it would take half its width.
-        legend=dict(font=dict(size=14), groupclick="toggleitem", orientation="h", yanchor="top", y=-0.18, x=0),
+        legend=dict(font=dict(size=14), orientation="h", yanchor="top", y=-0.18, x=0,
+                    title=dict(text=styles.capitalize(), side="top", font=dict(size=14))),
         xaxis=dict(
             title=dict(text="Vocabulary size (tokens)", font=dict(size=16)),
             type="log" if log_x else "linear",
@@ -92,9 +104,6 @@ def _line(corpus: str, series: str, points: Sequence[Point], field: str, unit: s
         y=[getattr(point, field) for point in points],
         mode="lines",
         line=dict(color=colour, width=3, dash=SERIES_DASH[series]),
-        name=SERIES_LABEL[series],
-        legendgroup=corpus,
-        legendgrouptitle_text=html.escape(corpus),
         meta=html.escape(corpus),  # used via %{meta}: data, never parsed as a template
         hovertemplate=(
             f"<b>%{{meta}}</b>, {SERIES_LABEL[series]}<br>vocabulary %{{x:,}}<br>"
@@ -103,21 +112,21 @@ def _line(corpus: str, series: str, points: Sequence[Point], field: str, unit: s
     )
 
 
-def _reference_marker(corpus: str, point: ReferencePoint, field: str, unit: str, colour: str) -> go.Scatter:
+def _reference_markers(corpus: str, points: Sequence[ReferencePoint], field: str, unit: str,
+                       colour: str) -> go.Scatter:
+    """The reference encodings on one corpus: one trace, a marker's shape per encoding."""
     return go.Scatter(
-        x=[point.vocab_size],
-        y=[getattr(point, field)],
+        x=[point.vocab_size for point in points],
+        y=[getattr(point, field) for point in points],
         mode="markers",
         marker=dict(
-            symbol=ENCODING_SYMBOL.get(point.encoding, "star"), size=MARKER_SIZE, color=colour,
-            line=dict(color="#222", width=1.5),
+            symbol=[ENCODING_SYMBOL.get(point.encoding, "star") for point in points], size=MARKER_SIZE,
+            color=colour, line=dict(color="#222", width=1.5),
         ),
-        name=html.escape(point.encoding),
-        legendgroup=corpus,
-        legendgrouptitle_text=html.escape(corpus),
-        meta=[html.escape(corpus), html.escape(point.encoding)],
+        customdata=[html.escape(point.encoding) for point in points],
+        meta=html.escape(corpus),
         hovertemplate=(
-            f"<b>%{{meta[0]}}</b>, %{{meta[1]}}<br>vocabulary %{{x:,}}<br>%{{y:.3f}} {unit}<extra></extra>"
+            f"<b>%{{meta}}</b>, %{{customdata}}<br>vocabulary %{{x:,}}<br>%{{y:.3f}} {unit}<extra></extra>"
         ),
     )
 

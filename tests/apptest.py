@@ -129,17 +129,3 @@ def shared_box_text(at: AppTest) -> str:
     """The text the shared text box shows."""
     return component_data(at, "bpe_playground.live_text")["value"]
 
-
-def popover_labels(at: AppTest) -> list[str]:
-    """The labels of the page's popovers (as Markdown), in page order."""
-    labels = []
-
-    def visit(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and type(proto).__name__ == "Block" and proto.WhichOneof("type") == "popover":
-            labels.append(proto.popover.label)
-        for child in getattr(node, "children", {}).values():
-            visit(child)
-
-    visit(at.main)
-    return labels

@@ -109,6 +109,12 @@ def type_text(at: AppTest, text: str) -> AppTest:
     return at.run()
 
 
+def type_in_box(at: AppTest, key: str, text: str) -> AppTest:
+    """Do what a live text box (`pages.common.live_text`) does when the typist pauses: send its text."""
+    at.session_state[key] = {"text": text}
+    return at.run()
+
+
 def shared_box_text(at: AppTest) -> str:
     """The text the shared text box shows."""
     return component_data(at, "bpe_playground.live_text")["value"]

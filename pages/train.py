@@ -28,6 +28,7 @@ from pages.common.tokenizers import (
     training_key,
 )
 from pages.common.live_text import live_text_area, typed_text
+from pages.common.menus import one_of, shown_value, whole_number
 from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_id, linked_text, whole_number_input,
 )
@@ -105,9 +106,8 @@ def sample_titles() -> dict[str, str]:
 
 
 def corpus_label() -> str:
-    """The corpus menu's label: the corpus chosen, read before its widgets
-    run inside the menu (see `shown_value`)."""
-    source = shown_value("train_source", "Sample", lambda text: text if text in SOURCES else None)
+    """The corpus menu's label: the corpus chosen (read before its widgets run, see `pages.common.menus`)."""
+    source = shown_value("train_source", "Sample", one_of(SOURCES))
     if source == "Paste":
         text = st.session_state.get("train_text", linked_text("train_text", ""))
         return f"Corpus: pasted text, {len(text):,} characters" if text.strip() else "Corpus: paste a text"
@@ -121,27 +121,10 @@ def corpus_label() -> str:
 
 def settings_label() -> str:
     """The settings menu's label: vocabulary size, units and split pattern, read before their widgets run."""
-    vocab_size = shown_value("train_vocab", DEFAULT_VOCAB, lambda text: whole_number(text, 1, MAX_VOCAB))
-    units = shown_value("train_units", "bytes", lambda text: text if text in UNITS else None)
-    pattern = shown_value("train_pattern", DEFAULT_PATTERN, lambda text: text if text in PATTERNS else None)
+    vocab_size = shown_value("train_vocab", DEFAULT_VOCAB, whole_number(1, MAX_VOCAB))
+    units = shown_value("train_units", "bytes", one_of(UNITS))
+    pattern = shown_value("train_pattern", DEFAULT_PATTERN, one_of(PATTERNS))
     return f"Vocabulary {vocab_size:,} · {units} · split {PRESET_LABELS.get(pattern, 'by a custom regex')}"
-
-
-def shown_value(key: str, default, from_link):
-    """The value the widget under `key` will show. A menu's label is written
-    before the widgets inside it run, so it reads their value here: this
-    session's (which already holds a change just made), else the link's
-    (`from_link` reads it, None if it is not valid), else `default`."""
-    if key in st.session_state:
-        return st.session_state[key]
-    linked = st.query_params.get(key)
-    value = from_link(linked) if linked is not None else None
-    return default if value is None else value
-
-
-def whole_number(text: str, least: int, most: int) -> int | None:
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
-    return number if number is not None and least <= number <= most else None
 
 
 def choose_settings() -> dict:

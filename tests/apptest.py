@@ -45,10 +45,10 @@ def is_page_script(markup: str) -> bool:
 
 
 def metric(at: AppTest, label: str) -> str:
-    """A figure the page shows: an st.metric's value, or one of the counts
-    drawn over a token view (`drawing.tokens.counts_html`)."""
+    """A figure the page shows: an st.metric's value, or one of a row of
+    figures (`drawing.tokens.figures_html`, the counts over a token view)."""
     values = [m.value for m in at.metric if m.label == label]
-    values += re.findall(rf'<div class="bpe-count"><small>{re.escape(label)}</small><b>([^<]*)</b>', all_html(at))
+    values += re.findall(rf'<div class="bpe-count"[^>]*><small>{re.escape(label)}</small><b>([^<]*)</b>', all_html(at))
     assert values, f"no figure {label!r} on the page"
     return values[0]
 

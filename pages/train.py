@@ -14,7 +14,7 @@ from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
-from bpe_core.drawing.step_control import view_json
+from bpe_core.drawing.step_control import compressed_view
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
@@ -231,12 +231,12 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 
 @st.cache_resource(max_entries=16, show_spinner="Preparing the steps…")  # read-only: shared, never copied
 def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
-                  _pieces: dict[str, int]) -> str:
+                  _pieces: dict[str, int]) -> bytes:
     """Everything the step control shows for steps `first_step` to
     `last_step` (see bpe_core.drawing.training_view.training_run_view), once per tokenizer
     and span."""
     steps = range(first_step, last_step + 1)
-    return drawn_alone(lambda: view_json(
+    return drawn_alone(lambda: compressed_view(
         training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))))
 
 

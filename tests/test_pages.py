@@ -99,6 +99,17 @@ def test_leading_pairs_are_counted_on_the_whole_corpus_and_lead_with_the_merge_m
     assert "whole corpus" in view["pairsNote"]
 
 
+def test_the_steps_travel_compressed():
+    """Every visit sends the span of steps held; its JSON repeats itself (the same tokens' labels and counts)."""
+    from bpe_core.drawing.step_control import unpacked
+
+    at = open_page("pages/train.py")
+    (sent,) = [element.proto.bytes for element in at.main
+               if getattr(getattr(element, "proto", None), "component_name", None) == "bpe_playground.stepper"]
+    view = unpacked(sent)["view"]
+    assert json.loads(view)["total"] == 744 and len(sent) * 5 < len(view.encode())
+
+
 def test_a_step_the_browser_tells_moves_the_link_and_the_try_it_box(expected_trace):
     at = open_page("pages/train.py")
     tell_position(at, "train_stepper", 3, speed=4)

@@ -88,7 +88,8 @@ def test_buttons_slider_and_keys_move_through_the_run(server, page, trace):
 
 def test_the_settings_wait_in_a_menu_that_says_what_is_trained(server, page):
     """Opened, the menu's settings work as ever; it stays open while they change, and its label follows."""
-    fewer = train(catalog()["english_prose"].load(), vocab_size=600, pattern="cl100k", special_tokens=("<|endoftext|>",))
+    fewer = train(catalog()["english_prose"].load(), vocab_size=600, pattern="cl100k",
+                  special_tokens=("<|endoftext|>",))
     open_page(page, f"{server.url}/train", "Train")
     page.get_by_role("button", name="Vocabulary 1,000 · bytes · split GPT-4 (cl100k)").click()
     size = page.get_by_label("Vocabulary size", exact=True)

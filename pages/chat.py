@@ -10,9 +10,11 @@ from bpe_core.analysis.token_cards import token_origins
 from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
+from bpe_core.drawing.tokens import figures_html
 from bpe_core.encodings import CATALOGUE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
+from pages.common.menus import shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting
 from pages.common.tokenizers import bundled_encoding
@@ -21,6 +23,7 @@ from pages.common.url_state import (
     LINKED,
     labelled_choice,
     link_value,
+    linked_id,
     linked_value,
     whole_number_input,
 )
@@ -28,7 +31,6 @@ from pages.common.url_state import (
 MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
 TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)
 LINK = "chat"  # link parameter: the turns' texts, while they fit
-AS_TEXT_OPEN = "chat_as_text"  # session key prefix: a family's "The prompt as text" open or not
 DEFAULT_TEXTS = {
     "system": "You are a concise assistant. Answer in the user's language.",
     "user1": "What does a tokenizer do?",
@@ -36,6 +38,9 @@ DEFAULT_TEXTS = {
     "user2": "Et en français ? Und auf Deutsch? 日本語では？",
 }
 FAMILY_LABELS = {name: f"{name} — {template.family}" for name, template in TEMPLATES.items()}
+DEFAULT_LEFT, DEFAULT_RIGHT = "llama3", "qwen"
+TEMPLATE_NOTE = ("Special tokens, role headers and the newlines between turns: what the prompt costs beyond the turns' "
+                 "own text.")
 
 
 def slots(with_system: bool, exchanges: int) -> list[tuple[str, str]]:
@@ -82,13 +87,10 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     tokenizer = bundled_encoding(name)
     prompt = chat_prompt(messages, name, tokenizer)
     st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(TEMPLATES[name].family)}")
-    total, template = prompt.token_count, prompt.template_tokens
-    counts = st.columns(2)
-    counts[0].metric("Tokens", f"{total:,}")
-    counts[1].metric("Template adds", f"{template:,}", help="Special tokens, role headers and the newlines between "
-                     "turns: what the prompt costs beyond the turns' own text.")
-    st.html(chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
-                             special_ids=set(tokenizer.special_tokens.values())))
+    counts = {"Tokens": f"{prompt.token_count:,}", "Template adds": f"{prompt.template_tokens:,}"}
+    st.html(figures_html(counts, notes={"Template adds": TEMPLATE_NOTE})
+            + chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
+                               special_ids=set(tokenizer.special_tokens.values())))
     rows = [{"turn": str(number), "role": message.role, "tokens": prompt.tokens_of(turn),
              "its text": prompt.tokens_of(turn, ["text"]),
              "template": prompt.tokens_of(turn, ["special", "template", "unpublished"])}
@@ -97,11 +99,10 @@ def show_prompt(name: str, messages: list[Message]) -> None:
                  "template": prompt.tokens_of(None)})
     st.markdown(markdown_table(rows))  # a few rows: a plain table, with no pandas to load for it
     if prompt.published:
-        # Drawn only while open: a code block loads a syntax highlighter, a quarter of a
-        # second of every page load, for a text most visitors never open.
-        with st.expander("The prompt as text", key=f"{AS_TEXT_OPEN}_{name}", on_change="rerun") as as_text:
-            if as_text.open:
-                st.code(prompt.text, language=None, wrap_lines=True)
+        # In a menu: a code block loads a syntax highlighter (a quarter of a second of
+        # a page load), and a browser draws a menu's content only once it is opened.
+        with st.popover("The prompt as text", icon=":material/code:", key=f"chat_as_text_{name}"):
+            st.code(prompt.text, language=None, wrap_lines=True)
     else:
         st.caption(markdown_literal(OPENAI_COUNT_NOTE))
     caption = family_caption(name, messages)
@@ -122,6 +123,24 @@ def family_caption(name: str, messages: list[Message]) -> str | None:
                 "identity, knowledge cutoff, reasoning effort, channels; no date)"
                 + ("; the system turn is the developer's “# Instructions”." if with_system else "."))
     return None
+
+
+def families_label() -> str:
+    """The families menu's label: the two families shown (read before their pickers run)."""
+    def family(key: str, default: str) -> str:
+        chosen = shown_value(key, default, lambda text: linked_id(text, FAMILY_LABELS))
+        return chosen if chosen in FAMILY_LABELS else default
+    return "Families: " + " beside ".join(dict.fromkeys([family("chat_left", DEFAULT_LEFT),
+                                                         family("chat_right", DEFAULT_RIGHT)]))
+
+
+def turns_label() -> str:
+    """The turns menu's label: a system turn or not, and how many exchanges come before the last question."""
+    with_system = shown_value("chat_system", True, yes_or_no)
+    exchanges = shown_value("chat_exchanges", 1, whole_number(0, MAX_EXCHANGES))
+    exchanges = 1 if exchanges is None else exchanges
+    return (f"{'System turn' if with_system else 'No system turn'}, "
+            f"{exchanges} earlier exchange{'s' * (exchanges != 1)}")
 
 
 @st.fragment  # typing reruns the conversation and its prompts, not the page
@@ -147,12 +166,16 @@ page_header(
     "and GPT-4o OpenAI publishes only a count, and the page shows that count.",
 )
 
-choices = st.columns([3, 3, 2, 2], vertical_alignment="bottom")
-left = labelled_choice(choices[0], "Model family", FAMILY_LABELS, key="chat_left", default="llama3")
-right = labelled_choice(choices[1], "Beside it", FAMILY_LABELS, key="chat_right", default="qwen")
-with_system = choices[2].toggle("System turn", key="chat_system", value=True, **LINKED)
-exchanges = whole_number_input(choices[3], "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
-                               max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
+# The conversation and its prompts fill the page; what shapes them waits in
+# menus whose labels say what is chosen (pages.common.menus).
+menus = st.container(horizontal=True)
+with menus.popover(families_label(), key="chat_families_menu"):
+    left = labelled_choice(st, "Model family", FAMILY_LABELS, key="chat_left", default=DEFAULT_LEFT, width=480)
+    right = labelled_choice(st, "Beside it", FAMILY_LABELS, key="chat_right", default=DEFAULT_RIGHT, width=480)
+with menus.popover(turns_label(), key="chat_turns_menu"):
+    with_system = st.toggle("System turn", key="chat_system", value=True, **LINKED)
+    exchanges = whole_number_input(st, "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
+                                   max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
 st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in TEMPLATES)} · up to "
            f"{MAX_CHAT_CHARS:,} characters in all.")
 conversation_and_prompts(list(dict.fromkeys([left, right])), with_system, exchanges if exchanges is not None else 1)

@@ -14,7 +14,7 @@ from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
-from bpe_core.drawing.step_control import view_json
+from bpe_core.drawing.step_control import compressed_view
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
@@ -27,14 +27,24 @@ from pages.common.tokenizers import (
     TRAINING_BUDGET, Recipe, TrainedTokenizer, TrainingCancelled, corpus_pieces, session_trained, train_on,
     training_key,
 )
+from pages.common.live_text import live_text_area, typed_text
+from pages.common.menus import one_of, shown_value, whole_number
 from pages.common.url_state import (
-    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
+    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_id, linked_text, whole_number_input,
 )
 from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
 
 MAX_PASTED_CHARS = 1_000_000
+SOURCES = ["Sample", "Paste", "Upload"]
+DEFAULT_SAMPLE = "english_prose"
+UNITS = ["bytes", "chars"]
+PATTERNS = [*PRESETS, "custom"]
+DEFAULT_PATTERN = "cl100k"
+DEFAULT_VOCAB, MAX_VOCAB = 1_000, 100_000
 STEPPER_KEY = "train_stepper"
+TRY_TEXT, TRY_BOX = "train_try_text", "train_try_box"  # session keys: the try-it text, and its box
+DEFAULT_TRY_TEXT = "The lowest, newest and widest."
 STEP_PARAM, SPEED_PARAM = "train_step", "train_speed"  # the link's names for the step and Play's speed
 
 page_header(
@@ -52,9 +62,7 @@ page_header(
 def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
     """The training corpus, a short label, and the sample id (None for other
     sources); (None, "", None) after a message when there is nothing to use."""
-    source = st.segmented_control(
-        "Corpus", ["Sample", "Paste", "Upload"], key="train_source", default="Sample", required=True, **LINKED
-    )
+    source = st.segmented_control("Corpus", SOURCES, key="train_source", default="Sample", required=True, **LINKED)
     if source == "Paste":
         st.session_state["train_text"] = st.session_state.get("train_text", linked_text("train_text", ""))
         text = st.text_area(
@@ -88,28 +96,52 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
             return None, "", None
         return text, f"“{uploaded.name}”", None
     samples = catalog()
-    titles = {sample_id: sample.title for sample_id, sample in samples.items()}
-    sample_id = labelled_choice(st, "Sample", titles, key="train_sample", default="english_prose")
+    sample_id = labelled_choice(st, "Sample", sample_titles(), key="train_sample", default=DEFAULT_SAMPLE)
     st.caption(samples[sample_id].description)
     return samples[sample_id].load(), samples[sample_id].title, sample_id
 
 
+def sample_titles() -> dict[str, str]:
+    return {sample_id: sample.title for sample_id, sample in catalog().items()}
+
+
+def corpus_label() -> str:
+    """The corpus menu's label: the corpus chosen (read before its widgets run, see `pages.common.menus`)."""
+    source = shown_value("train_source", "Sample", one_of(SOURCES))
+    if source == "Paste":
+        text = st.session_state.get("train_text", linked_text("train_text", ""))
+        return f"Corpus: pasted text, {len(text):,} characters" if text.strip() else "Corpus: paste a text"
+    if source == "Upload":
+        uploaded = st.session_state.get("train_upload")
+        return f"Corpus: “{markdown_literal(uploaded.name)}”" if uploaded else "Corpus: upload a file"
+    titles = sample_titles()
+    sample_id = shown_value("train_sample", DEFAULT_SAMPLE, lambda text: linked_id(text, titles))
+    return f"Corpus: {markdown_literal(titles.get(sample_id, titles[DEFAULT_SAMPLE]))}"
+
+
+def settings_label() -> str:
+    """The settings menu's label: vocabulary size, units and split pattern, read before their widgets run."""
+    vocab_size = shown_value("train_vocab", DEFAULT_VOCAB, whole_number(1, MAX_VOCAB))
+    units = shown_value("train_units", "bytes", one_of(UNITS))
+    pattern = shown_value("train_pattern", DEFAULT_PATTERN, one_of(PATTERNS))
+    return f"Vocabulary {vocab_size:,} · {units} · split {PRESET_LABELS.get(pattern, 'by a custom regex')}"
+
+
 def choose_settings() -> dict:
-    columns = st.columns([1, 1, 1, 2])
-    units = columns[0].segmented_control(
-        "Units", ["bytes", "chars"], key="train_units", default="bytes", required=True, **LINKED,
+    units = st.segmented_control(
+        "Units", UNITS, key="train_units", default="bytes", required=True, **LINKED,
         help="bytes: byte-level BPE as GPT models use (256 base tokens). chars: the textbook variant.",
     )
     vocab_size = whole_number_input(
-        columns[1], "Vocabulary size", key="train_vocab", value=1_000, min_value=1, max_value=100_000, step=100,
+        st, "Vocabulary size", key="train_vocab", value=DEFAULT_VOCAB, min_value=1, max_value=MAX_VOCAB, step=100,
         help="Base tokens (256 bytes, or the alphabet) plus merges.",
     )
-    preset = columns[2].selectbox(
-        "Split pattern", [*PRESETS, "custom"], key="train_pattern", index=2, **LINKED,
+    preset = st.selectbox(
+        "Split pattern", PATTERNS, key="train_pattern", index=PATTERNS.index(DEFAULT_PATTERN), **LINKED,
         help="Pre-tokenization: BPE never merges across the pieces this regex cuts. "
         + "; ".join(f"{name}: {label}" for name, label in PRESET_LABELS.items()) + "; custom: your own regex.",
     )
-    specials = columns[3].text_input(
+    specials = st.text_input(
         "Special tokens", key="train_specials", value="<|endoftext|>", **LINKED,
         help="Comma-separated. They get ids after the merges and are never merged.",
     )
@@ -199,12 +231,12 @@ def recipe_for(corpus, sample_id: str | None, settings: dict) -> Recipe | None:
 
 @st.cache_resource(max_entries=16, show_spinner="Preparing the steps…")  # read-only: shared, never copied
 def training_view(tokenizer_key: str, corpus_key: str, first_step: int, last_step: int, _trained: TrainedTokenizer,
-                  _pieces: dict[str, int]) -> str:
+                  _pieces: dict[str, int]) -> bytes:
     """Everything the step control shows for steps `first_step` to
     `last_step` (see bpe_core.drawing.training_view.training_run_view), once per tokenizer
     and span."""
     steps = range(first_step, last_step + 1)
-    return drawn_alone(lambda: view_json(
+    return drawn_alone(lambda: compressed_view(
         training_run_view(_trained.tokenizer, _trained.corpus, _pieces, steps, opening=opening_of(_trained))))
 
 
@@ -215,9 +247,11 @@ def opening_of(trained: TrainedTokenizer) -> int:
 
 
 def try_it(tokenizer, step: int) -> None:
-    st.markdown(f"**Try it** — encode any text with the tokenizer as of step {step:,}")
-    text = st.text_input("Text to encode", key="train_try", value="The lowest, newest and widest.",
-                         persist_state="session", label_visibility="collapsed")
+    """A box to encode any text with the tokenizer as of `step`; the tokens follow the typing."""
+    typed = typed_text(TRY_BOX)
+    text = st.session_state[TRY_TEXT] = typed if typed is not None else st.session_state.get(TRY_TEXT, DEFAULT_TRY_TEXT)
+    live_text_area(f"Try it: encode any text with the tokenizer as of step {step:,}", key=TRY_BOX, value=text,
+                   height=68, placeholder="Type anything: the tokens follow as you type")
     spans = encode_for_view(tokenizer, text, allow_special=True, step=step)
     st.caption(f"{len(spans):,} token{'s' * (len(spans) != 1)} for {len(text.encode()):,} bytes")
     show_tokens(text, spans, tokenizer)
@@ -250,31 +284,29 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
 
 
 def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
+    """The tokenizer in every format it can take, the steps as a page, and the merges as a GIF."""
     tokenizer = trained.tokenizer
-    st.subheader("Download")
-    columns = st.columns(5)
-    columns[0].download_button("Tokenizer (JSON)", lambda: tokenizer_to_json(tokenizer), "tokenizer.json",
-                               "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
-    columns[1].download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
+    st.download_button("Tokenizer (JSON)", lambda: tokenizer_to_json(tokenizer), "tokenizer.json",
+                       "application/json", key="download_json", help="Reload it with bpe_core.Tokenizer.load")
+    st.download_button("Merges (CSV)", lambda: merges_csv(tokenizer), "merges.csv", "text/csv", key="download_csv")
     if tokenizer.units == "bytes":
-        columns[2].download_button("tiktoken ranks", lambda: tiktoken_file_text(tokenizer), "trained.tiktoken", "text/plain",
-                                   key="download_tiktoken", help="Load with tiktoken.load.load_tiktoken_bpe")
+        st.download_button("tiktoken ranks", lambda: tiktoken_file_text(tokenizer), "trained.tiktoken", "text/plain",
+                           key="download_tiktoken", help="Load with tiktoken.load.load_tiktoken_bpe")
     else:
-        columns[2].caption("tiktoken files are byte-level only.")
+        st.caption("tiktoken files are byte-level only.")
     problem = hf_export_problem(tokenizer)
     if problem:
-        columns[3].caption(f"No Hugging Face export: {markdown_literal(problem)}")
+        st.caption(f"No Hugging Face export: {markdown_literal(problem)}")
     else:
         exactness = (" Exact for this preset split pattern." if tokenizer.pattern_name != "custom" else
                      " With a custom regex, Hugging Face's regex engine may read some syntax differently.")
-        columns[3].download_button("Hugging Face tokenizer.json", lambda: hf_tokenizer_json(tokenizer), "hf_tokenizer.json",
-                                   "application/json", key="download_hf",
-                                   help="Load with tokenizers.Tokenizer.from_file." + exactness)
+        st.download_button("Hugging Face tokenizer.json", lambda: hf_tokenizer_json(tokenizer), "hf_tokenizer.json",
+                           "application/json", key="download_hf",
+                           help="Load with tokenizers.Tokenizer.from_file." + exactness)
     if len(tokenizer.trace) > MAX_SAVED_STEPS:
-        columns[4].caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary "
-                           "to save one.")
+        st.caption(f"A saved page holds up to {MAX_SAVED_STEPS:,} merges: train a smaller vocabulary to save one.")
     else:
-        columns[4].download_button(
+        st.download_button(
             "Download as a page", lambda: training_page(tokenizer, trained.corpus, corpus_label=trained.corpus_label,
                                                         opening=opening_of(trained), pieces=pieces),
             "train.html", "text/html", key="download_page", on_click="ignore",
@@ -286,15 +318,14 @@ def downloads(trained: TrainedTokenizer, pieces: dict[str, int]) -> None:
 def merges_as_gif(trained: TrainedTokenizer) -> None:
     """An animated GIF of the merges asked for, for slides."""
     total = len(trained.tokenizer.trace)
-    asked, button = st.columns([1, 3], vertical_alignment="bottom")
-    merges = asked.text_input("Merges for a GIF (A:B)", value=f"0:{min(40, total)}", key="train_gif",
-                              help=f"The merges after step A up to step B, one 16:9 frame each (up to {MAX_FRAMES}).")
+    merges = st.text_input("Merges for a GIF (A:B)", value=f"0:{min(40, total)}", key="train_gif",
+                           help=f"The merges after step A up to step B, one 16:9 frame each (up to {MAX_FRAMES}).")
     try:
         steps = merge_range(merges, total)
     except ValueError as error:
-        button.caption(markdown_literal(str(error)))
+        st.caption(markdown_literal(str(error)))
         return
-    button.download_button(
+    st.download_button(
         "Merges as a GIF", lambda: merges_gif(trained.tokenizer, trained.corpus, steps, opening=opening_of(trained)),
         "merges.gif", "image/gif", key="download_gif", on_click="ignore",
         help="The training text as each merge lands, the new token outlined, with the step counter: for slides.")
@@ -302,9 +333,13 @@ def merges_as_gif(trained: TrainedTokenizer) -> None:
 
 # ------------------------------------------------------------------- page
 
-# The merges come first; the set-up folds away once there is a tokenizer to step through.
-with st.expander("Corpus and settings"):
+# The merges fill the page; the set-up and the downloads wait in menus whose
+# labels say what is chosen. A menu's widgets run on every run (their values
+# and links hold), but the browser draws them only when the menu opens.
+menus = st.container(horizontal=True)
+with menus.popover(corpus_label(), key="train_corpus_menu"):
     corpus, label, sample_id = choose_corpus()
+with menus.popover(settings_label(), key="train_settings_menu"):
     settings = choose_settings()
     if corpus is not None:
         show_pieces(corpus, settings["pattern"])
@@ -315,9 +350,10 @@ trained = session_trained()
 if trained is None:
     st.info("Choose a corpus to train on.")
 else:
-    st.caption(trained_summary(trained))
     tokenizer = trained.tokenizer
     corpus_key = corpus_fingerprint(trained.corpus)
     pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
+    with menus.popover("Download", icon=":material/download:", key="train_download_menu"):
+        downloads(trained, pieces)
+    st.caption(trained_summary(trained))
     step_through(trained, corpus_key, pieces)
-    downloads(trained, pieces)

@@ -61,10 +61,10 @@ def is_page_script(markup: str) -> bool:
 
 
 def metric(at: AppTest, label: str) -> str:
-    """A figure the page shows: an st.metric's value, or one of the counts
-    drawn over a token view (`drawing.tokens.counts_html`)."""
+    """A figure the page shows: an st.metric's value, or one of a row of
+    figures (`drawing.tokens.figures_html`, the counts over a token view)."""
     values = [m.value for m in at.metric if m.label == label]
-    values += re.findall(rf'<div class="bpe-count"><small>{re.escape(label)}</small><b>([^<]*)</b>', all_html(at))
+    values += re.findall(rf'<div class="bpe-count"[^>]*><small>{re.escape(label)}</small><b>([^<]*)</b>', all_html(at))
     assert values, f"no figure {label!r} on the page"
     return values[0]
 
@@ -122,6 +122,12 @@ def training_text_at(view: dict, step: int) -> str:
 def type_text(at: AppTest, text: str) -> AppTest:
     """Do what the shared text box does when the typist pauses: send its text."""
     at.session_state["shared_text_box"] = {"text": text}
+    return at.run()
+
+
+def type_in_box(at: AppTest, key: str, text: str) -> AppTest:
+    """Do what a live text box (`pages.common.live_text`) does when the typist pauses: send its text."""
+    at.session_state[key] = {"text": text}
     return at.run()
 
 

@@ -28,7 +28,8 @@ def expected_tokens(name: str, last_question: str) -> int:
 
 
 def tokens_metrics(page):
-    return page.locator('[data-testid="stMetric"]').filter(has_text="Tokens").filter(has_not_text="Template")
+    """Each family's token count, in its row of figures."""
+    return page.locator(".bpe-count").filter(has_text="Tokens")
 
 
 def test_the_prompts_follow_the_conversation_as_it_is_typed(server, browser):
@@ -58,6 +59,7 @@ def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, br
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="[INST]").first).to_be_visible()
     expect(page.locator('[data-testid="stMarkdownContainer"] table')).to_have_count(2)  # each family's turns
+    expect(page.get_by_role("button", name="Families: tekken beside llama3")).to_be_visible()  # what the menu chose
     assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
     screenshot(page, "chat-presenter-1920")
     assert page.evaluate(OVERFLOWING) == 0

@@ -191,7 +191,10 @@ def test_user_text_in_a_saved_page_stays_text(browser, tmp_path):
 # ------------------------------------------------------ from the app's buttons
 
 
-def downloaded(page, tmp_path: Path, name: str) -> Path:
+def downloaded(page, tmp_path: Path, name: str, menu: str | None = None) -> Path:
+    """Save what the page's "Download as a page" button gives (in `menu`, if the page keeps it in one)."""
+    if menu:
+        page.get_by_role("button", name=menu).click()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download as a page").click()
     path = tmp_path / name
@@ -202,7 +205,7 @@ def downloaded(page, tmp_path: Path, name: str) -> Path:
 def test_the_pages_download_buttons_save_files_that_run_offline(server, browser, tmp_path):
     app = new_page(browser)
     open_page(app, f"{server.url}/train", "Train")
-    train_file = downloaded(app, tmp_path, "train.html")
+    train_file = downloaded(app, tmp_path, "train.html", menu="Download")
     open_page(app, f"{server.url}/replay?replay_text=%20strawberry", "Encode replay")
     replay_file = downloaded(app, tmp_path, "replay.html")
     open_page(app, f"{server.url}/inspect?text=Hello%20offline%20world", "Inspect")

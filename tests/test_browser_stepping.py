@@ -12,7 +12,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bpe_core import train
 from bpe_core.samples import catalog
-from tests.browser import assert_no_exception, new_page, open_page, run, screenshot
+from tests.browser import assert_no_exception, new_page, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
 
@@ -83,6 +83,21 @@ def test_buttons_slider_and_keys_move_through_the_run(server, page, trace):
     expect(heading(page)).to_contain_text(f"Merge 40 of {len(trace):,}")
     expect(page.locator(".trn-pairs tbody tr").first).to_contain_text(f"{trace[40].count:,}")
     expect(page).to_have_url(re.compile(r"train_step=40(&|$)"))  # the address bar follows at once
+    assert_no_exception(page)
+
+
+def test_the_settings_wait_in_a_menu_that_says_what_is_trained(server, page):
+    """Opened, the menu's settings work as ever; it stays open while they change, and its label follows."""
+    fewer = train(catalog()["english_prose"].load(), vocab_size=600, pattern="cl100k",
+                  special_tokens=("<|endoftext|>",))
+    open_page(page, f"{server.url}/train", "Train")
+    page.get_by_role("button", name="Vocabulary 1,000 · bytes · split GPT-4 (cl100k)").click()
+    size = page.get_by_label("Vocabulary size", exact=True)
+    type_into(page, size, "600")
+    expect(page.get_by_role("button", name="Vocabulary 600 · bytes · split GPT-4 (cl100k)")).to_be_visible()
+    expect(size).to_be_visible()
+    expect(page.locator(".stp-position")).to_have_text(f"0 / {len(fewer.trace):,}")  # trained again
+    expect(page).to_have_url(re.compile(r"train_vocab=600(&|$)"))
     assert_no_exception(page)
 
 

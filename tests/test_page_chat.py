@@ -21,7 +21,13 @@ def conversation(texts: dict[str, str], with_system: bool = True, exchanges: int
 
 
 def token_counts(at) -> list[str]:
-    return [metric.value for metric in at.metric if metric.label == "Tokens"]
+    """Each family's token count, as its row of figures shows it."""
+    return re.findall(r'<div class="bpe-count"><small>Tokens</small><b>([^<]*)</b>', all_html(at))
+
+
+def menu_labels(at) -> list[str]:
+    """The labels of the page's menus (st.popover), as a reader sees them."""
+    return [shown(block.proto.popover.label) for block in at.get("popover")]
 
 
 def type_turn(at, slot: str, text: str):
@@ -37,10 +43,12 @@ def boxes(at) -> list[str]:
 
 
 def test_the_page_shows_two_families_prompts_with_the_templates_counts():
-    at = open_page("pages/chat.py", chat_as_text_llama3=True)  # "The prompt as text" open
+    at = open_page("pages/chat.py")
     expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids) for name in ("llama3", "qwen")]
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
+    template = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3")).template_tokens
+    assert f'<small>Template adds</small><b>{template:,}</b>' in html
     assert html.count('class="bpe-chat"') == 2
     assert re.search(r'bpe-chat-template">.*?&lt;\|start_header_id\|&gt;', html, flags=re.DOTALL)
     prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
@@ -80,8 +88,7 @@ def test_mistral_says_where_its_system_text_went(name):
 @pytest.mark.slow  # seconds: OpenAI's vocabularies load
 @pytest.mark.parametrize(("name", "model"), [("cl100k_base", "gpt-4-0613"), ("o200k_base", "gpt-4o-2024-08-06")])
 def test_openais_families_show_the_published_count_and_say_that_is_all(name, model):
-    opened = {"chat_as_text_llama3": True, f"chat_as_text_{name}": True}  # "The prompt as text", both
-    at = open_page("pages/chat.py", query={"chat_right": name}, **opened)
+    at = open_page("pages/chat.py", query={"chat_right": name})
     default = [{"role": m.role, "content": m.content} for m in conversation(DEFAULT_TEXTS)]
     assert token_counts(at)[1] == f"{num_tokens_from_messages(default, model):,}"
     assert any(shown(caption) == OPENAI_COUNT_NOTE for caption in messages(at.caption))
@@ -127,11 +134,20 @@ def test_typed_markup_is_shown_as_text():
     assert not at.exception
 
 
-def test_the_prompt_as_text_is_drawn_only_once_opened():
-    """A code block loads a syntax highlighter in the browser: only for a reader who asks."""
+def test_the_prompt_as_text_waits_in_a_menu():
+    """A code block loads a syntax highlighter in the browser: a menu's content is drawn only once opened."""
     at = open_page("pages/chat.py")
-    assert [expander.label for expander in at.expander] == ["The prompt as text"] * 2 and not at.code
-    at.session_state["chat_as_text_qwen"] = True  # what a click on the expander tells the page
-    at.run()
-    prompt = chat_prompt(conversation(DEFAULT_TEXTS), "qwen", load_encoding("qwen"))
-    assert [code.value.rstrip("\n") for code in at.code] == [prompt.text.rstrip("\n")]
+    assert menu_labels(at)[2:] == ["The prompt as text"] * 2
+    expected = [chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).text for name in ("llama3", "qwen")]
+    assert [code.value.rstrip("\n") for code in at.code] == [text.rstrip("\n") for text in expected]
+
+
+def test_the_menus_say_what_is_chosen_on_a_link_and_after_a_change():
+    at = open_page("pages/chat.py", query={"chat_left": "tekken", "chat_system": "false", "chat_exchanges": "2"})
+    assert menu_labels(at)[:2] == ["Families: tekken beside qwen", "No system turn, 2 earlier exchanges"]
+    at.selectbox(key="chat_right").set_value("tekken").run()
+    at.toggle(key="chat_system").set_value(True).run()
+    at.number_input(key="chat_exchanges").set_value(1).run()
+    assert menu_labels(at)[:2] == ["Families: tekken", "System turn, 1 earlier exchange"]
+    damaged = open_page("pages/chat.py", query={"chat_left": "nope", "chat_system": "maybe", "chat_exchanges": "99"})
+    assert menu_labels(damaged)[:2] == ["Families: llama3 beside qwen", "System turn, 1 earlier exchange"]

@@ -10,7 +10,8 @@ from bpe_core.encodings import tiktoken_encoding
 from bpe_core.formats import hf_tokenizer_json
 from bpe_core.samples import catalog
 from tests.apptest import (
-    all_html, component_data, messages, metric, open_page, shared_box_text, tell_position, training_text_at, type_text,
+    all_html, component_data, messages, metric, open_page, shared_box_text, shown, tell_position, training_text_at,
+    type_in_box, type_text,
 )
 from tests.conftest import ROOT
 from tests.test_render import visible_text
@@ -98,11 +99,22 @@ def test_leading_pairs_are_counted_on_the_whole_corpus_and_lead_with_the_merge_m
     assert "whole corpus" in view["pairsNote"]
 
 
+def test_the_steps_travel_compressed():
+    """Every visit sends the span of steps held; its JSON repeats itself (the same tokens' labels and counts)."""
+    from bpe_core.drawing.step_control import unpacked
+
+    at = open_page("pages/train.py")
+    (sent,) = [element.proto.bytes for element in at.main
+               if getattr(getattr(element, "proto", None), "component_name", None) == "bpe_playground.stepper"]
+    view = unpacked(sent)["view"]
+    assert json.loads(view)["total"] == 744 and len(sent) * 5 < len(view.encode())
+
+
 def test_a_step_the_browser_tells_moves_the_link_and_the_try_it_box(expected_trace):
     at = open_page("pages/train.py")
     tell_position(at, "train_stepper", 3, speed=4)
     assert at.query_params["train_step"] == "3" and at.query_params["train_speed"] == "4"
-    assert any("as of step 3" in m.value for m in at.markdown)
+    assert "as of step 3" in component_data(at, "bpe_playground.live_text")["label"]  # the try-it box
     assert component_data(at)["step"] == 3
     tell_position(at, "train_stepper", 0)
     assert "train_step" not in at.query_params  # step 0 is the default: the link stays short
@@ -214,7 +226,7 @@ def test_pasted_corpus_and_try_it_box():
     assert tokenizer.stop_reason and "no adjacent pair" in tokenizer.stop_reason
     assert any("Stopped early" in s.value for s in at.caption)
     tell_position(at, "train_stepper", len(tokenizer.merges))
-    at.text_input(key="train_try").input(" lowest").run()
+    type_in_box(at, "train_try_box", " lowest")
     expected = len(tokenizer.encode_at_step(" lowest", len(tokenizer.merges)))
     assert expected == 1
     assert any(c.value == "1 token for 7 bytes" for c in at.caption)
@@ -232,6 +244,35 @@ def test_downloads_are_offered():
     at = open_page("pages/train.py")
     labels = {button.proto.label for button in at.download_button}
     assert {"Tokenizer (JSON)", "Merges (CSV)", "tiktoken ranks", "Hugging Face tokenizer.json"} <= labels
+    assert menu_labels(at)[2] == "Download"  # in a menu: the page shows the merges, not buttons
+
+
+def menu_labels(at) -> list[str]:
+    """The labels of the page's menus (st.popover), as a reader sees them."""
+    return [shown(block.proto.popover.label) for block in at.get("popover")]
+
+
+def test_the_train_menus_say_what_is_chosen_on_a_link_and_after_a_change():
+    at = open_page("pages/train.py", query={"train_sample": "aaabdaaabac", "train_units": "chars",
+                                            "train_vocab": "6", "train_pattern": "gpt2"})
+    assert menu_labels(at)[:2] == ["Corpus: aaabdaaabac (Wikipedia's example)", "Vocabulary 6 · chars · split GPT-2"]
+    at.number_input(key="train_vocab").set_value(5).run()
+    at.selectbox(key="train_pattern").set_value("custom").run()
+    assert menu_labels(at)[1] == "Vocabulary 5 · chars · split by a custom regex"
+    at.segmented_control(key="train_source").set_value("Paste").run()
+    assert menu_labels(at)[0] == "Corpus: paste a text"
+    at.text_area(key="train_text").input("low lower lowest").run()
+    assert menu_labels(at)[0] == "Corpus: pasted text, 16 characters"
+    at.segmented_control(key="train_source").set_value("Upload").run()
+    at.file_uploader(key="train_upload").upload("low_*[x].txt", b"low lower", "text/plain").run()
+    assert menu_labels(at)[0] == "Corpus: “low_*[x].txt”"  # a file's name is shown as it is, never as Markdown
+
+
+def test_the_train_menus_read_a_damaged_link_as_the_page_does():
+    at = open_page("pages/train.py", query={"train_vocab": "Infinity", "train_pattern": "nope", "train_sample": "x"})
+    assert menu_labels(at)[:2] == ["Corpus: Alice's Adventures in Wonderland (English prose)",
+                                   "Vocabulary 1,000 · bytes · split GPT-4 (cl100k)"]
+    assert at.number_input(key="train_vocab").value == 1_000 and at.selectbox(key="train_pattern").value == "cl100k"
 
 
 def test_trained_tokenizer_is_offered_on_other_pages():

@@ -30,7 +30,8 @@ export default function (component) {
 }
 
 // The app sends the data packed (bpe_core/drawing/step_control.py `packed`):
-// the settings as JSON, a line break, then the view's JSON text; a saved page
+// the settings as JSON, a line break, then the view's JSON text, or that text
+// gzip-compressed (a training view: a seventh of its size); a saved page
 // gives the object itself, the view's JSON text under "view".
 const decoder = new TextDecoder();
 
@@ -39,8 +40,12 @@ function settingsOf(data) {
   return JSON.parse(decoder.decode(data.subarray(0, data.indexOf(10))));
 }
 
-function viewOf(data) {
-  return data instanceof Uint8Array ? decoder.decode(data.subarray(data.indexOf(10) + 1)) : data.view;
+// The view's JSON text, or a promise of it while the browser unpacks it.
+function viewOf(data, settings) {
+  if (!(data instanceof Uint8Array)) return data.view;
+  const view = data.subarray(data.indexOf(10) + 1);
+  if (!settings.compressed) return decoder.decode(view);
+  return new Response(new Blob([view]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
 }
 
 class Stepper {
@@ -57,10 +62,16 @@ class Stepper {
     this.tell = setStateValue;
     const settings = settingsOf(data);
     this.known = { step: settings.step, speed: settings.speed }; // what the server drew this run with
-    if (this.data && this.data.viewKey === settings.viewKey) return;
+    if (this.viewKey === settings.viewKey) return; // shown, or being unpacked
+    this.viewKey = settings.viewKey;
+    const view = viewOf(data, settings);
+    if (typeof view === "string") return this.showView(view, settings);
+    view.then((text) => this.viewKey === settings.viewKey && this.showView(text, settings)); // unless a newer came
+  }
+
+  showView(viewText, settings) {
     if (this.view && this.view.detach) this.view.detach();
-    this.data = { ...JSON.parse(viewOf(data)), ...settings };
-    data = this.data;
+    const data = (this.data = { ...JSON.parse(viewText), ...settings });
     this.view = data.kind === "training" ? new TrainingView(this.root, data) : new FramesView(this.root, data);
     if (this.step === null || !this.holds(this.step)) this.step = data.step;
     this.speed = data.speeds.includes(data.speed) ? data.speed : 1;
@@ -73,7 +84,8 @@ class Stepper {
     document.removeEventListener("keydown", this.onKey);
     this.pause();
     clearTimeout(this.settle); // gone from the page: nothing left to tell
-    if (this.view.detach) this.view.detach();
+    this.viewKey = null; // a view still being unpacked is not shown
+    if (this.view && this.view.detach) this.view.detach();
   }
 
   holds(step) {

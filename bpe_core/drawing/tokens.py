@@ -415,6 +415,7 @@ COUNTS_CSS = """
   font-family: "Source Sans Pro", system-ui, sans-serif; }
 .bpe-count small { display: block; font-size: 0.875rem; color: #31333f; }
 .bpe-count b { font-size: 1.8rem; font-weight: 400; line-height: 1.3; }
+.bpe-count[title] small { text-decoration: underline dotted; cursor: help; }
 </style>
 """
 
@@ -431,8 +432,25 @@ def counts_html(text: str, token_count: int) -> str:
         "Words": f"{len(text.split()):,}",
         "Bytes per token": f"{size / token_count:.2f}" if token_count else "–",
     }
-    cells = "".join(f'<div class="bpe-count"><small>{label}</small><b>{value}</b></div>' for label, value in figures.items())
+    return figures_html(figures)
+
+
+def figures_html(figures: Mapping[str, str], notes: Mapping[str, str] | None = None) -> str:
+    """Figures in one row, each under its label (label -> figure; `notes`:
+    label -> what it means, shown on hover): one element for the browser to
+    draw, where a row of st.metric is one per figure and a widget type to
+    load. Labels, figures and notes are the page's own words, escaped here."""
+    notes = notes or {}
+    cells = "".join(
+        f'<div class="bpe-count"{_title(notes.get(label))}><small>{html.escape(label)}</small>'
+        f"<b>{html.escape(value)}</b></div>"
+        for label, value in figures.items()
+    )
     return f'{COUNTS_CSS}<div class="bpe-counts">{cells}</div>'
+
+
+def _title(note: str | None) -> str:
+    return f' title="{html.escape(note)}"' if note else ""
 
 
 # ------------------------------------------------------------------ chips

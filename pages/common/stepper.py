@@ -25,19 +25,19 @@ _STEPPER = st.components.v2.component(
 )
 
 
-def stepper(view: str, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
+def stepper(view: str | bytes, *, view_key: str, key: str, step: int, speed: float = 1, param: str,
             speed_param: str | None = None, steps: range, playable: bool = False) -> None:
     """Mount the step control over `view` (the data of a training view, or
-    frames, as JSON: see `view_json`), holding `steps`; `view_key` names that
-    data (the browser keeps what it shows while it gets the same view again,
-    at whatever step); `param` (and `speed_param`) are the link's names for
-    the step (and the speed)."""
+    frames, as JSON text or compressed: see `view_json`, `compressed_view`),
+    holding `steps`; `view_key` names that data (the browser keeps what it
+    shows while it gets the same view again, at whatever step); `param`
+    (and `speed_param`) are the link's names for the step (and the speed)."""
     data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
                         speed_param=speed_param, playable=playable)
     _STEPPER(data=packed(data), key=key, on_position_change=lambda: None)
 
 
-def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
+def kept_view(key: str, view_key: str, make: Callable[[], str | bytes]) -> str | bytes:
     """The view named `view_key` for the control under `key`, made once and
     kept in the session: a view cached for every session may be let go
     while many visitors come, and a step must not wait for it to be made
@@ -51,7 +51,7 @@ def kept_view(key: str, view_key: str, make: Callable[[], str]) -> str:
 _DRAWING = threading.Lock()
 
 
-def drawn_alone(draw: Callable[[], str]) -> str:
+def drawn_alone(draw: Callable[[], str | bytes]) -> str | bytes:
     """`draw()` (a view's drawing), with no other view drawn meanwhile.
     Python runs one thread at a time, so views drawn side by side take no
     less time in all; but each holds its working memory meanwhile (the

@@ -28,7 +28,7 @@ from bpe_core.analysis.vocabulary import (
     vocabulary_table,
 )
 from bpe_core.drawing.palette import PALETTE
-from bpe_core.drawing.vocabulary import script_figure
+from bpe_core.drawing.vocabulary import TOKEN_CHARS_SHOWN, Column, plain_table_html, script_figure
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
 TEXT = "the cat sat on the mat; the cat ate the rat. こんにちは、こんにちは! Привет, привет."
@@ -262,6 +262,30 @@ def test_script_figure_is_sorted_readable_and_in_palette_colours(gpt2):
     assert figure.layout.font.size >= 14
     assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
     assert bars.textfont.size >= 14
+
+
+def test_plain_table_escapes_every_cell_and_shows_yes_no_and_missing_values():
+    import re
+
+    frame = pd.DataFrame({
+        "id": [7, 8, 9],
+        "text": ["<b>&amp;", "*·x*", "é" * (TOKEN_CHARS_SHOWN + 5)],
+        "characters": pd.array([3, None, 85], dtype="Int64"),
+        "valid_utf8": [True, False, True],
+        "unasked": ["x", "y", "z"],
+    })
+    columns = {"id": Column("id"), "text": Column("to<ken>", "<i>help</i>", token=True),
+               "characters": Column("characters"), "valid_utf8": Column("valid UTF-8"), "missing": Column("not here")}
+    markup = plain_table_html(frame, columns)
+    cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in re.findall(r"<tr>(.*?)</tr>", markup)]
+    assert cells == [
+        ["id", "to&lt;ken&gt;", "characters", "valid UTF-8"],  # in the columns' order, only those asked for and present
+        ["7", "&lt;b&gt;&amp;amp;", "3", "✓"],
+        ["8", "*·x*", "", "✗"],  # Markdown stays text: no table element reads it
+        ["9", "é" * TOKEN_CHARS_SHOWN + "…", "85", "✓"],
+    ]
+    assert 'title="&lt;i&gt;help&lt;/i&gt;"' in markup
+    assert markup.count('class="voc-num"') == 2 * 4 and markup.count('class="voc-tok"') == 4
 
 
 # ------------------------------------------------------ search and filters

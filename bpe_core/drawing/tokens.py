@@ -431,7 +431,14 @@ def counts_html(text: str, token_count: int) -> str:
         "Words": f"{len(text.split()):,}",
         "Bytes per token": f"{size / token_count:.2f}" if token_count else "–",
     }
-    cells = "".join(f'<div class="bpe-count"><small>{label}</small><b>{value}</b></div>' for label, value in figures.items())
+    return figures_html(figures)
+
+
+def figures_html(figures: Mapping[str, str]) -> str:
+    """Figures in one row, each under its label: one element where a row
+    of st.metric is several, each of a type the browser loads and draws."""
+    cells = "".join(f'<div class="bpe-count"><small>{html.escape(label)}</small><b>{html.escape(value)}</b></div>'
+                    for label, value in figures.items())
     return f'{COUNTS_CSS}<div class="bpe-counts">{cells}</div>'
 
 

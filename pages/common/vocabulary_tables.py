@@ -47,5 +47,14 @@ def script_chart_of(tokenizer: Tokenizer) -> go.Figure:
                                      lambda figure: len(figure.to_json(validate=False)))
 
 
+def warm_vocabulary(name: str) -> None:
+    """Make the table and the chart of the encoding the page opens with
+    before anyone asks (when the server starts, see `warm_up`): half a
+    second to a second of its first visit, most of it reading the table."""
+    from pages.common.tokenizers import bundled_encoding
+
+    script_chart_of(bundled_encoding(name))  # which reads the table
+
+
 def frame_bytes(frame: pd.DataFrame) -> int:
     return int(frame.memory_usage(deep=True).sum())

@@ -34,9 +34,9 @@ from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
+from pages.common.presenter import show_table
 from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
-from pages.common.vocabulary_tables import script_chart_of, search_in, table_of
+from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
@@ -190,7 +190,7 @@ def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
 
 def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     """The first matches as a plain table: most visits look no further."""
-    columns = shown_columns(tokenizer, matches)
+    columns = [name for name in shown_columns(tokenizer, matches) if name != "special"]  # its script says so
     st.html(plain_table_html(matches.head(FIRST_ROWS), {name: COLUMNS[name] for name in columns}))
     if len(matches) > FIRST_ROWS:
         st.caption(f"The first {FIRST_ROWS} of {len(matches):,} matches; all of them in the grid below.")
@@ -286,7 +286,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
             tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
 table = table_of(tokenizer)
 
-results, chart = st.columns([3, 2])
+results, chart = st.columns([2, 1])
 with results:
     if tokenizer.trace:
         trained_note(tokenizer)
@@ -302,7 +302,7 @@ with results:
 with chart:
     st.subheader("Tokens per script")
     st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
-    show_figure(script_chart_of(tokenizer), key="vocab_chart")
+    st.html(script_bars_of(tokenizer))
 if matches is not None and not matches.empty:
     show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns
 

@@ -2,8 +2,15 @@
 
 The table is built once per tokenizer and each search is done once, for
 every session (`pages.common.vocabulary_tables`); filters and sorting are
-vectorised passes, so clicking stays quick even with 200,000 tokens. The
-table widget loads rows lazily.
+vectorised passes, so clicking stays quick even with 200,000 tokens.
+
+The page opens on plain HTML: the figures, the first matches as a plain
+table, the chart. The search, the filters and the sort sit in popovers whose
+labels say what is chosen, and the data grid of every match (sort by any
+column, scroll, download) is drawn only once its box is opened: the browser
+spends a fifth of a second on each kind of widget the first time a page
+draws it, the better part of a second on the grid, and a popover's body is
+drawn only when it opens.
 """
 
 import functools
@@ -21,17 +28,22 @@ from bpe_core.analysis.vocabulary import (
     sort_tokens,
     token_detail,
 )
+from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.tokens import merge_html, vocabulary_html
+from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
+from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.navigation import page_header
-from pages.common.presenter import show_figure, show_table
-from pages.common.url_state import LINKED, whole_number_input
-from pages.common.vocabulary_tables import script_chart_of, search_in, table_of
+from pages.common.presenter import show_table
+from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
+from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
-UPLOAD_OPEN = "vocab_upload_open"  # the expander of the uploader: open or not
+FIRST_ROWS = 20  # matches shown as a plain table; the grid holds them all
+LABEL_CHARS = 24  # of a search shown in its popover's label
+UPLOAD_OPEN = "vocab_upload_open"  # the popover of the uploader: open or not
+GRID_OPEN = "vocab_grid_open"  # the box of the data grid: open or not
 
 page_header(
     "Vocabulary",
@@ -64,7 +76,7 @@ def filter_settings() -> dict:
     # link, so a label with a count in it would change with the tokenizer.
     scripts = st.multiselect(
         "Script", CATEGORIES, key="vocab_scripts", placeholder="all",
-        help="The script most of a token's letters belong to; the chart below counts them.", **LINKED,
+        help="The script most of a token's letters belong to; the chart counts them.", **LINKED,
     )
     not_utf8 = st.toggle(
         "Only tokens that are not valid UTF-8", key="vocab_not_utf8",
@@ -72,6 +84,60 @@ def filter_settings() -> dict:
     )
     leading_space = st.toggle("Only tokens with a leading space", key="vocab_leading_space", **LINKED)
     return dict(scripts=scripts, only_not_utf8=not_utf8, only_leading_space=leading_space)
+
+
+# ----------------------------------------------------- popover labels
+# A popover's label is made before the widgets in it run: it reads their
+# values as they will be, the session's (after a change), else the link's.
+
+
+def linked_flag(key: str) -> bool:
+    value = initial_value(key, False)
+    return value if isinstance(value, bool) else str(value).lower() == "true"
+
+
+def linked_number(key: str) -> int | None:
+    value = initial_value(key, None)
+    if isinstance(value, int) or value is None:
+        return value
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
+
+
+def shown_query(query: str) -> str:
+    """A search as the table shows tokens (a space as ·), short, literal in Markdown."""
+    shown = label_text(query.encode("utf-8", errors="replace"))
+    return markdown_literal(shown if len(shown) <= LABEL_CHARS else shown[:LABEL_CHARS] + "…")
+
+
+def search_label() -> str:
+    text, pattern = initial_value("vocab_text", ""), initial_value("vocab_regex", "")
+    parts = []
+    if text:
+        parts.append(f"“{shown_query(text)}”")
+    if pattern:
+        parts.append(f"regex {shown_query(pattern)}")
+    if parts and linked_flag("vocab_ignore_case"):
+        parts[-1] += " in any case"
+    token_id = linked_number("vocab_id")
+    if token_id is not None:
+        parts.append(f"id {token_id}")
+    return "Search: " + (", ".join(parts) or "every token")
+
+
+def filter_label() -> str:
+    scripts = [script for script in initial_value("vocab_scripts", [], many=True) if script in CATEGORIES]
+    parts = []
+    if scripts:
+        parts.append(", ".join(scripts[:2]) + (f" +{len(scripts) - 2}" if len(scripts) > 2 else ""))
+    if linked_flag("vocab_not_utf8"):
+        parts.append("not UTF-8")
+    if linked_flag("vocab_leading_space"):
+        parts.append("leading space")
+    return "Filter: " + (markdown_literal(" · ".join(parts)) or "none")
+
+
+def sort_label() -> str:
+    return "Sort: " + SORTS[linked_id(initial_value("vocab_sort", "id"), SORTS) or "id"]
 
 
 # ---------------------------------------------------------------- results
@@ -87,40 +153,70 @@ def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: s
     return sort_tokens(filter_tokens(found, **filters), sort)
 
 
+COLUMNS = {  # the plain table's; the grid's below say the same
+    "id": Column("id"),
+    "text": Column("token", "· a space, → a tab, ↵ a line break, <E3 81> stray bytes", token=True),
+    "piece": Column("piece", "As SentencePiece spells it: ▁ for a space, <0xE3> for a byte-fallback piece", token=True),
+    "score": Column("score", "Where two neighbours make pieces, the higher score merges first", "{:,.0f}"),
+    "bytes": Column("bytes"),
+    "characters": Column("characters", "Empty when the bytes are not valid UTF-8"),
+    "valid_utf8": Column("valid UTF-8"),
+    "script": Column("script", "The script most of its letters belong to"),
+    "leading_space": Column("leading space"),
+    "learned_at_step": Column("learned at step", "The merge that made it (1 = the first)"),
+    "special": Column("special"),
+}
 COLUMN_CONFIG = {
     "id": st.column_config.NumberColumn("id", format="%d"),
-    "text": st.column_config.TextColumn("token", width="medium",
-                                        help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
-    "piece": st.column_config.TextColumn("piece", help="As SentencePiece spells it: ▁ for a space, "
-                                         "<0xE3> for a byte-fallback piece"),
-    "score": st.column_config.NumberColumn("score", format="%.0f",
-                                           help="Where two neighbours make pieces, the higher score merges first"),
+    "text": st.column_config.TextColumn("token", width="medium", help=COLUMNS["text"].help),
+    "piece": st.column_config.TextColumn("piece", help=COLUMNS["piece"].help),
+    "score": st.column_config.NumberColumn("score", format="%.0f", help=COLUMNS["score"].help),
     "bytes": st.column_config.NumberColumn("bytes"),
-    "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
+    "characters": st.column_config.NumberColumn("characters", help=COLUMNS["characters"].help),
     "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
-    "script": st.column_config.TextColumn("script", help="The script most of its letters belong to"),
+    "script": st.column_config.TextColumn("script", help=COLUMNS["script"].help),
     "leading_space": st.column_config.CheckboxColumn("leading space"),
     "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
-                                                     help="The merge that made it (1 = the first)"),
+                                                     help=COLUMNS["learned_at_step"].help),
     "special": st.column_config.CheckboxColumn("special"),
 }
+CODE_POINT_COLUMNS = {"character": Column("character", token=True), "code point": Column("code point"),
+                      "name": Column("name")}
 
 
-def show_matches(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
-    columns = [name for name in COLUMN_CONFIG if name in matches and (name != "learned_at_step" or tokenizer.trace)]
-    show_table(matches, hide_index=True, column_order=columns, column_config=COLUMN_CONFIG, lazy=True, height=460)
-    st.download_button(
-        "Download these tokens (CSV)", functools.partial(frame_csv, matches),
-        file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
-    )
+def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
+    return [name for name in COLUMNS if name in matches and (name != "learned_at_step" or tokenizer.trace)]
 
 
-def show_counts(table: pd.DataFrame, matches: pd.DataFrame | None) -> None:
-    columns = st.columns(4)
-    columns[0].metric("Tokens", f"{len(table):,}")
-    columns[1].metric("Matches", "–" if matches is None else f"{len(matches):,}")
-    columns[2].metric("Not valid UTF-8", f"{(~table['valid_utf8']).sum():,}")
-    columns[3].metric("Longest (bytes)", f"{table['bytes'].max():,}")
+def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
+    """The first matches as a plain table: most visits look no further."""
+    columns = [name for name in shown_columns(tokenizer, matches) if name != "special"]  # its script says so
+    st.html(plain_table_html(matches.head(FIRST_ROWS), {name: COLUMNS[name] for name in columns}))
+    if len(matches) > FIRST_ROWS:
+        st.caption(f"The first {FIRST_ROWS} of {len(matches):,} matches; all of them in the grid below.")
+
+
+def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
+    """Every match in the data grid, drawn only while its box is open."""
+    with st.expander(f"All {len(matches):,} matches in a grid: sort by any column, scroll, download",
+                     key=GRID_OPEN, on_change="rerun") as grid:
+        if not grid.open:
+            return
+        show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches),
+                   column_config=COLUMN_CONFIG, lazy=True, height=460)
+        st.download_button(
+            "Download these tokens (CSV)", functools.partial(frame_csv, matches),
+            file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
+        )
+
+
+def counts(table: pd.DataFrame, matches: pd.DataFrame | None) -> str:
+    return figures_html({
+        "Tokens": f"{len(table):,}",
+        "Matches": "–" if matches is None else f"{len(matches):,}",
+        "Not valid UTF-8": f"{(~table['valid_utf8']).sum():,}",
+        "Longest (bytes)": f"{table['bytes'].max():,}",
+    })
 
 
 def trained_note(tokenizer: Tokenizer) -> None:
@@ -167,50 +263,59 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     # Inline code, not a code block: a block loads a syntax highlighter, a quarter of a second of each visit.
     st.markdown(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex): `{detail.hex}`")
-    show_table(code_points(detail.token_bytes), grid=False, hide_index=True)
+    st.html(plain_table_html(code_points(detail.token_bytes), CODE_POINT_COLUMNS))
 
 
 # ------------------------------------------------------------------- page
 
 
-settings, view = st.columns([1, 3])
-with settings:
+# One row of buttons, each opening what it names.
+with st.container(horizontal=True, vertical_alignment="bottom"):
     tokenizer = pick_tokenizer("Tokenizer", key="vocab_tokenizer")
-    table = table_of(tokenizer)
-    criteria = search_settings()
-    filters = filter_settings()
-    sort = st.segmented_control(
-        "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
-    )
-    # Drawn only while open: the uploader's code is a part of every visit's load, for a
-    # box most visitors never open (a loaded tokenizer stays in the picker when it closes).
-    with st.expander("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
+    with st.popover(search_label()):
+        criteria = search_settings()
+    with st.popover(filter_label()):
+        filters = filter_settings()
+    with st.popover(sort_label()):
+        sort = st.segmented_control(
+            "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
+        )
+    # Drawn only while open (a loaded tokenizer stays in the picker when it closes).
+    with st.popover("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
         if loading.open:
             tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
-with view:
+table = table_of(tokenizer)
+
+results, chart = st.columns([2, 1])
+with results:
     if tokenizer.trace:
         trained_note(tokenizer)
     matches = matching_tokens(tokenizer, criteria, filters, sort)
     if sort == "step" and not tokenizer.trace:
         st.caption("Only a tokenizer trained here knows the step that learned each token: shown in id order.")
-    show_counts(table, matches)
+    st.html(counts(table, matches))
     if matches is not None:
         if matches.empty:
             st.info("No token matches. Loosen the search or the filters.")
-        show_matches(tokenizer, matches)
-
-chart, detail = st.columns([3, 2])
+        else:
+            show_first_rows(tokenizer, matches)
 with chart:
     st.subheader("Tokens per script")
     st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
-    show_figure(script_chart_of(tokenizer), key="vocab_chart")
-with detail:
-    st.subheader("One token")
+    st.html(script_bars_of(tokenizer))
+if matches is not None and not matches.empty:
+    show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns
+
+st.subheader("One token")
+first_match = None if matches is None or matches.empty else int(matches["id"].iloc[0])
+chosen = linked_number("vocab_detail")
+with st.popover(f"Token id {chosen}" if chosen is not None else
+                "Token: the first match" + ("" if first_match is None else f" (id {first_match})")):
     chosen = whole_number_input(
         st, "Token id", key="vocab_detail", value=None, min_value=0, step=1, placeholder="the first match",
-        help="Empty: the first token in the table above.",
+        help="Empty: the first match in the table above.",
     )
-    if chosen is None and matches is not None and not matches.empty:
-        chosen = int(matches["id"].iloc[0])
-    if chosen is not None:
-        show_detail(tokenizer, int(chosen))
+if chosen is None:
+    chosen = first_match
+if chosen is not None:
+    show_detail(tokenizer, int(chosen))

@@ -1,5 +1,6 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
+import html
 import re
 
 import pytest
@@ -26,11 +27,27 @@ def pick(at: AppTest, name: str) -> AppTest:
 
 
 def matches(at: AppTest):
+    """Every match, as the data grid holds them: drawn once its box is opened."""
+    if not at.dataframe:
+        at.session_state["vocab_grid_open"] = True  # what a click on the box tells the page
+        at.run()
+        assert not at.exception
     return at.dataframe[0].value
 
 
 def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+    return apptest.metric(at, label)
+
+
+def popover_labels(at: AppTest) -> list[str]:
+    return [block.proto.popover.label for block in at.get("popover")]
+
+
+def first_rows(at: AppTest) -> str:
+    """The plain table of the first matches."""
+    (table,) = [element.proto.body for element in at.html if 'class="voc-table"' in element.proto.body
+                and "<th>code point</th>" not in element.proto.body]
+    return table
 
 
 @pytest.mark.slow
@@ -77,7 +94,7 @@ def test_sort_longest_first_and_filter_by_script():
     table = matches(at)
     assert set(table["script"]) == {"Devanagari"} and len(table) > 1_000
     assert table["bytes"].is_monotonic_decreasing
-    assert apptest.charts(at)
+    assert script_bars(at)["Devanagari"] == len(table)  # the bars count the whole vocabulary, filtered or not
 
 
 def test_a_link_reproduces_the_view():
@@ -111,6 +128,8 @@ def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
     pick(at, "trained here")
     at.text_input(key="vocab_text").input("<script>").run()
     assert not at.exception
+    rows = re.sub(r"<style>.*?</style>", "", first_rows(at), flags=re.DOTALL)
+    assert "&lt;script&gt;" in rows and not re.search(r"<script|<img|onerror", rows)
     table = matches(at)
     (script_tag,) = table.loc[table["string"] == "<script>", "id"]
     at.number_input(key="vocab_detail").set_value(int(script_tag)).run()
@@ -135,8 +154,7 @@ def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
 
 def test_the_uploader_is_drawn_only_once_its_box_is_opened():
     at = open_page()
-    (expander,) = at.expander
-    assert expander.label == "Load a tokenizer"
+    assert "Load a tokenizer" in popover_labels(at)
     assert not at.get("file_uploader") and not [box for box in at.selectbox if box.key == "vocab_upload_pattern"]
     at.session_state["vocab_upload_open"] = True  # what a click on the expander tells the page
     at.run()
@@ -145,18 +163,75 @@ def test_the_uploader_is_drawn_only_once_its_box_is_opened():
     assert at.get("file_uploader")  # where a file of one's own is given
 
 
-def test_the_script_chart_counts_the_tokenizers_table_and_is_made_once():
-    import json
+def script_bars(at: AppTest) -> dict[str, int]:
+    """The bars of tokens per script the page drew: script -> count, top to bottom."""
+    (bars,) = [element.proto.body for element in at.html if 'class="voc-bars"' in element.proto.body]
+    found = re.findall(r'<span class="voc-script">([^<]*)</span>.*?<span class="voc-count">([\d,]+)</span>', bars)
+    return {html.unescape(script): int(count.replace(",", "")) for script, count in found}
 
+
+def test_the_script_bars_count_the_tokenizers_table_and_are_made_once():
     from bpe_core.analysis.vocabulary import script_counts
     from pages.common.tokenizers import tokenizer_by_name
-    from pages.common.vocabulary_tables import script_chart_of, table_of
+    from pages.common.vocabulary_tables import script_bars_of, table_of
 
     at = open_page()
-    (drawn,) = apptest.charts(at)
     tokenizer = tokenizer_by_name(at.session_state["vocab_tokenizer"])
-    made = script_chart_of(tokenizer)
-    assert made is script_chart_of(tokenizer)  # shared by every rerun and session, not made again
-    assert drawn == json.loads(made.to_json(validate=False))  # the chart the page drew
-    (bars,) = made.data
-    assert dict(zip(bars.y, bars.x.tolist())) == script_counts(table_of(tokenizer)).to_dict()
+    made = script_bars_of(tokenizer)
+    assert made is script_bars_of(tokenizer)  # shared by every rerun and session, not made again
+    drawn = script_bars(at)
+    assert drawn == script_counts(table_of(tokenizer)).to_dict()
+    assert list(drawn.values()) == sorted(drawn.values(), reverse=True)  # the largest on top
+    assert not apptest.charts(at)  # no plotly.js to load for a few bars
+
+
+def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
+    from pages.common.tokenizers import tokenizer_by_name
+    from pages.common.vocabulary_tables import table_of
+
+    at = open_page()
+    assert not at.dataframe and not at.metric and not at.get("download_button")  # each a costly kind of element
+    table = table_of(tokenizer_by_name("cl100k_base"))
+    assert [metric(at, label) for label in ("Tokens", "Matches", "Not valid UTF-8", "Longest (bytes)")] == [
+        "100,261", "100,261", f"{(~table['valid_utf8']).sum():,}", f"{table['bytes'].max():,}"]
+    rows = first_rows(at)
+    assert rows.count("<tr>") == 1 + 20  # the header and the first 20 tokens, in id order
+    assert '<td class="voc-num">0</td><td class="voc-tok">!</td>' in rows
+    assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
+    (grid_box,) = at.expander
+    assert grid_box.label.startswith("All 100,261 matches in a grid")
+    table = matches(at)  # opens the box
+    assert len(table) == 100_261 and at.get("download_button")
+
+
+def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():
+    at = open_page(vocab_tokenizer="gpt2", vocab_text="·the")
+    rows = first_rows(at)
+    assert '<td class="voc-num">262</td><td class="voc-tok">·the</td>' in rows  # " the": its space shown
+    at = open_page(vocab_tokenizer="gpt2", vocab_not_utf8="true")
+    reference = tiktoken_encoding("gpt2")
+    stray = next(token_id for token_id in range(reference.n_vocab) if not decodes_alone(reference, token_id))
+    shown = f"&lt;{reference.decode_single_token_bytes(stray).hex(' ').upper()}&gt;"  # <A1>, escaped
+    assert f'<tr><td class="voc-num">{stray}</td><td class="voc-tok">{shown}</td>' in first_rows(at)
+
+
+def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
+    at = open_page(vocab_tokenizer="gpt2", vocab_text=" the", vocab_ignore_case="true", vocab_scripts=["Latin"],
+                   vocab_leading_space="true", vocab_sort="longest first", vocab_detail="262")
+    assert [apptest.shown(label) for label in popover_labels(at)] == [
+        "Search: “·the” in any case", "Filter: Latin · leading space", "Sort: longest first", "Load a tokenizer",
+        "Token id 262"]
+    at.text_input(key="vocab_text").input("").run()
+    at.text_input(key="vocab_regex").input("[*]").run()
+    at.number_input(key="vocab_id").set_value(9).run()
+    at.multiselect(key="vocab_scripts").set_value(["Latin", "Greek", "Han (CJK)", "Thai"]).run()
+    at.toggle(key="vocab_leading_space").set_value(False).run()
+    at.segmented_control(key="vocab_sort").set_value("id").run()
+    at.number_input(key="vocab_detail").set_value(300).run()
+    assert not at.exception
+    labels = popover_labels(at)
+    assert [apptest.shown(label) for label in labels] == [
+        "Search: regex [*] in any case, id 9", "Filter: Latin, Greek +2", "Sort: id", "Load a tokenizer", "Token id 300"]
+    assert "[*]" not in labels[0]  # what the user typed goes in literally: Markdown's punctuation escaped
+    assert popover_labels(open_page()) == ["Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
+                                           "Token: the first match (id 0)"]

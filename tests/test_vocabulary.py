@@ -13,6 +13,7 @@ from bpe_core.analysis.vocabulary import (
     CATEGORIES,
     DIGITS,
     MIXED,
+    NON_SCRIPT_CATEGORIES,
     NOT_UTF8,
     SPECIAL,
     SYMBOLS,
@@ -28,7 +29,7 @@ from bpe_core.analysis.vocabulary import (
     vocabulary_table,
 )
 from bpe_core.drawing.palette import PALETTE
-from bpe_core.drawing.vocabulary import script_figure
+from bpe_core.drawing.vocabulary import TOKEN_CHARS_SHOWN, Column, plain_table_html, script_bars_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
 TEXT = "the cat sat on the mat; the cat ate the rat. こんにちは、こんにちは! Привет, привет."
@@ -252,16 +253,45 @@ def test_script_counts_add_up_and_come_most_first(o200k):
     assert counts.index[0] == "Latin"
 
 
-def test_script_figure_is_sorted_readable_and_in_palette_colours(gpt2):
+def test_script_bars_are_sorted_in_palette_colours_and_escaped(gpt2):
+    import re
+
     counts = script_counts(gpt2)
-    figure = script_figure(counts)
-    (bars,) = figure.data
-    assert list(bars.y)[-1] == "Latin"  # plotly draws the last bar on top: the largest
-    assert list(bars.x) == sorted(bars.x)
-    assert set(bars.marker.color) <= set(PALETTE)
-    assert figure.layout.font.size >= 14
-    assert figure.layout.xaxis.tickfont.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
-    assert bars.textfont.size >= 14
+    markup = script_bars_html(counts.sample(frac=1, random_state=1))  # in any order: drawn largest first
+    rows = re.findall(r'<span class="voc-script">([^<]*)</span><span class="voc-track"><span class="voc-bar" '
+                      r'style="width:([\d.]+)%;background:(#[0-9A-F]{6})"></span><span class="voc-count">([\d,]+)<', markup)
+    drawn = [(script, int(count.replace(",", ""))) for script, _, _, count in rows]
+    assert dict(drawn) == counts.to_dict() and len(drawn) == len(counts)
+    assert [count for _, count in drawn] == sorted(counts, reverse=True)
+    widths = [float(width) for _, width, _, _ in rows]
+    assert widths == sorted(widths, reverse=True) and widths[0] > 50 * widths[-1]  # one scale: Latin dwarfs the rest
+    assert {colour for script, _, colour, _ in rows if script == "Latin"} == {PALETTE[0]}
+    assert {colour for script, _, colour, _ in rows if script in NON_SCRIPT_CATEGORIES} == {PALETTE[-1]}
+    assert "&lt;b&gt;" in script_bars_html(pd.Series({"<b>": 3}))
+
+
+def test_plain_table_escapes_every_cell_and_shows_yes_no_and_missing_values():
+    import re
+
+    frame = pd.DataFrame({
+        "id": [7, 8, 9],
+        "text": ["<b>&amp;", "*·x*", "é" * (TOKEN_CHARS_SHOWN + 5)],
+        "characters": pd.array([3, None, 85], dtype="Int64"),
+        "valid_utf8": [True, False, True],
+        "unasked": ["x", "y", "z"],
+    })
+    columns = {"id": Column("id"), "text": Column("to<ken>", "<i>help</i>", token=True),
+               "characters": Column("characters"), "valid_utf8": Column("valid UTF-8"), "missing": Column("not here")}
+    markup = plain_table_html(frame, columns)
+    cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in re.findall(r"<tr>(.*?)</tr>", markup)]
+    assert cells == [
+        ["id", "to&lt;ken&gt;", "characters", "valid UTF-8"],  # in the columns' order, only those asked for and present
+        ["7", "&lt;b&gt;&amp;amp;", "3", "✓"],
+        ["8", "*·x*", "", "✗"],  # Markdown stays text: no table element reads it
+        ["9", "é" * TOKEN_CHARS_SHOWN + "…", "85", "✓"],
+    ]
+    assert 'title="&lt;i&gt;help&lt;/i&gt;"' in markup
+    assert markup.count('class="voc-num"') == 2 * 4 and markup.count('class="voc-tok"') == 4
 
 
 # ------------------------------------------------------ search and filters

@@ -55,7 +55,23 @@ def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(Non
 
 
 def tables(at: AppTest) -> list:
-    return [frame.value for frame in at.dataframe]
+    """Every table on the page: data grids, then plain tables."""
+    return [frame.value for frame in at.dataframe] + [table.value for table in at.table]
+
+
+def popover_labels(at: AppTest) -> list[str]:
+    """The labels of the page's popovers, in page order: what their choices are."""
+    labels = []
+
+    def visit(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "popover") and proto.WhichOneof("type") == "popover":
+            labels.append(proto.popover.label)
+        for child in getattr(node, "children", {}).values():
+            visit(child)
+
+    visit(at.main)
+    return labels
 
 
 def table_with(at: AppTest, column: str):
@@ -299,6 +315,35 @@ def test_the_metrics_by_tokenizer_are_drawn_only_once_opened():
     at.run()
     table = next(frame.value for frame in at.dataframe if "fertility" in frame.value.columns)
     assert set(table["language"]) == {language.name for language in languages().values()}
+
+
+def test_the_premiums_are_a_plain_table_and_the_grid_to_sort_them_opens_on_demand():
+    """A visit draws no data grid (a third of a second in the browser): the
+    same numbers as a plain table, and the grid with its CSV once asked for."""
+    at = open_page(query={"tax_tokenizers": OPENAI})
+    assert not at.dataframe and not at.get("download_button")
+    (plain,) = at.table
+    assert list(plain.value.columns) == ["language", "native name", "script", "byte premium", *OPENAI]
+    assert plain.value.set_index("language").loc["Hindi", "gpt2"] == tiktoken_premium("gpt2", "hi")
+    at.session_state["tax_grid_open"] = True  # what a click on the expander tells the page
+    at.run()
+    (grid,) = at.dataframe
+    assert grid.value.equals(plain.value)
+    assert [button.label for button in at.get("download_button")] == ["Premium (CSV)"]
+
+
+def test_the_choice_popovers_say_what_is_chosen_after_a_change_and_from_a_link():
+    at = open_page(query={"tax_tokenizers": ["gpt2"]})
+    assert popover_labels(at) == ["Base language: English", "Premium, bar chart"]
+    change(at, at.selectbox(key="tax_base"), "my")
+    change(at, at.segmented_control(key="tax_view"), "heatmap")
+    assert popover_labels(at) == ["Base language: Burmese", "Premium, heatmap"]
+    change(at, at.segmented_control(key="tax_measure"), "fertility")
+    assert popover_labels(at)[1] == "Tokens per word, heatmap"  # other measures are always a heatmap
+    linked = open_page(query={key: at.query_params[key] for key in ("tax_base", "tax_measure", "tax_tokenizers")})
+    assert popover_labels(linked) == ["Base language: Burmese", "Tokens per word, heatmap"]
+    old = open_page(query={"tax_base": "Hindi — हिन्दी", "tax_view": "Heatmap"})  # labels, as old links carry them
+    assert popover_labels(old) == ["Base language: Hindi", "Premium, heatmap"]
 
 
 @pytest.mark.slow  # seconds: worker processes

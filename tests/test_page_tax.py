@@ -98,10 +98,20 @@ def change(at: AppTest, widget, value) -> AppTest:
 # ---------------------------------------------------------------- the tax
 
 
+def test_a_visit_shows_openais_three_generations_and_llama_3_and_offers_every_other():
+    """Four tokenizers first (a chart a reader can take in: see DEFAULT_TOKENIZERS in the page), the zoo a choice away."""
+    at = open_page()
+    picker = at.multiselect(key="tax_tokenizers")
+    assert picker.value == [*OPENAI, "llama3"]
+    assert all(any(label.startswith(f"{name} — ") for label in picker.options) for name in EVERY)
+    assert list(premiums(at).columns) == ["native name", "script", "byte premium", *OPENAI, "llama3"]
+    assert [trace["name"] for trace in charts(at)[0]["data"]] == [*OPENAI, "llama3"]
+
+
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_the_table_shows_every_openai_and_zoo_tokenizers_premiums_by_their_own_libraries():
     at = open_page()
-    assert at.multiselect(key="tax_tokenizers").value == EVERY
+    change(at, at.multiselect(key="tax_tokenizers"), EVERY)
     table = premiums(at)
     assert list(table.columns) == ["native name", "script", "byte premium", *EVERY]
     assert len(table) == 30

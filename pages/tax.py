@@ -56,6 +56,7 @@ from bpe_core.drawing.tax import (
     parity_summary,
     premium_bar_figure,
     premium_frame,
+    table_html,
 )
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.udhr import declaration_texts, declarations
@@ -221,14 +222,14 @@ def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
         if measure == "premium" else f"{MEASURES[measure][0].capitalize()}."
     )
     # A plain table: the data grid's code costs a visit a third of a second; it is below, for who wants it.
-    columns = measure_columns(names, measure)
-    show_table(table, grid=False, hide_index=True, column_config={
-        name: {**column, "help": None} for name, column in columns.items()})  # the caption above says it once
+    form = MEASURES[measure][1]
+    st.html(table_html(table, {name: form for name in ([*names, "byte premium"] if measure == "premium" else names)}))
     # Drawn only while open, as the metrics below.
     with st.expander(f"{MEASURE_LABELS[measure]} to sort, search or download (CSV)", key=GRID_OPEN,
                      on_change="rerun") as grid:
         if grid.open:
-            show_table(table, hide_index=True, column_config=columns, height=TABLE_ROW_PX * (len(table) + 1) + 3)
+            show_table(table, hide_index=True, column_config=measure_columns(names, measure),
+                       height=TABLE_ROW_PX * (len(table) + 1) + 3)
             st.download_button(f"{MEASURE_LABELS[measure]} (CSV)", lambda: frame_csv(table), f"{measure}.csv",
                                "text/csv", key="tax_premiums_csv", on_click="ignore")
     # Drawn only while open: a row per language and tokenizer, sent with every run otherwise.

@@ -53,7 +53,7 @@ def test_the_first_visit_reads_no_declaration(monkeypatch):
     monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", refuse)
     at = open_app(PAGE, tax_tokenizers=["gpt2"])
     assert at.segmented_control(key="tax_corpus").value == "passage"
-    assert any("byte premium" in table.value.columns for table in at.table)
+    assert any("<th class=num>byte premium</th>" in element.value for element in at.html)  # the premium table
 
 
 def test_the_atlas_maps_every_declaration_with_its_premium_against_english():

@@ -4,7 +4,9 @@ Every number the page shows is checked against tiktoken's own counts on the
 bundled parallel corpus, computed here independently of the page.
 """
 
+import html
 import os
+import re
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -44,9 +46,14 @@ def turns_of_our_own(monkeypatch, tmp_path):
     monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", os.cpu_count() or 1))
 
 
+GRID_OPEN = {"tax_grid_open": True}  # the measure's table as a data grid, opened: exact numbers to check
+
+
 def open_page(section: str | None = None, query: dict | None = None, **session) -> AppTest:
-    """The page (at one of its sections: as a link opens it)."""
-    return open_app(PAGE, query={**({"tax_section": section} if section else {}), **(query or {})}, **session)
+    """The page (at one of its sections: as a link opens it), with the
+    measure's data grid open (`plain_tables` reads what a visit shows)."""
+    return open_app(PAGE, query={**({"tax_section": section} if section else {}), **(query or {})},
+                    **{**GRID_OPEN, **session})
 
 
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:
@@ -55,7 +62,30 @@ def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(Non
 
 
 def tables(at: AppTest) -> list:
-    return [frame.value for frame in at.dataframe]
+    """Every table on the page: data grids, then plain tables."""
+    return [frame.value for frame in at.dataframe] + [table.value for table in at.table]
+
+
+def plain_tables(at: AppTest) -> list[list[list[str]]]:
+    """The page's plain HTML tables, as the text of their cells, row by row (the header first)."""
+    return [[[html.unescape(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+             for row in re.findall(r"<tr>(.*?)</tr>", element.value)]
+            for element in at.html if 'class="bpe-table"' in element.value]
+
+
+def popover_labels(at: AppTest) -> list[str]:
+    """The labels of the page's popovers, in page order: what their choices are."""
+    labels = []
+
+    def visit(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "popover") and proto.WhichOneof("type") == "popover":
+            labels.append(proto.popover.label)
+        for child in getattr(node, "children", {}).values():
+            visit(child)
+
+    visit(at.main)
+    return labels
 
 
 def table_with(at: AppTest, column: str):
@@ -82,10 +112,20 @@ def change(at: AppTest, widget, value) -> AppTest:
 # ---------------------------------------------------------------- the tax
 
 
+def test_a_visit_shows_openais_three_generations_and_llama_3_and_offers_every_other():
+    """Four tokenizers first (a chart a reader can take in: see DEFAULT_TOKENIZERS in the page), the zoo a choice away."""
+    at = open_page()
+    picker = at.multiselect(key="tax_tokenizers")
+    assert picker.value == [*OPENAI, "llama3"]
+    assert all(any(label.startswith(f"{name} — ") for label in picker.options) for name in EVERY)
+    assert list(premiums(at).columns) == ["native name", "script", "byte premium", *OPENAI, "llama3"]
+    assert [trace["name"] for trace in charts(at)[0]["data"]] == [*OPENAI, "llama3"]
+
+
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_the_table_shows_every_openai_and_zoo_tokenizers_premiums_by_their_own_libraries():
     at = open_page()
-    assert at.multiselect(key="tax_tokenizers").value == EVERY
+    change(at, at.multiselect(key="tax_tokenizers"), EVERY)
     table = premiums(at)
     assert list(table.columns) == ["native name", "script", "byte premium", *EVERY]
     assert len(table) == 30
@@ -299,6 +339,39 @@ def test_the_metrics_by_tokenizer_are_drawn_only_once_opened():
     at.run()
     table = next(frame.value for frame in at.dataframe if "fertility" in frame.value.columns)
     assert set(table["language"]) == {language.name for language in languages().values()}
+
+
+def test_the_premiums_are_a_plain_table_and_the_grid_to_sort_them_opens_on_demand():
+    """A visit draws no data grid (a third of a second in the browser): the
+    same numbers as a plain table, and the grid with its CSV once asked for."""
+    at = open_page(query={"tax_tokenizers": OPENAI}, tax_grid_open=False)
+    assert not at.dataframe and not at.table and not at.get("download_button")
+    (plain,) = plain_tables(at)
+    assert plain[0] == ["language", "native name", "script", "byte premium", *OPENAI]
+    at.session_state["tax_grid_open"] = True  # what a click on the expander tells the page
+    at.run()
+    (grid,) = at.dataframe
+    assert len(plain) == 1 + len(grid.value) == 1 + len(languages())
+    for row, (_, numbers) in zip(plain[1:], grid.value.iterrows(), strict=True):  # the same rows, in the same order
+        assert row == [*numbers[["language", "native name", "script"]], *(
+            f"{numbers[column]:.2f}×" for column in ("byte premium", *OPENAI))]
+    hindi = next(row for row in plain if row[0] == "Hindi")
+    assert hindi[4] == f"{tiktoken_premium('gpt2', 'hi'):.2f}×"
+    assert [button.label for button in at.get("download_button")] == ["Premium (CSV)"]
+
+
+def test_the_choice_popovers_say_what_is_chosen_after_a_change_and_from_a_link():
+    at = open_page(query={"tax_tokenizers": ["gpt2"]})
+    assert popover_labels(at) == ["Base language: English", "Premium, bar chart"]
+    change(at, at.selectbox(key="tax_base"), "my")
+    change(at, at.segmented_control(key="tax_view"), "heatmap")
+    assert popover_labels(at) == ["Base language: Burmese", "Premium, heatmap"]
+    change(at, at.segmented_control(key="tax_measure"), "fertility")
+    assert popover_labels(at)[1] == "Tokens per word, heatmap"  # other measures are always a heatmap
+    linked = open_page(query={key: at.query_params[key] for key in ("tax_base", "tax_measure", "tax_tokenizers")})
+    assert popover_labels(linked) == ["Base language: Burmese", "Tokens per word, heatmap"]
+    old = open_page(query={"tax_base": "Hindi — हिन्दी", "tax_view": "Heatmap"})  # labels, as old links carry them
+    assert popover_labels(old) == ["Base language: Hindi", "Premium, heatmap"]
 
 
 @pytest.mark.slow  # seconds: worker processes

@@ -24,6 +24,7 @@ from bpe_core.drawing.tax import (
     premium_bar_figure,
     premium_frame,
     premium_heatmap_figure,
+    table_html,
 )
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 
@@ -269,3 +270,11 @@ def test_parity_frame_figure_and_summary_show_each_languages_tax_under_both():
     assert plain.x[list(plain.y).index("Hindi")] == hindi.plain.premium
     assert parity.x[list(parity.y).index("Hindi")] == hindi.parity.premium
     assert f"English pays {experiment.row('en').token_change:+.0%} tokens" in parity_summary(experiment, LANGUAGES, "en")
+
+
+def test_a_plain_table_escapes_every_name_and_writes_numbers_in_their_format():
+    frame = pd.DataFrame({"language": ["<b>Hindi</b>"], "<img src=x>.tiktoken": [2.3456], "words split": [None]})
+    table = table_html(frame, {"<img src=x>.tiktoken": "{:.2f}×", "words split": "{:.0%}"})
+    assert "<img" not in table and "<b>" not in table
+    assert "<th class=num>&lt;img src=x&gt;.tiktoken</th>" in table
+    assert '<tr><td>&lt;b&gt;Hindi&lt;/b&gt;</td><td class="num">2.35×</td><td class="num"></td></tr>' in table

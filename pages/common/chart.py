@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from pages.common.names import COMPRESSION, TAX, VOCABULARY, PageInfo
+from pages.common.names import COMPRESSION, TAX, PageInfo
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go

@@ -219,7 +219,7 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     at = open_page(vocab_tokenizer="gpt2", vocab_text=" the", vocab_ignore_case="true", vocab_scripts=["Latin"],
                    vocab_leading_space="true", vocab_sort="longest first", vocab_detail="262")
     assert [apptest.shown(label) for label in popover_labels(at)] == [
-        "Search: “·the” in any case", "Filter: Latin · leading space", "Sort: longest first", "Load a tokenizer",
+        "Tokenizer: GPT-2 (gpt2)", "Search: “·the” in any case", "Filter: Latin · leading space", "Sort: longest first", "Load a tokenizer",
         "Token id 262"]
     at.text_input(key="vocab_text").input("").run()
     at.text_input(key="vocab_regex").input("[*]").run()
@@ -231,7 +231,7 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     assert not at.exception
     labels = popover_labels(at)
     assert [apptest.shown(label) for label in labels] == [
-        "Search: regex [*] in any case, id 9", "Filter: Latin, Greek +2", "Sort: id", "Load a tokenizer", "Token id 300"]
-    assert "[*]" not in labels[0]  # what the user typed goes in literally: Markdown's punctuation escaped
-    assert popover_labels(open_page()) == ["Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
+        "Tokenizer: GPT-2 (gpt2)", "Search: regex [*] in any case, id 9", "Filter: Latin, Greek +2", "Sort: id", "Load a tokenizer", "Token id 300"]
+    assert "[*]" not in labels[1]  # what the user typed goes in literally: Markdown's punctuation escaped
+    assert popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
                                            "Token: the first match (id 0)"]

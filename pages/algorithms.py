@@ -35,7 +35,7 @@ from bpe_core.hf_trainers import HFTokenizer
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
 from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
-from pages.common.popover_labels import current_choice, current_whole_number
+from pages.common.menus import by_label, shown_value, whole_number
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 
@@ -189,8 +189,8 @@ VOCAB_RANGE = dict(min_value=300, max_value=8_000)
 def choose_training() -> tuple[str, int]:
     """The training text and vocabulary size, in a popover labelled with them."""
     corpora = algorithm_corpora()
-    shown_corpus = current_choice(CORPUS_KEY, corpora, DEFAULT_CORPUS)
-    shown_size = current_whole_number(VOCAB_KEY, DEFAULT_VOCAB_SIZE, **VOCAB_RANGE)
+    shown_corpus = shown_value(CORPUS_KEY, DEFAULT_CORPUS, by_label(corpora))
+    shown_size = shown_value(VOCAB_KEY, DEFAULT_VOCAB_SIZE, whole_number(VOCAB_RANGE["min_value"], VOCAB_RANGE["max_value"]))
     with st.popover(f"Trained on {markdown_literal(corpora[shown_corpus])}, {shown_size:,} tokens each"):
         corpus_id = st.selectbox("Training text", list(corpora), index=list(corpora).index(DEFAULT_CORPUS),
                                  format_func=corpora.get, key=CORPUS_KEY, **LINKED)

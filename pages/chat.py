@@ -14,7 +14,7 @@ from bpe_core.drawing.tokens import figures_html
 from bpe_core.encodings import CATALOGUE
 from bpe_core.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
-from pages.common.menus import shown_value, whole_number, yes_or_no
+from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting
 from pages.common.tokenizers import bundled_encoding
@@ -23,7 +23,6 @@ from pages.common.url_state import (
     LINKED,
     labelled_choice,
     link_value,
-    linked_id,
     linked_value,
     whole_number_input,
 )
@@ -128,7 +127,7 @@ def family_caption(name: str, messages: list[Message]) -> str | None:
 def families_label() -> str:
     """The families menu's label: the two families shown (read before their pickers run)."""
     def family(key: str, default: str) -> str:
-        chosen = shown_value(key, default, lambda text: linked_id(text, FAMILY_LABELS))
+        chosen = shown_value(key, default, id_or_label(FAMILY_LABELS))
         return chosen if chosen in FAMILY_LABELS else default
     return "Families: " + " beside ".join(dict.fromkeys([family("chat_left", DEFAULT_LEFT),
                                                          family("chat_right", DEFAULT_RIGHT)]))

@@ -11,7 +11,7 @@ from bpe_core.analysis.downloads import frame_csv
 from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_bars
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
-from pages.common.popover_labels import current_flag
+from pages.common.menus import shown_flag
 from pages.common.presenter import show_table
 from pages.common.tokenizers import (
     OPENAI_ENCODINGS, STARTER, TRAINED_HERE, short_label, tokenizer_by_name, tokenizer_choices,
@@ -89,7 +89,7 @@ SPECIAL_KEY = "compare_special"
 
 def choose_special() -> bool:
     """Whether `<|endoftext|>` in the text is a special token, in a popover labelled with the choice."""
-    with st.popover(f"Special tokens: {'on' if current_flag(SPECIAL_KEY, False) else 'off'}"):
+    with st.popover(f"Special tokens: {'on' if shown_flag(SPECIAL_KEY) else 'off'}"):
         return st.toggle("Special tokens", key=SPECIAL_KEY, **LINKED, help="Encode `<|endoftext|>` as a special token")
 
 

@@ -36,7 +36,7 @@ from pages.common.tokenizers import (
     session_trained,
     train_on,
 )
-from pages.common.popover_labels import current_choice, current_choices, current_flag, current_whole_number, listed
+from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_value, whole_number
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"
@@ -78,7 +78,7 @@ def short_corpus_name(corpus_id: str, options: dict[str, str]) -> str:
 
 def choose_corpora(place, options: dict[str, str]) -> list[str]:
     default = [corpus_id for corpus_id in DEFAULT_CORPORA if corpus_id in options]
-    shown = current_choices(CORPORA_KEY, options, default)
+    shown = shown_choices(CORPORA_KEY, options, default)
     with place.popover(f"Corpora: {listed([short_corpus_name(corpus_id, options) for corpus_id in shown])}"):
         return st.multiselect(
             "Corpora",
@@ -95,8 +95,8 @@ def choose_corpora(place, options: dict[str, str]) -> list[str]:
 
 def choose_training(place) -> tuple[int, str]:
     """The vocabulary size and split pattern of the tokenizers trained here."""
-    vocab_size = current_whole_number(VOCAB_KEY, DEFAULT_SETTINGS["vocab_size"], **VOCAB_RANGE)
-    pattern = current_choice(PATTERN_KEY, PRESET_LABELS, DEFAULT_SETTINGS["pattern"])
+    vocab_size = shown_value(VOCAB_KEY, DEFAULT_SETTINGS["vocab_size"], whole_number(VOCAB_RANGE["min_value"], VOCAB_RANGE["max_value"]))
+    pattern = shown_value(PATTERN_KEY, DEFAULT_SETTINGS["pattern"], by_label(PRESET_LABELS))
     with place.popover(f"Vocabulary {vocab_size:,}, pattern {PRESET_LABELS[pattern]}"):
         vocab_size = whole_number_input(
             st, "Max vocabulary size", key=VOCAB_KEY, value=DEFAULT_SETTINGS["vocab_size"], **VOCAB_RANGE,
@@ -111,7 +111,7 @@ def choose_training(place) -> tuple[int, str]:
 
 
 def choose_references(place) -> list[str]:
-    shown = current_choices(REFERENCES_KEY, {name: name for name in BUNDLED_ENCODINGS}, OPENAI_ENCODINGS)
+    shown = shown_choices(REFERENCES_KEY, {name: name for name in BUNDLED_ENCODINGS}, OPENAI_ENCODINGS)
     with place.popover(f"Reference points: {listed(shown)}"):
         return st.multiselect(
             "Reference points", list(BUNDLED_ENCODINGS), default=list(OPENAI_ENCODINGS), key=REFERENCES_KEY,
@@ -123,8 +123,8 @@ def choose_references(place) -> list[str]:
 
 def choose_axes(place) -> tuple[str, bool]:
     """What the chart plots per token, and its vocabulary axis's scale."""
-    metric = current_choice(METRIC_KEY, METRIC_LABELS, "bytes")
-    log_x = current_flag(LOG_X_KEY, True)
+    metric = shown_value(METRIC_KEY, "bytes", by_label(METRIC_LABELS))
+    log_x = shown_flag(LOG_X_KEY, True)
     with place.popover(f"{METRIC_LABELS[metric]} per token, {'log' if log_x else 'linear'} axis"):
         metric = st.segmented_control(
             "Per token", list(METRIC_LABELS), default="bytes", required=True, format_func=METRIC_LABELS.get,

@@ -8,7 +8,8 @@ from bpe_core.drawing.standalone import token_view_page
 from bpe_core.token_ids import parse_token_ids
 from pages.common.names import INSPECT_TOKENIZER
 from pages.common.navigation import page_header
-from pages.common.url_state import LINKED, initial_value, linked_flag
+from pages.common.menus import shown_flag
+from pages.common.url_state import LINKED, initial_value
 from pages.common.widgets import text_with_tokens, tokenizer_menu, tokenizer_upload
 
 page_header(
@@ -24,7 +25,7 @@ COLOURS = {"position": "colour by position", "id": "colour by id"}
 def view_summary() -> str:
     """The view's options in a few words, for the button that opens them (drawn before them)."""
     colour = initial_value("inspect_colour", "position")
-    ids = ", token ids" if linked_flag("inspect_ids") else ""
+    ids = ", token ids" if shown_flag("inspect_ids") else ""
     return f"View: {COLOURS.get(colour, COLOURS['position'])}{ids}"
 
 
@@ -32,7 +33,7 @@ def view_summary() -> str:
 # are not drawn by the browser (each widget type costs a page's load a tenth of a second or more).
 toolbar = st.container(horizontal=True)
 with toolbar:
-    special_note = " · special tokens" if linked_flag("inspect_special") else ""
+    special_note = " · special tokens" if shown_flag("inspect_special") else ""
     with tokenizer_menu("Tokenizer", key=INSPECT_TOKENIZER, note=special_note) as tokenizer:
         allow_special = st.toggle("Special tokens", key="inspect_special", **LINKED,
                                   help="Encode text such as <|endoftext|> as the special token")

@@ -62,6 +62,7 @@ from bpe_core.patterns import PRESET_LABELS
 from bpe_core.udhr import declaration_texts, declarations
 from bpe_core.udhr import source as udhr_source
 from pages.common.declaration_counts import declaration_counts
+from pages.common.menus import id_or_label, shown_value
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting, show_figure, show_table
 from pages.common.tax_experiments import (
@@ -83,7 +84,7 @@ from pages.common.tokenizers import (
     tokenizer_by_name,
     tokenizer_choices,
 )
-from pages.common.url_state import LINKED, labelled_choice, labelled_choices, linked_id, whole_number_input
+from pages.common.url_state import LINKED, labelled_choice, labelled_choices, whole_number_input
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -123,16 +124,6 @@ def language_label(code: str) -> str:
 
 
 LANGUAGE_LABELS = {code: language_label(code) for code in LANGUAGES}
-
-
-def current_choice(key: str, options, default: str) -> str:
-    """The id `labelled_choice` will show for `key` in this run: the
-    session's, else the link's, else `default`. A popover's label is drawn
-    before the widgets inside it, and says what they have chosen."""
-    if st.session_state.get(key) in options:
-        return st.session_state[key]
-    linked = linked_id(st.query_params.get(key), options)
-    return default if linked is None else linked
 
 
 def premium_columns(names: list[str]) -> dict:
@@ -496,8 +487,8 @@ def show_tax_section(base: str) -> None:
 
 def chart_label() -> str:
     """What the chart shows, as its popover's label: "Premium, bar chart"."""
-    measure = current_choice("tax_measure", MEASURE_LABELS, "premium")
-    view = current_choice("tax_view", VIEWS, "bars") if measure == "premium" else "heatmap"
+    measure = shown_value("tax_measure", "premium", id_or_label(MEASURE_LABELS))
+    view = shown_value("tax_view", "bars", id_or_label(VIEWS)) if measure == "premium" else "heatmap"
     return f"{MEASURE_LABELS[measure]}, {VIEWS[view].lower()}"
 
 
@@ -507,7 +498,7 @@ def show_passage() -> None:
     controls = st.columns([5, 2], vertical_alignment="bottom")
     section = labelled_choice(controls[0], "Section", SECTIONS, key="tax_section", default=linked_section(),
                               widget="segmented_control", required=True)
-    chosen_base = LANGUAGES[current_choice("tax_base", LANGUAGE_LABELS, "en")].name
+    chosen_base = LANGUAGES[shown_value("tax_base", "en", id_or_label(LANGUAGE_LABELS))].name
     with controls[1].popover(f"Base language: {chosen_base}", key="tax_base_choice", disabled=section == "side",
                              help="Side by side compares any two languages." if section == "side" else None):
         base = labelled_choice(st, "Base language", LANGUAGE_LABELS, key="tax_base", default="en",

@@ -28,9 +28,9 @@ from pages.common.tokenizers import (
     training_key,
 )
 from pages.common.live_text import live_text_area, typed_text
-from pages.common.menus import one_of, shown_value, whole_number
+from pages.common.menus import id_or_label, one_of, shown_value, whole_number
 from pages.common.url_state import (
-    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_id, linked_text, whole_number_input,
+    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
 from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
@@ -115,7 +115,7 @@ def corpus_label() -> str:
         uploaded = st.session_state.get("train_upload")
         return f"Corpus: “{markdown_literal(uploaded.name)}”" if uploaded else "Corpus: upload a file"
     titles = sample_titles()
-    sample_id = shown_value("train_sample", DEFAULT_SAMPLE, lambda text: linked_id(text, titles))
+    sample_id = shown_value("train_sample", DEFAULT_SAMPLE, id_or_label(titles))
     return f"Corpus: {markdown_literal(titles.get(sample_id, titles[DEFAULT_SAMPLE]))}"
 
 

@@ -33,6 +33,7 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
+from pages.common.menus import shown_flag
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
 from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
@@ -91,11 +92,6 @@ def filter_settings() -> dict:
 # values as they will be, the session's (after a change), else the link's.
 
 
-def linked_flag(key: str) -> bool:
-    value = initial_value(key, False)
-    return value if isinstance(value, bool) else str(value).lower() == "true"
-
-
 def linked_number(key: str) -> int | None:
     value = initial_value(key, None)
     if isinstance(value, int) or value is None:
@@ -116,7 +112,7 @@ def search_label() -> str:
         parts.append(f"“{shown_query(text)}”")
     if pattern:
         parts.append(f"regex {shown_query(pattern)}")
-    if parts and linked_flag("vocab_ignore_case"):
+    if parts and shown_flag("vocab_ignore_case"):
         parts[-1] += " in any case"
     token_id = linked_number("vocab_id")
     if token_id is not None:
@@ -129,9 +125,9 @@ def filter_label() -> str:
     parts = []
     if scripts:
         parts.append(", ".join(scripts[:2]) + (f" +{len(scripts) - 2}" if len(scripts) > 2 else ""))
-    if linked_flag("vocab_not_utf8"):
+    if shown_flag("vocab_not_utf8"):
         parts.append("not UTF-8")
-    if linked_flag("vocab_leading_space"):
+    if shown_flag("vocab_leading_space"):
         parts.append("leading space")
     return "Filter: " + (markdown_literal(" · ".join(parts)) or "none")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ROOT, StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot
+from tests.browser import ROOT, StreamlitServer, assert_no_exception, new_page, open_page, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -64,7 +64,8 @@ def whole_number_input(place, label: str, *, key: str, value: int | None, **opti
     can catch it. The link's value is read strictly (a whole number within
     the input's bounds, else `value`) and written back as it changes."""
     if key not in st.session_state:
-        st.session_state[key] = _whole_number_from_link(key, value, options.get("min_value"), options.get("max_value"))
+        linked = whole_number_in(st.query_params.get(key, ""), options.get("min_value"), options.get("max_value"))
+        st.session_state[key] = value if linked is None else linked
     chosen = place.number_input(label, key=key, persist_state="session", **options)
     if chosen == value:
         st.query_params.pop(key, None)
@@ -73,14 +74,15 @@ def whole_number_input(place, label: str, *, key: str, value: int | None, **opti
     return chosen
 
 
-def _whole_number_from_link(key: str, default: int | None, minimum: int | None, maximum: int | None) -> int | None:
-    text = st.query_params.get(key, "")
+def whole_number_in(text: str, minimum: int | None, maximum: int | None) -> int | None:
+    """A link's text as a whole number within the bounds, or None: read
+    strictly (digits only, at most 18), never with int() on anything."""
     if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 18):
-        return default
+        return None
     number = int(text)
     too_small = minimum is not None and number < minimum
     too_large = maximum is not None and number > maximum
-    return default if too_small or too_large else number
+    return None if too_small or too_large else number
 
 
 def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, default: str,
@@ -131,13 +133,6 @@ def current_choices(key: str, options: Mapping[str, str], default: list[str]) ->
         chosen = [linked_id(linked, options) for linked in st.query_params.get_all(key)] or default
     st.session_state[key] = [choice for choice in chosen if choice in options]
     return st.session_state[key]
-
-
-def linked_flag(key: str) -> bool:
-    """A bound toggle's value before it is drawn: the session's, else the link's."""
-    if key in st.session_state:
-        return bool(st.session_state[key])
-    return st.query_params.get(key, "").lower() == "true"
 
 
 def linked_id(linked: str | None, options: Mapping[str, str]) -> str | None:

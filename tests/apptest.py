@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from streamlit.proto.Block_pb2 import Block as BlockProto
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
@@ -28,6 +29,21 @@ def open_page(path: str | None = None, *, query: dict[str, str] | None = None, *
 def shown(markdown: str) -> str:
     """What a reader sees of a Markdown message: backslash escapes undone."""
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def popover_labels(at: AppTest) -> list[str]:
+    """The labels of the page's popover buttons (a picker's says what it has chosen), in page order."""
+    labels = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if isinstance(proto, BlockProto) and proto.WhichOneof("type") == "popover":
+            labels.append(proto.popover.label)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)  # AppTest has no accessor for popovers
+    return labels
 
 
 def messages(elements) -> list[str]:

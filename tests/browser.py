@@ -173,6 +173,20 @@ def open_page(page, url: str, title: str | None = None) -> None:
         expect(page.locator("h1").first).to_have_text(title)
 
 
+def open_menu(page, key: str) -> None:
+    """Open the popover under `key` (a tokenizer picker's is "<its key>_menu")
+    and wait until its body is drawn: the browser draws it only when opened."""
+    button = page.locator(f'.st-key-{key} [data-testid="stPopoverButton"]')
+    button.click()
+    expect(button).to_have_attribute("aria-expanded", "true")
+    expect(page.locator('[data-testid="stPopoverBody"]')).to_be_visible()
+
+
+def menu_label(page, key: str):
+    """The label of the popover button under `key` (without its arrow)."""
+    return page.locator(f'.st-key-{key} [data-testid="stPopoverButton"] [data-testid="stMarkdownContainer"]')
+
+
 def submit(box) -> None:
     """Send a text box's value to the app, as Ctrl+Enter (text area) or Enter does."""
     box.press("Control+Enter" if box.evaluate("element => element.tagName") == "TEXTAREA" else "Enter")

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from bpe_core import load_encoding, train
 from bpe_core.drawing.standalone import replay_page, token_view_page, training_page
 from bpe_core.samples import catalog
-from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_offline, open_page
+from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_menu, open_offline, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -204,6 +204,7 @@ def test_the_pages_download_buttons_save_files_that_run_offline(server, browser,
     open_page(app, f"{server.url}/train", "Train")
     train_file = downloaded(app, tmp_path, "train.html")
     open_page(app, f"{server.url}/replay?replay_text=%20strawberry", "Encode replay")
+    open_menu(app, "replay_downloads")
     replay_file = downloaded(app, tmp_path, "replay.html")
     open_page(app, f"{server.url}/inspect?text=Hello%20offline%20world", "Inspect")
     view_file = downloaded(app, tmp_path, "view.html")

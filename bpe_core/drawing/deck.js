@@ -85,9 +85,11 @@ class Deck {
     index = Math.min(Math.max(index, 0), slides.length - 1);
     const slide = slides[index];
     if (index !== this.index) {
+      const first = this.index === null;
       this.index = index;
-      if (slide.src) this.frame.src = slide.src;
-      else this.frame.removeAttribute("src");
+      if (!slide.src) this.frame.removeAttribute("src");
+      else if (first && window.requestIdleCallback) this.loadWhenDrawn(slide.src);
+      else this.frame.src = slide.src;
     }
     const $ = (selector) => this.root.querySelector(selector);
     $(".dk").dataset.slide = String(index + 1);
@@ -101,6 +103,14 @@ class Deck {
     window.history.replaceState(window.history.state, "", url);
     this.showInSpeakerView();
     this.fitToWindow();
+  }
+
+  // The first slide's page loads once the deck's own page has drawn: a frame of
+  // the same site shares the browser's main thread, so loading both at once
+  // would draw each later.
+  loadWhenDrawn(src) {
+    const index = this.index;
+    window.requestIdleCallback(() => { if (this.index === index && !this.frame.src) this.frame.src = src; }, { timeout: 1000 });
   }
 
   fitToWindow() {

@@ -84,9 +84,10 @@ class Deck {
     const slides = this.data.slides;
     index = Math.min(Math.max(index, 0), slides.length - 1);
     const slide = slides[index];
-    if (index !== this.index) {
+    if (index !== this.index || slide.src !== this.src) { // another slide, or this one's link edited
       const first = this.index === null;
       this.index = index;
+      this.src = slide.src;
       if (!slide.src) this.frame.removeAttribute("src");
       else if (first && window.requestIdleCallback) this.loadWhenDrawn(slide.src);
       else this.frame.src = slide.src;
@@ -109,8 +110,7 @@ class Deck {
   // the same site shares the browser's main thread, so loading both at once
   // would draw each later.
   loadWhenDrawn(src) {
-    const index = this.index;
-    window.requestIdleCallback(() => { if (this.index === index && !this.frame.src) this.frame.src = src; }, { timeout: 1000 });
+    window.requestIdleCallback(() => { if (this.src === src && !this.frame.src) this.frame.src = src; }, { timeout: 1000 });
   }
 
   fitToWindow() {

@@ -16,8 +16,9 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.standalone import deck_page
 from pages.common.names import PAGES
 from pages.common.navigation import page_header
-from pages.common.url_state import LINKED
+from pages.common.url_state import LINKED, initial_value
 
+EDITOR_WIDTH = 760  # px: the slides' box in its popover, wide enough for a link, a title and a note
 EXAMPLE = """# One slide a line: a link of this app | a title | a note for you
 /train?train_step=0&present=true | Bytes first | Every byte starts as a token of its own.
 /train?train_step=40&present=true | Forty merges in | The commonest pairs are tokens now.
@@ -51,9 +52,19 @@ def linked_slide() -> int:
     return int(text) - 1 if text.isascii() and text.isdigit() and len(text) <= 4 else 0
 
 
+def slides_summary(text: str) -> str:
+    """The slides button's label: how many slides the deck has (the box's text
+    is read before the box is drawn, so the button is right after an edit)."""
+    try:
+        count = len(parse_deck(text))
+    except ValueError:
+        return "Slides: cannot be read"
+    return f"Slides: {count}"
+
+
 def downloads(slides) -> None:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(st.context.url)) if st.context.url else "http://localhost:8501"
-    row = st.container(horizontal=True)  # the buttons side by side: one element, where columns are several
+    row = st.popover("Download: deck file, page", key="deck_downloads")  # drawn by the browser only when opened
     row.download_button("Deck file", deck_text(slides), "talk.deck", "text/plain", key="deck_file",
                         on_click="ignore",
                         help="`python -m bpe_core html deck talk.deck -o talk.html` saves it as a page")
@@ -73,16 +84,20 @@ def load_deck_file() -> None:
         st.session_state["deck_upload_error"] = f"“{uploaded.name}” is not UTF-8 text: a deck file is one slide a line."
 
 
-with st.expander("Slides", expanded="deck" not in st.query_params):  # a deck's link opens it presenting
+# The slides' box and the downloads in popovers whose buttons say what they hold:
+# the browser draws a popover's widgets only when it is opened (a text box costs
+# a page's load a tenth of a second or more), and the slide is the page's content.
+toolbar = st.container(horizontal=True)
+with toolbar.popover(slides_summary(initial_value("deck", EXAMPLE)), key="deck_slides"):
     text = st.text_area("One slide a line: link | title | note", value=EXAMPLE, key="deck", height=220,
-                        max_chars=MAX_DECK_CHARS, **LINKED)
-# Drawn only while open: an uploader's code is a good part of a page's load.
-with st.expander("Open a deck file", key="deck_upload_open", on_change="rerun") as upload:
-    if upload.open:
-        st.file_uploader("A .deck file: one slide a line", type=["deck", "txt"], key="deck_upload",
-                         on_change=load_deck_file, max_upload_size=1)
-        if "deck_upload_error" in st.session_state:
-            st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
+                        max_chars=MAX_DECK_CHARS, width=EDITOR_WIDTH, **LINKED)
+    # Drawn only while open: an uploader's code is a good part of a page's load.
+    with st.expander("Open a deck file", key="deck_upload_open", on_change="rerun") as upload:
+        if upload.open:
+            st.file_uploader("A .deck file: one slide a line", type=["deck", "txt"], key="deck_upload",
+                             on_change=load_deck_file, max_upload_size=1)
+            if "deck_upload_error" in st.session_state:
+                st.error(markdown_literal(st.session_state.pop("deck_upload_error")))
 try:
     slides = parse_deck(text)
 except ValueError as error:
@@ -93,6 +108,7 @@ else:
         st.error(markdown_literal(problem))
     else:
         if any(slide.saved_page for slide in slides):
-            st.info("Pages saved as HTML play when the deck is saved as a page (below), beside them.")
+            st.info("Pages saved as HTML play when the deck is saved as a page (Download, above), beside them.")
+        with toolbar:
+            downloads(slides)
         _DECK(data=deck_data(slides, slide=linked_slide(), app_address=None), key="deck_presenter")
-        downloads(slides)

@@ -16,11 +16,13 @@ from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
 from pages.common.navigation import page_header
 from pages.common.stepper import linked_step, stepper, told_position
-from pages.common.url_state import LINKED, keep_in_link
+from pages.common.url_state import LINKED, initial_value, keep_in_link
 from pages.common.widgets import pick_tokenizer
 
 MAX_CHARS = MAX_REPLAY_CHARS  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
+TEXT_KEY, TOKEN_KEY = "replay_text", "replay_token"  # also their links' parameters
+SHOWN_CHARS = 30  # of the text, on the button that opens its box
 STEPPER_KEY, STEP_PARAM = "replay_stepper", "replay_step"
 SENTENCEPIECE_NOTE = (
     "SentencePiece's BPE: no split pattern. A space is ▁ and one ▁ is put in front of the text, which "
@@ -37,15 +39,40 @@ page_header(
 )
 
 
+def button_text(text: str) -> str:
+    """Typed text as a popover's button shows it: whitespace visible (·),
+    cut short, and literal (the button's label is Markdown)."""
+    if not text:
+        return "none"
+    shown = label_text(text.encode("utf-8", errors="replace"))
+    return markdown_literal(shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…")
+
+
+def chosen_token(options: list[int], name, default: int) -> int:
+    """The token whose tree is shown, settled before its picker is drawn (the
+    picker's button names it): the session's choice while the text still has
+    it, else the link's (which names it as the picker shows it), else `default`."""
+    if st.session_state.get(TOKEN_KEY) not in options:
+        linked = st.query_params.get(TOKEN_KEY)
+        by_link = [option for option in options if linked in (name(option), str(option))]
+        st.session_state[TOKEN_KEY] = by_link[0] if by_link else default
+    return st.session_state[TOKEN_KEY]
+
+
 def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
     st.subheader("Merge tree")
     options = list(dict.fromkeys(token_ids))
-    longest = max(range(len(options)), key=lambda i: len(tokenizer.token_bytes(options[i])))
-    token_id = st.selectbox(
-        "Token", options, index=longest, key="replay_token", **LINKED,
-        format_func=lambda i: f"{label_text(shown_bytes(tokenizer, i))}  (id {i})",
-        help="Each box holds a token and, beneath it, the two tokens it was merged from.",
-    )
+
+    def name(token_id: int) -> str:
+        return f"{label_text(shown_bytes(tokenizer, token_id))}  (id {token_id})"
+
+    longest = max(options, key=lambda token_id: len(tokenizer.token_bytes(token_id)))
+    chosen = chosen_token(options, name, default=longest)
+    with st.popover(f"Token: {markdown_literal(name(chosen))}", key="replay_token_menu"):
+        token_id = st.selectbox(
+            "Token", options, key=TOKEN_KEY, **LINKED, format_func=name,
+            help="Each box holds a token and, beneath it, the two tokens it was merged from.",
+        )
     tree = merge_tree(tokenizer, token_id)
     if tree.parts:
         st.caption(f"Built from single units by {tree.merges} merge{'s' * (tree.merges != 1)}, "
@@ -87,9 +114,10 @@ def show_replay(tokenizer, text: str) -> None:
                 f"here {shortcuts} of {len(story.pieces)} piece{'s' * (len(story.pieces) != 1)}. "
                 "The steps show how such a token is built.")
     step_through(story, tokenizer.fingerprint)
-    st.download_button("Download as a page", lambda: replay_page(tokenizer, text), "replay.html", "text/html",
-                       key="replay_page", on_click="ignore",
-                       help="This replay as one HTML file with the same step control: no server, no network.")
+    with st.popover("Download: page", key="replay_downloads"):  # drawn by the browser only when opened
+        st.download_button("Download as a page", lambda: replay_page(tokenizer, text), "replay.html", "text/html",
+                           key="replay_page", on_click="ignore",
+                           help="This replay as one HTML file with the same step control: no server, no network.")
     show_merge_tree(tokenizer, story.tokens)
 
 
@@ -105,10 +133,15 @@ def step_through(story, tokenizer_key: str) -> None:
     keep_in_link(STEP_PARAM, step, 0)
 
 
-settings, _ = st.columns([2, 3])
-with settings:
+# The settings in popovers whose buttons say what is chosen: the browser draws a
+# popover's widgets only when it is opened (each widget type costs a page's load
+# a tenth of a second or more).
+toolbar = st.container(horizontal=True)
+with toolbar:
     tokenizer = pick_tokenizer("Tokenizer", key="replay_tokenizer")
-    text = st.text_input("A word or a short phrase", value=DEFAULT_TEXT, key="replay_text", **LINKED,
-                         help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, as in a sentence.")
+    with st.popover(f"Text: {button_text(initial_value(TEXT_KEY, DEFAULT_TEXT))}", key="replay_text_menu"):
+        text = st.text_input("A word or a short phrase", value=DEFAULT_TEXT, key=TEXT_KEY, **LINKED,
+                             help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, "
+                                  "as in a sentence.")
 if checked_text(text):
     show_replay(tokenizer, text)

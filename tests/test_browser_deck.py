@@ -13,7 +13,9 @@ from bpe_core.deck import parse_deck
 from bpe_core.drawing.standalone import deck_page, replay_page, training_page
 from bpe_core.encodings import load_encoding
 from bpe_core.samples import catalog
-from tests.browser import SCREENSHOTS, assert_no_exception, closed_cleanly, new_page, open_offline, open_page
+from tests.browser import (
+    SCREENSHOTS, assert_no_exception, closed_cleanly, menu_label, new_page, open_menu, open_offline, open_page, type_into,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -68,6 +70,19 @@ def test_a_deck_of_five_links_across_three_pages_is_walked_by_keys(server, brows
     open_page(again, deck_link, "Deck")
     check_slide(again, 3)
     again.context.close()
+    page.context.close()
+
+
+def test_the_slides_are_edited_in_their_menu_whose_button_counts_them(server, browser):
+    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    open_page(page, f"{server.url}/deck?deck={quote(TALK)}", "Deck")
+    expect(menu_label(page, "deck_slides")).to_have_text("Slides: 5")
+    open_menu(page, "deck_slides")
+    type_into(page, page.get_by_label("One slide a line: link | title | note", exact=True), "/inspect?text=Hello%20deck | Only one | A note.\n")
+    expect(menu_label(page, "deck_slides")).to_have_text("Slides: 1")
+    expect(page.locator(".dk-position")).to_have_text("1 / 1")
+    expect(page.frame_locator(".dk-frame").locator("h1").first).to_have_text("Inspect")
+    assert_no_exception(page)
     page.context.close()
 
 

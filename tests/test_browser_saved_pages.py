@@ -207,6 +207,7 @@ def test_the_pages_download_buttons_save_files_that_run_offline(server, browser,
     open_page(app, f"{server.url}/train", "Train")
     train_file = downloaded(app, tmp_path, "train.html", menu="Download")
     open_page(app, f"{server.url}/replay?replay_text=%20strawberry", "Encode replay")
+    open_menu(app, "replay_downloads")
     replay_file = downloaded(app, tmp_path, "replay.html")
     open_page(app, f"{server.url}/inspect?text=Hello%20offline%20world", "Inspect")
     open_menu(app, "inspect_downloads")

@@ -12,7 +12,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bpe_core import train
 from bpe_core.samples import catalog
-from tests.browser import assert_no_exception, new_page, open_page, run, screenshot, type_into
+from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
 
@@ -199,3 +199,15 @@ def test_when_the_server_hears_the_step_the_view_is_not_redrawn(server, page):
     expect(page.get_by_text("as of step 21")).to_be_visible()
     assert text.evaluate("element => [element.scrollTop, element.dataset.mark]") == [120, "kept"]  # ... not redrawn
     expect(heading(page)).to_contain_text("Merge 21 of")
+
+
+def test_a_word_typed_in_the_replays_text_menu_is_replayed_and_named_on_its_button(server, page):
+    open_page(page, f"{server.url}/replay", "Encode replay")
+    expect(menu_label(page, "replay_text_menu")).to_have_text("Text: ·strawberry")
+    open_menu(page, "replay_text_menu")
+    type_into(page, page.get_by_label("A word or a short phrase", exact=True), " cat")
+    expect(menu_label(page, "replay_text_menu")).to_have_text("Text: ·cat")
+    expect(menu_label(page, "replay_token_menu")).to_have_text("Token: ·cat (id 8415)")  # cl100k_base: one token
+    expect(page.locator(".stp-position")).to_have_text("0 / 3")
+    assert "replay_text=+cat" in page.url or "replay_text=%20cat" in page.url
+    assert_no_exception(page)

@@ -9,7 +9,7 @@ import pytest
 from bpe_core.deck import MAX_DECK_CHARS, Slide, deck_text, parse_deck
 from bpe_core.drawing.deck import deck_data
 from bpe_core.drawing.standalone import deck_page
-from tests.apptest import messages, open_page
+from tests.apptest import messages, open_page, popover_labels
 
 DECK = """# a talk
 http://localhost:8501/train?train_step=40&present=true | Forty merges | Say: pairs became tokens.
@@ -77,12 +77,18 @@ def test_a_saved_deck_frames_only_its_files_and_the_app_and_keeps_notes_as_text(
         deck_page(slides, app_address="javascript:alert(1)")
 
 
+def deck_buttons(at) -> list[str]:
+    """The labels of the Deck page's own popover buttons: its slides' and its downloads'."""
+    return [label for label in popover_labels(at) if label.startswith(("Slides:", "Download:"))]
+
+
 @pytest.mark.slow
 def test_the_deck_page_explains_a_bad_deck():
     at = open_page("pages/deck.py")
     assert not at.error and "Deck file" in {button.proto.label for button in at.download_button}
     at.text_area(key="deck").set_value("/train | ok\njavascript:alert(1) | bad").run()
     assert any("line 2: 'javascript:alert(1)' is not a link of this app" in m for m in messages(at.error))
+    assert deck_buttons(at) == ["Slides: cannot be read"]  # and nothing to download
     at.text_area(key="deck").set_value("/nowhere?x=1 | lost").run()
     assert any("“/nowhere?x=1” is no page of this app" in m for m in messages(at.error))
     assert not at.exception
@@ -97,5 +103,17 @@ def test_the_deck_page_opens_a_deck_file():
     at.file_uploader(key="deck_upload").upload("talk.deck", b"/inspect?text=hi | One | a note\n", "text/plain").run()
     assert at.text_area(key="deck").value == "/inspect?text=hi | One | a note\n"
     assert at.query_params["deck"] == "/inspect?text=hi | One | a note\n"  # the deck is in the link
+    assert deck_buttons(at)[0] == "Slides: 1"
     at.file_uploader(key="deck_upload").upload("bad.deck", b"\xff\xfe", "text/plain").run()
     assert any("“bad.deck” is not UTF-8 text" in m for m in messages(at.error))
+
+
+@pytest.mark.slow
+def test_the_deck_pages_buttons_say_how_many_slides_it_has():
+    at = open_page("pages/deck.py")
+    assert deck_buttons(at) == ["Slides: 4", "Download: deck file, page"]  # the example deck
+    at.text_area(key="deck").set_value("/train | One\n/inspect | Two\n/replay\n").run()
+    assert deck_buttons(at) == ["Slides: 3", "Download: deck file, page"]
+    at = open_page("pages/deck.py", query={"deck": "/train | One\n/inspect | Two\n"})  # a deck's link
+    assert deck_buttons(at) == ["Slides: 2", "Download: deck file, page"]
+    assert at.text_area(key="deck").value == "/train | One\n/inspect | Two\n"

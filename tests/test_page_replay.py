@@ -9,7 +9,7 @@ from bpe_core import train
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import catalog
 from pages.common.tokenizers import TrainedTokenizer
-from tests.apptest import component_data, open_page, tell_position
+from tests.apptest import component_data, open_page, popover_labels, shown, tell_position
 
 PAGE = "pages/replay.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -137,3 +137,36 @@ def test_a_link_asking_for_too_many_steps_shows_the_last():
     view = component_data(at)
     assert view["step"] == view["total"] == 3
     assert shown_state(at) == tiktoken_encoding("gpt2").encode(" cat")
+
+
+def buttons(at: AppTest) -> list[str]:
+    """The page's own popover buttons (the text's and the merge tree token's), as a reader sees them."""
+    return [shown(label) for label in popover_labels(at) if label.startswith(("Text:", "Token:"))]
+
+
+def test_the_buttons_say_which_text_and_token_are_shown():
+    at = open_replay()
+    strawberry = tiktoken_encoding("cl100k_base").encode(" strawberry")[0]
+    assert buttons(at) == ["Text: ·strawberry", f"Token: ·strawberry  (id {strawberry})"]
+    at = open_replay(" strawberry fields", "gpt2")
+    expected = tiktoken_encoding("gpt2").encode(" strawberry fields")
+    assert buttons(at) == ["Text: ·strawberry·fields", f"Token: ·strawberry  (id {expected[0]})"]
+    at.selectbox(key="replay_token").set_value(expected[1]).run()
+    assert buttons(at) == ["Text: ·strawberry·fields", f"Token: ·fields  (id {expected[1]})"]
+    at.text_input(key="replay_text").input(" cat").run()  # the chosen token is gone: the longest again
+    assert buttons(at) == ["Text: ·cat", f"Token: ·cat  (id {tiktoken_encoding('gpt2').encode(' cat')[0]})"]
+
+
+def test_the_buttons_follow_a_link():
+    fields = tiktoken_encoding("gpt2").encode(" fields")[0]
+    at = open_page(PAGE, query=dict(replay_text=" strawberry fields", replay_tokenizer="gpt2",
+                                    replay_token=f"·fields  (id {fields})"))
+    assert at.selectbox(key="replay_token").value == fields
+    assert buttons(at) == ["Text: ·strawberry·fields", f"Token: ·fields  (id {fields})"]
+
+
+def test_typed_markup_on_a_button_stays_text():
+    at = open_replay("[x](https://example.com) *y*" + "z" * 40)
+    label = next(label for label in popover_labels(at) if label.startswith("Text:"))
+    assert shown(label) == "Text: [x](https://example.com)·*y*z…"  # cut short after 30 characters
+    assert not re.search(r"(?<!\\)[][()*]", label)  # every Markdown character escaped: no link, no emphasis

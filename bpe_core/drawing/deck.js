@@ -84,10 +84,13 @@ class Deck {
     const slides = this.data.slides;
     index = Math.min(Math.max(index, 0), slides.length - 1);
     const slide = slides[index];
-    if (index !== this.index) {
+    if (index !== this.index || slide.src !== this.src) { // another slide, or this one's link edited
+      const first = this.index === null;
       this.index = index;
-      if (slide.src) this.frame.src = slide.src;
-      else this.frame.removeAttribute("src");
+      this.src = slide.src;
+      if (!slide.src) this.frame.removeAttribute("src");
+      else if (first && window.requestIdleCallback) this.loadWhenDrawn(slide.src);
+      else this.frame.src = slide.src;
     }
     const $ = (selector) => this.root.querySelector(selector);
     $(".dk").dataset.slide = String(index + 1);
@@ -101,6 +104,13 @@ class Deck {
     window.history.replaceState(window.history.state, "", url);
     this.showInSpeakerView();
     this.fitToWindow();
+  }
+
+  // The first slide's page loads once the deck's own page has drawn: a frame of
+  // the same site shares the browser's main thread, so loading both at once
+  // would draw each later.
+  loadWhenDrawn(src) {
+    window.requestIdleCallback(() => { if (this.src === src && !this.frame.src) this.frame.src = src; }, { timeout: 1000 });
   }
 
   fitToWindow() {

@@ -43,6 +43,7 @@ from bpe_core.drawing.atlas import (
     script_figure,
 )
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tables import table_html
 from bpe_core.drawing.tax import (
     MEASURES,
     cost_frame,
@@ -56,7 +57,6 @@ from bpe_core.drawing.tax import (
     parity_summary,
     premium_bar_figure,
     premium_frame,
-    table_html,
 )
 from bpe_core.patterns import PRESET_LABELS
 from bpe_core.udhr import declaration_texts, declarations

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
+import pandas as pd
 from streamlit.proto.Block_pb2 import Block as BlockProto
 from streamlit.testing.v1 import AppTest
 
@@ -135,3 +137,59 @@ def shared_box_text(at: AppTest) -> str:
     """The text the shared text box shows."""
     return component_data(at, "bpe_playground.live_text")["value"]
 
+
+
+def html_tables(at: AppTest) -> list[pd.DataFrame]:
+    """The page's plain tables (`bpe_core.drawing.tables`), as a reader sees
+    them: each cell's text, whole numbers and decimals read back as numbers."""
+    tables = []
+    for element in at.html:
+        reader = _TableReader()
+        reader.feed(element.value)
+        tables += [pd.DataFrame(rows, columns=head) for head, rows in reader.tables]
+    return tables
+
+
+def _number_or_text(text: str):
+    plain = text.replace(",", "")
+    if re.fullmatch(r"-?\d+", plain):
+        return int(plain)
+    if re.fullmatch(r"-?\d+\.\d+", plain):
+        return float(plain)
+    return text
+
+
+class _TableReader(HTMLParser):
+    """Each `bpe-table` in some HTML: its header and its rows of cells."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._cell, self._row, self._inside = [], None, None, False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and ("class", "bpe-table") in attrs:
+            self._inside = True
+            self.tables.append(([], []))
+        elif self._inside and tag == "tr":
+            self._row = []
+        elif self._inside and tag in ("th", "td"):
+            self._cell = ""
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+    def handle_endtag(self, tag):
+        if not self._inside:
+            return
+        if tag in ("th", "td"):
+            self._row.append(self._cell if tag == "th" else _number_or_text(self._cell))
+            self._cell = None
+        elif tag == "tr":
+            head, rows = self.tables[-1]
+            if head:
+                rows.append(self._row)
+            else:
+                head.extend(self._row)
+        elif tag == "table":
+            self._inside = False

@@ -22,7 +22,7 @@ from bpe_core.analysis.algorithms import (
 )
 from bpe_core.analysis.words import count_words
 from bpe_core.hf_trainers import train_unigram, train_wordpiece
-from tests.apptest import charts, open_page, popover_labels
+from tests.apptest import charts, html_tables, open_page, popover_labels
 from tests.cli import run_cli
 
 TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159, 👩‍💻 and ሰላም.\nNext line."
@@ -127,7 +127,7 @@ def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
 def test_the_page_shows_three_splits_and_their_numbers():
     at = open_page("pages/algorithms.py")
     assert not at.exception
-    table = at.table[0].value.set_index("algorithm")
+    table = html_tables(at)[0].set_index("algorithm")
     assert list(table.index) == list(ALGORITHMS.values())
     views = [element.value for element in at.html if 'class="bpe-text"' in element.value]
     assert len(views) == 3
@@ -141,7 +141,7 @@ def test_the_page_trains_on_all_thirty_languages():
     at = open_page("pages/algorithms.py")
     at.selectbox(key="algorithms_corpus").set_value("parallel").run()
     assert not at.exception
-    bpe, wordpiece, unigram = at.table[0].value["vocabulary"].tolist()
+    bpe, wordpiece, unigram = html_tables(at)[0]["vocabulary"].tolist()
     assert bpe == unigram == 2_000 and wordpiece > 2_000  # WordPiece keeps every character of 30 scripts
     assert any("WordPiece" in caption.value and "every character" in caption.value for caption in at.caption)
 
@@ -162,7 +162,7 @@ def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypa
         monkeypatch.setattr(algorithms, name, refuse)
     monkeypatch.setattr(drawing, "algorithm_bars", refuse)  # the bars too are drawn once
     second = open_page("pages/algorithms.py")
-    assert second.table[0].value.equals(first.table[0].value)
+    assert html_tables(second)[0].equals(html_tables(first)[0])
     assert not charts(first)  # its bars are HTML: the page needs no plotly.js
     (drawn,) = [element.value for element in first.html if "bpe-bars" in element.value]
     assert drawn.count('class="bpe-bar"') == 6  # two panels of three
@@ -182,7 +182,7 @@ def test_the_training_popover_follows_a_link_and_a_change():
     at = open_page("pages/algorithms.py", query=link)  # a link names the text by its label (Streamlit's binding)
     assert at.selectbox(key="algorithms_corpus").value == "python_code"
     assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 500 tokens each"
-    assert at.table[0].value["vocabulary"].tolist()[0] == 500
+    assert html_tables(at)[0]["vocabulary"].tolist()[0] == 500
     at.number_input(key="algorithms_vocab").set_value(600).run()
     assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 600 tokens each"
 

@@ -42,7 +42,7 @@ def test_compare_follows_the_text_as_it_is_typed(server, page):
     box = page.locator("textarea").first
     box.fill("")
     box.press_sequentially("naïve café", delay=20)
-    table = page.locator('[data-testid="stTable"]').first
+    table = page.locator(".bpe-table").first
     expect(table).to_be_visible()
     expect(page.locator(".cmp").first).to_contain_text("f")
     assert_no_exception(page)

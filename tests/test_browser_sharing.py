@@ -71,7 +71,7 @@ def test_presenter_mode_fits_the_train_view_above_the_fold_and_keys_step(browser
 
 def test_presenter_mode_moves_between_pages_and_draws_plain_tables(server, page):
     open_page(page, f"{server.url}/compare?present=true", "Compare")
-    expect(page.locator('[data-testid="stTable"]').first).to_be_visible()  # scales with the type; a canvas grid would not
+    expect(page.locator(".bpe-table").first).to_be_visible()  # scales with the type; a canvas grid would not
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
     expect(page.locator(".st-key-present_next")).to_contain_text("Three algorithms →")
     run(page, lambda: page.keyboard.press("PageDown"))

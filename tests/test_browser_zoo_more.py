@@ -33,7 +33,7 @@ def test_compare_in_presenter_mode_shows_the_three_side_by_side(server, browser)
     page = new_page(browser, viewport={"width": 1920, "height": 1080})
     query = "&".join(f"compare_tokenizers={name}" for name in ("qwen", "whisper", "claude_legacy"))
     open_page(page, f"{server.url}/compare?present=true&{query}", "Compare")
-    table = page.locator('[data-testid="stTable"]').first
+    table = page.locator(".bpe-table").first
     for name in ("qwen", "whisper", "claude_legacy"):
         expect(table).to_contain_text(name)
     assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20

@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core.analysis.quirks import QUIRKS
 from bpe_core.encodings import tiktoken_encoding
-from tests.apptest import metric, open_page, shared_box_text
+from tests.apptest import html_tables, metric, open_page, shared_box_text
 from tests.test_render import visible_text
 
 PAGE = "pages/quirks.py"
@@ -61,7 +61,7 @@ def test_inspect_shows_the_glitch_token_as_one_gpt2_token():
 def test_compare_shows_the_emoji_in_the_quirks_tokenizers():
     quirk = next(quirk for quirk in QUIRKS if quirk.id == "emoji")
     at = click_open(quirk)
-    table = at.table[0].value
+    table = html_tables(at)[0]
     assert dict(zip(table["tokenizer"], table["tokens"])) == {
         name: len(tiktoken_encoding(name).encode(quirk.text)) for name in quirk.tokenizers
     }

@@ -62,8 +62,8 @@ def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(Non
 
 
 def tables(at: AppTest) -> list:
-    """Every table on the page: data grids, then plain tables."""
-    return [frame.value for frame in at.dataframe] + [table.value for table in at.table]
+    """Every data grid on the page (its plain tables: `plain_tables`)."""
+    return [frame.value for frame in at.dataframe]
 
 
 def plain_tables(at: AppTest) -> list[list[list[str]]]:

@@ -14,7 +14,8 @@ from bpe_core import load_encoding
 from bpe_core.encodings import CATALOGUE
 from bpe_core.zoo import ZOO, load_zoo_encoding
 from pages.common.widgets import DEMO_TEXT
-from tests.apptest import all_html, component_data, messages, metric, open_page
+from tests.apptest import all_html, component_data, html_tables, messages, metric, open_page
+from tests.test_page_vocabulary import matches
 from tests.test_zoo import maker_encode
 
 EVERY = ["mistral_v3", *(pytest.param(name, marks=pytest.mark.slow) for name in ("llama3", "llama4", "tekken"))]
@@ -67,7 +68,7 @@ def test_home_and_inspect_count_the_makers_tokens(name):
 def test_the_vocabulary_lists_every_token(name):
     at = on_page("pages/vocabulary.py", "vocab_tokenizer", name)
     assert metric(at, "Tokens") == f"{CATALOGUE[name].n_vocab:,}"
-    table = at.dataframe[0].value
+    table = matches(at)  # the grid, opened
     if name == "mistral_v3":  # SentencePiece's own spelling, and the scores that order merges
         row = table[table.piece == "▁Hello"].iloc[0]
         assert row.text == "·Hello" and row.score < 0
@@ -98,7 +99,7 @@ def test_compare_counts_the_makers_tokens(name):  # the Tax page measures every 
     at = open_page("pages/compare.py")
     at.multiselect(key="compare_tokenizers").set_value(["cl100k_base", name]).run()
     assert not at.exception
-    summary = at.table[0].value.set_index("tokenizer")
+    summary = html_tables(at)[0].set_index("tokenizer")
     assert summary.loc[name, "tokens"] == len(maker_encode(name)(DEMO_TEXT))
 
 

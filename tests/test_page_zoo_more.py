@@ -13,7 +13,7 @@ from bpe_core.analysis.tax import parallel_text
 from bpe_core.encodings import CATALOGUE
 from pages.common.tokenizers import OPENAI_ENCODINGS
 from pages.common.widgets import DEMO_TEXT
-from tests.apptest import all_html, component_data, metric, open_page
+from tests.apptest import all_html, component_data, html_tables, metric, open_page
 from tests.test_page_tax import change, premiums
 from tests.test_page_tax import open_page as open_tax_page
 from tests.test_page_zoo import PICKERS, on_page
@@ -44,7 +44,7 @@ def test_home_inspect_and_compare_count_the_makers_tokens(name):
     at = open_page("pages/compare.py")
     at.multiselect(key="compare_tokenizers").set_value(["cl100k_base", name]).run()
     assert not at.exception
-    assert at.table[0].value.set_index("tokenizer").loc[name, "tokens"] == expected
+    assert html_tables(at)[0].set_index("tokenizer").loc[name, "tokens"] == expected
 
 
 @pytest.mark.slow  # seconds: a whole vocabulary's table

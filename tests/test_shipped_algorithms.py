@@ -16,7 +16,7 @@ from bpe_core.analysis.shipped_algorithms import (
     write_shipped,
 )
 from pages.common import tokenizers
-from tests.apptest import open_page
+from tests.apptest import html_tables, open_page
 
 TRAINING_TEXT, HELD_OUT_TEXT = corpus_parts(DEFAULT_CORPUS)
 
@@ -57,7 +57,7 @@ def test_the_page_opens_on_the_shipped_tokenizers_without_training(monkeypatch):
 
     monkeypatch.setattr(tokenizers, "train_within_budget", refuse)
     at = open_page("pages/algorithms.py")
-    table = at.table[0].value.set_index("algorithm")
+    table = html_tables(at)[0].set_index("algorithm")
     language = word_language(DEFAULT_CORPUS)
     for algorithm, tokenizer in shipped_three(TRAINING_TEXT, DEFAULT_VOCAB_SIZE).items():
         cost = measure_algorithm(algorithm, tokenizer, HELD_OUT_TEXT, language).cost

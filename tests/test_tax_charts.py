@@ -13,6 +13,7 @@ from bpe_core import train
 from bpe_core.analysis.tax import HELD_OUT_LINES, content_cost, languages, parallel_text, tax_table, training_mix
 from bpe_core.analysis.words import count_words
 from bpe_core.drawing.palette import PALETTE
+from bpe_core.drawing.tables import table_html
 from bpe_core.drawing.tax import (
     cost_frame,
     cost_summary,
@@ -24,7 +25,6 @@ from bpe_core.drawing.tax import (
     premium_bar_figure,
     premium_frame,
     premium_heatmap_figure,
-    table_html,
 )
 from bpe_core.encodings import load_encoding, tiktoken_encoding
 

@@ -6,8 +6,6 @@ turns them into what a reader compares at a glance:
 
 - `premium_frame` / `metrics_frame`: sortable tables of numbers (floats, so
   a click on a column header sorts by value, not alphabetically);
-- `table_html`: such a table as plain, escaped HTML, drawn at once by a
-  browser, for a reader who reads it rather than sorts it;
 - `premium_bar_figure` / `premium_heatmap_figure`: the same premiums drawn,
   with the base language's 1.0 marked;
 - `cost_frame` / `cost_summary`: the premium as money and context window;
@@ -98,35 +96,6 @@ def premium_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> 
         record.update({name: float(by_code[code].premium) for name, by_code in table.items()})
         records.append(record)
     return pd.DataFrame(records)
-
-
-TABLE_CSS = """<style>
-.bpe-table-wrap { overflow-x: auto; }
-.bpe-table { border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
-.bpe-table th, .bpe-table td { padding: 0.2rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.12); }
-.bpe-table th { text-align: left; font-weight: 600; border-bottom-color: rgba(49, 51, 63, 0.4); }
-.bpe-table .num { text-align: right; }
-</style>"""
-
-
-def table_html(frame: pd.DataFrame, formats: Mapping[str, str]) -> str:
-    """`frame` as a plain HTML table, every name and value escaped (column
-    names can be uploaded file names): the columns in `formats` (column ->
-    a format such as "{:.2f}×") are numbers, written so and aligned right,
-    empty where missing. One element a browser draws at once, where a data
-    grid or Streamlit's own table costs a page's load a good part of a second."""
-
-    def cell(column: str, value) -> str:
-        if column not in formats:
-            return f"<td>{html.escape(str(value))}</td>"
-        return f'<td class="num">{"" if pd.isna(value) else html.escape(formats[column].format(value))}</td>'
-
-    head = "".join(f'<th{" class=num" if column in formats else ""}>{html.escape(str(column))}</th>'
-                   for column in frame.columns)
-    body = "".join("<tr>" + "".join(cell(column, value) for column, value in zip(frame.columns, row)) + "</tr>"
-                   for row in frame.itertuples(index=False))
-    return (f'{TABLE_CSS}<div class="bpe-table-wrap"><table class="bpe-table"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
 
 
 # The measures a reader can compare languages by: column title, and how a value reads.

@@ -37,7 +37,6 @@ h1 { font-size: 2rem !important; padding: 0.2rem 0 !important; }
 input, textarea, [data-baseweb="select"] div, [data-testid="stWidgetLabel"] p, button p,
 [data-testid="stPageLink"] p { font-size: 1rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.8rem !important; }
-[data-testid="stTable"] table { font-size: 1rem; }
 </style>
 """
 
@@ -119,21 +118,18 @@ def show_table(data, *, grid: bool = True, **dataframe_options) -> None:
     import pandas as pd
 
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    columns = dataframe_options.get("column_order")
-    if columns:
-        frame = frame[list(columns)]
-    shown = frame.head(TABLE_ROWS_PRESENTED)
-    st.table(shown.style.format(precision=2, thousands=","), hide_index=dataframe_options.get("hide_index"))
+    light_table(frame.head(TABLE_ROWS_PRESENTED), **dataframe_options)
     if len(frame) > TABLE_ROWS_PRESENTED:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
 
 
-def light_table(data, *, hide_index: bool | None = None, column_order=None, column_config: dict | None = None,
-                height: int | None = None, **_grid_only) -> None:
-    """`data` as a plain table with what the grid's options say of it: its
-    columns' order, labels and number formats; their help texts, which a
-    plain table cannot show on its header, in a caption under it."""
+def light_table(data, *, column_order=None, column_config: dict | None = None, **_grid_only) -> None:
+    """`data` as a plain HTML table (`bpe_core.drawing.tables`, no index)
+    with what the grid's options say of it: its columns' order, labels,
+    number formats and help texts (on hovering a header)."""
     import pandas as pd
+
+    from bpe_core.drawing.tables import table_html
 
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if column_order:
@@ -143,13 +139,11 @@ def light_table(data, *, hide_index: bool | None = None, column_order=None, colu
     formats = {labels[name]: number_format(column["type_config"].get("format"))
                for name, column in config.items() if column.get("type_config", {}).get("type") == "number"}
     frame = frame.rename(columns=labels)
+    formats.update({name: number_format(None) for name in frame.columns  # numbers the grid's options leave alone
+                    if pd.api.types.is_numeric_dtype(frame[name]) and frame[name].dtype != bool and name not in formats})
     formats.update({name: tick for name in frame.columns if frame[name].dtype == bool})  # as the grid's checkbox
-    styled = frame.style.format(precision=2, na_rep="").format(
-        {name: form for name, form in formats.items() if form is not None}, na_rep="")
-    st.table(styled, hide_index=hide_index, height=height if height is not None else "content")
-    helps = [f"**{labels.get(name, name)}**: {column['help']}" for name, column in config.items() if column.get("help")]
-    if helps:
-        st.caption(" · ".join(helps))
+    helps = {labels.get(name, name): column["help"] for name, column in config.items() if column.get("help")}
+    st.html(table_html(frame, formats, helps))
 
 
 def tick(value: bool) -> str:
@@ -158,9 +152,10 @@ def tick(value: bool) -> str:
 
 def number_format(form: str | None):
     """A grid column's number format (printf-style, or one of its names) as
-    a pandas Styler formatter; None: pandas' own."""
+    a `table_html` format; None: as the grid writes numbers it is told
+    nothing of (two decimals for a fraction)."""
     if not form:
-        return None
+        return lambda value: f"{value:.2f}" if isinstance(value, float) else str(value)
     named = {"percent": "{:.1%}", "localized": "{:,}", "dollar": "${:,.2f}", "plain": "{}"}
     if form in named:
         return named[form]

@@ -55,7 +55,7 @@ from bpe_core.drawing.tax import (
     parity_figure,
     parity_frame,
     parity_summary,
-    premium_bar_figure,
+    premium_bars_html,
     premium_frame,
 )
 from bpe_core.patterns import PRESET_LABELS
@@ -185,28 +185,22 @@ def measure_columns(names: list[str], measure: str) -> dict:
     return {name: st.column_config.NumberColumn(name, format=form, help=MEASURES[measure][0]) for name in names}
 
 
-def tax_figure(rows: list[TaxRow], base: str, view: str, measure: str):
-    if measure == "premium" and view == "bars":
-        return premium_bar_figure(rows, LANGUAGES, base)
-    return measure_heatmap_figure(rows, LANGUAGES, measure)
-
-
 @st.cache_resource(max_entries=32, show_spinner=False)
-def bundled_tax_figure(names: tuple[str, ...], base: str, view: str, measure: str, _rows: list[TaxRow]):
-    """`tax_figure` of bundled and zoo encodings, whose rows `names` and
-    `base` decide: the same for every session, so built once (a tenth of a
-    second for every tokenizer's bars on a busy machine), never changed after
-    (presenter mode draws a copy)."""
-    return tax_figure(_rows, base, view, measure)
+def bundled_heatmap(names: tuple[str, ...], base: str, measure: str, _rows: list[TaxRow]):
+    """The heatmap of bundled and zoo encodings, whose rows `names` and `base` decide:
+    the same for every session, so built once (a tenth of a second on a busy
+    machine), never changed after (presenter mode draws a copy)."""
+    return measure_heatmap_figure(_rows, LANGUAGES, measure)
 
 
 def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
     names = list(dict.fromkeys(row.tokenizer for row in rows))
-    if all(name in BUNDLED_ENCODINGS for name in names):
-        figure = bundled_tax_figure(tuple(names), base, view, measure, rows)
+    if measure == "premium" and view == "bars":  # HTML: the first view needs no chart library
+        st.html(premium_bars_html(rows, LANGUAGES, base))
+    elif all(name in BUNDLED_ENCODINGS for name in names):
+        show_figure(bundled_heatmap(tuple(names), base, measure, rows), key="tax_chart")
     else:
-        figure = tax_figure(rows, base, view, measure)
-    show_figure(figure, key="tax_chart")
+        show_figure(measure_heatmap_figure(rows, LANGUAGES, measure), key="tax_chart")
     table = premium_frame(rows, LANGUAGES) if measure == "premium" else measure_frame(rows, LANGUAGES, measure)
     st.caption(
         f"{LANGUAGES[base].name} = 1.00×; the byte premium is what the script alone costs, in UTF-8 bytes."

@@ -4,6 +4,7 @@ The numbers are compared with `tax_table` (itself checked against tiktoken
 in test_tax.py) and, where cheap, with tiktoken directly.
 """
 
+import re
 from dataclasses import replace
 
 import pandas as pd
@@ -22,7 +23,7 @@ from bpe_core.drawing.tax import (
     measure_frame,
     measure_heatmap_figure,
     metrics_frame,
-    premium_bar_figure,
+    premium_bars_html,
     premium_frame,
     premium_heatmap_figure,
 )
@@ -151,51 +152,55 @@ def test_cost_summary_names_the_most_taxed_language(rows):
 # ----------------------------------------------------------------- figures
 
 
-def test_bar_figure_has_one_trace_per_tokenizer_sorted_by_the_first(rows):
-    figure = premium_bar_figure(rows, LANGUAGES, "en")
-    assert [trace.name for trace in figure.data] == OPENAI
-    assert [trace.marker.color for trace in figure.data] == PALETTE[:3]
-    gpt2 = figure.data[0]
-    assert list(gpt2.x) == sorted(gpt2.x, reverse=True)
-    assert list(figure.layout.yaxis.categoryarray) == list(gpt2.y)
-    assert figure.layout.yaxis.autorange == "reversed"  # the first (most taxed) language at the top
-    burmese = list(figure.data[2].y).index("Burmese")
-    assert figure.data[2].x[burmese] == premium_of(rows, "o200k_base", "my")
-    assert figure.data[2].customdata[burmese][0] == len(tiktoken_encoding("o200k_base").encode(parallel_text("my")))
+def bar_rows(markup: str) -> list[tuple[str, list[float]]]:
+    """Each language's row of the HTML bars: its name and its premiums, top to bottom."""
+    return [(name, [float(value) for value in re.findall(r'tax-bars-value">([\d.]+)×', group)])
+            for name, group in re.findall(r'tax-bars-name">([^<]*)</div><div class="tax-bars-group">(.*?)'
+                                          r'<div class="tax-bars-base"', markup)]
+
+
+def test_the_bars_have_one_bar_per_tokenizer_most_taxed_language_first(rows):
+    markup = premium_bars_html(rows, LANGUAGES, "en")
+    legend = re.findall(r'<span><i style="background: (#\w+)"></i>([^<]*)</span>', markup)
+    assert legend == list(zip(PALETTE[:3], OPENAI))
+    lines = bar_rows(markup)
+    assert len(lines) == len(LANGUAGES) and all(len(premiums) == 3 for _, premiums in lines)
+    gpt2 = [premiums[0] for _, premiums in lines]
+    assert gpt2 == sorted(gpt2, reverse=True)  # the first (most taxed) language at the top
+    burmese = dict(lines)["Burmese"]
+    assert burmese[2] == round(premium_of(rows, "o200k_base", "my"), 2)
+    tokens = len(tiktoken_encoding("o200k_base").encode(parallel_text("my")))
+    assert f"Burmese, o200k_base: premium {burmese[2]:.2f}×, {tokens:,} tokens" in markup  # on hover
 
 
 def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
-    """Every bundled tokenizer at once (the Tax page's default picks ten) is
-    told apart by colour: none repeats, and the first are the tokens' own."""
+    """Every bundled tokenizer at once is told apart by colour: none
+    repeats, and the first are the tokens' own."""
     from bpe_core.encodings import CATALOGUE
 
     texts = {code: parallel_text(code) for code in ("en", "hi")}
     every_one = tax_table({name: load_encoding("gpt2") for name in CATALOGUE}, texts, "en")
-    colours = [trace.marker.color for trace in premium_bar_figure(every_one, languages(), "en").data]
+    colours = re.findall(r'<i style="background: (#\w+)">', premium_bars_html(every_one, languages(), "en"))
     assert len(colours) == len(CATALOGUE) >= 12 and len(set(colours)) == len(colours)
     assert colours[:len(PALETTE)] == PALETTE
 
 
-def test_bar_figure_marks_the_base_language_at_one():
+def test_the_bars_mark_the_base_language_at_one():
     hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi")
-    figure = premium_bar_figure(hindi_base, LANGUAGES, "hi")
-    (line,) = figure.layout.shapes
-    assert (line.x0, line.x1) == (1.0, 1.0)
-    assert [annotation.text for annotation in figure.layout.annotations] == ["1.0 = Hindi"]
-    assert figure.data[0].x[list(figure.data[0].y).index("Hindi")] == 1.0
-
-
-def test_bar_figure_is_readable(rows):
-    figure = premium_bar_figure(rows, LANGUAGES, "en")
-    assert figure.layout.font.size >= 14 and figure.layout.yaxis.tickfont.size >= 14
-    assert figure.layout.height >= 20 * len(LANGUAGES)  # room for every language name
-    assert "tokens" in figure.data[0].hovertemplate and "premium" in figure.data[0].hovertemplate
+    markup = premium_bars_html(hindi_base, LANGUAGES, "hi")
+    assert dict(bar_rows(markup))["Hindi"] == [1.0]
+    widest = float(re.search(r'tax-bars-fill" style="width: ([\d.]+)%', markup).group(1))  # the most taxed
+    line = float(re.search(r'tax-bars-base" style="left: ([\d.]+)%', markup).group(1))
+    top = bar_rows(markup)[0][1][0]
+    assert line == pytest.approx(widest / top, rel=0.01)  # 1.0 on the same scale as the bars (values rounded)
+    assert "1.0 = Hindi" in markup
 
 
 def test_figures_escape_tokenizer_names(rows):
     """A loaded tokenizer is named after its file; Plotly would render markup in it."""
     renamed = [replace(row, tokenizer="<b>mine</b>") for row in rows_of(rows, "gpt2")]
-    assert premium_bar_figure(renamed, LANGUAGES, "en").data[0].name == "&lt;b&gt;mine&lt;/b&gt;"
+    assert "&lt;b&gt;mine&lt;/b&gt;" in premium_bars_html(renamed, LANGUAGES, "en") and "<b>mine" not in premium_bars_html(
+        renamed, LANGUAGES, "en")
     assert list(premium_heatmap_figure(renamed, LANGUAGES).data[0].x) == ["&lt;b&gt;mine&lt;/b&gt;"]
 
 

@@ -6,7 +6,7 @@ turns them into what a reader compares at a glance:
 
 - `premium_frame` / `metrics_frame`: sortable tables of numbers (floats, so
   a click on a column header sorts by value, not alphabetically);
-- `premium_bar_figure` / `premium_heatmap_figure`: the same premiums drawn,
+- `premium_bars_html` / `premium_heatmap_figure`: the same premiums drawn,
   with the base language's 1.0 marked;
 - `cost_frame` / `cost_summary`: the premium as money and context window;
 - `measure_frame` / `measure_heatmap_figure`: any of the fairness
@@ -200,47 +200,60 @@ def cost_summary(
 # ----------------------------------------------------------------- figures
 
 
-def premium_bar_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language], base_code: str) -> go.Figure:
-    """Horizontal grouped bars, one row per language (most taxed at the top),
-    one bar per tokenizer, and a line at 1.0 where the base language sits.
+PREMIUM_BARS_CSS = """<style>
+.tax-bars { color: #31333f; margin: 0.5rem 0 1rem; }
+.tax-bars-title { font-weight: 600; margin-bottom: 0.3rem; }
+.tax-bars-legend { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; font-size: 0.875rem; margin-bottom: 0.6rem; }
+.tax-bars-legend i { display: inline-block; width: 0.9rem; height: 0.9rem; margin-right: 0.35rem;
+  vertical-align: -0.1rem; border: 1px solid #333; }
+.tax-bars-row { display: grid; grid-template-columns: 9rem 1fr; gap: 0.8rem; align-items: center;
+  padding: 0.25rem 0; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
+.tax-bars-name { text-align: right; font-size: 0.875rem; }
+.tax-bars-group { position: relative; }
+.tax-bars-bar { display: flex; align-items: center; gap: 0.3rem; height: 0.8rem; margin: 1px 0; }
+.tax-bars-fill { height: 100%; border: 0.5px solid #333; box-sizing: border-box; }
+.tax-bars-value { font-size: 0.75rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.tax-bars-base { position: absolute; top: 0; bottom: 0; border-left: 2px dashed #444; pointer-events: none; }
+</style>"""
 
-    Horizontal, because thirty language names read well down an axis and
-    not at all slanted along one."""
+
+def premium_bars_html(rows: Sequence[TaxRow], languages: Mapping[str, Language], base_code: str) -> str:
+    """Grouped bars as HTML, one row per language (most taxed at the top),
+    one bar per tokenizer with its premium written at its end, and a dashed
+    line at 1.0 where the base language sits. HTML, not a chart library:
+    the page's first view draws it at once (plotly.js costs a visit a
+    quarter of a second or more); widths are shares of the row and type is
+    in rem, so presenter mode enlarges it. Every name is escaped (a
+    tokenizer can be named after an uploaded file); each bar says on hover
+    what it counts."""
     table = rows_by_tokenizer(rows)
     order = language_order(rows, languages)
-    names = [languages[code].name for code in order]
     base_name = languages[base_code].name
-    figure = go.Figure()
-    for index, (tokenizer, by_code) in enumerate(table.items()):
-        figure.add_trace(
-            go.Bar(
-                orientation="h",
-                y=names,
-                x=[by_code[code].premium for code in order],
-                name=html.escape(tokenizer),
-                marker=dict(color=series_colour(index), line=dict(color="#333", width=0.5)),
-                customdata=[[by_code[code].cost.tokens, by_code[base_code].cost.tokens] for code in order],
-                meta=[html.escape(tokenizer), base_name],  # via %{meta}: data, never parsed as a template
-                hovertemplate=(
-                    "<b>%{y}</b>, %{meta[0]}<br>premium %{x:.2f}×<br>"
-                    "%{customdata[0]:,} tokens (%{meta[1]}: %{customdata[1]:,})<extra></extra>"
-                ),
-            )
-        )
-    _mark_base(figure, base_name, log_axis=False)
-    figure.update_layout(
-        barmode="group",
-        bargap=0.25,
-        height=140 + len(order) * (10 * len(table) + 14),
-        font=dict(size=FONT_SIZE),
-        hoverlabel=dict(font_size=TICK_FONT_SIZE),
-        margin=dict(l=10, r=10, t=110, b=10),
-        legend=LEGEND_ON_TOP,
-        xaxis=dict(title=dict(text=f"Tokens relative to {base_name} (premium)"), rangemode="tozero", side="top"),
-        yaxis=dict(categoryorder="array", categoryarray=names, autorange="reversed",
-                   tickfont=dict(size=TICK_FONT_SIZE)),
+    widest = max(max(by_code[code].premium for by_code in table.values() for code in order), 1.0) * 1.08
+    colours = {tokenizer: series_colour(index) for index, tokenizer in enumerate(table)}
+
+    def bar(tokenizer: str, row: TaxRow) -> str:
+        hover = (f"{languages[row.code].name}, {tokenizer}: premium {row.premium:.2f}×, "
+                 f"{row.cost.tokens:,} tokens ({base_name}: {table[tokenizer][base_code].cost.tokens:,})")
+        return (f'<div class="tax-bars-bar" title="{html.escape(hover)}">'
+                f'<div class="tax-bars-fill" style="width: {100 * row.premium / widest:.2f}%; '
+                f'background: {colours[tokenizer]}"></div>'
+                f'<span class="tax-bars-value">{row.premium:.2f}×</span></div>')
+
+    base_line = f'<div class="tax-bars-base" style="left: {100 / widest:.2f}%"></div>'
+    lines = "".join(
+        f'<div class="tax-bars-row" data-language="{html.escape(code)}">'
+        f'<div class="tax-bars-name">{html.escape(languages[code].name)}</div><div class="tax-bars-group">'
+        + "".join(bar(tokenizer, by_code[code]) for tokenizer, by_code in table.items())
+        + f"{base_line}</div></div>"
+        for code in order
     )
-    return figure
+    legend = "".join(f'<span><i style="background: {colour}"></i>{html.escape(tokenizer)}</span>'
+                     for tokenizer, colour in colours.items())
+    title = f"Tokens relative to {base_name} (premium; the dashed line is 1.0 = {base_name})"
+    return (f'{PREMIUM_BARS_CSS}<div class="tax-bars" role="figure" aria-label="{html.escape(title)}">'
+            f'<div class="tax-bars-title">{html.escape(title)}</div><div class="tax-bars-legend">{legend}</div>'
+            f"{lines}</div>")
 
 
 def premium_heatmap_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> go.Figure:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from pages.common.names import COMPRESSION, TAX, PageInfo
+from pages.common.names import COMPRESSION, PageInfo
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -41,7 +41,7 @@ CHART_JS = BUNDLE_JS + "\n" + (HERE / "chart.js").read_text()
 # bundle with the page's first elements (`bundle_html`): its download and its
 # evaluation (a tenth to a quarter of a second of the main thread) then
 # overlap the server's run of the page instead of following the chart's arrival.
-CHART_PAGES = frozenset(page.file for page in (COMPRESSION, TAX))
+CHART_PAGES = frozenset(page.file for page in (COMPRESSION,))
 
 _CHART = st.components.v2.component(
     "bpe_playground.chart",

@@ -167,11 +167,11 @@ page_header(
 
 # The conversation and its prompts fill the page; what shapes them waits in
 # menus whose labels say what is chosen (pages.common.menus).
-menus = st.container(horizontal=True)
-with menus.popover(families_label(), key="chat_families_menu"):
+toolbar = st.container(horizontal=True)
+with toolbar.popover(families_label(), key="chat_families_menu"):
     left = labelled_choice(st, "Model family", FAMILY_LABELS, key="chat_left", default=DEFAULT_LEFT, width=480)
     right = labelled_choice(st, "Beside it", FAMILY_LABELS, key="chat_right", default=DEFAULT_RIGHT, width=480)
-with menus.popover(turns_label(), key="chat_turns_menu"):
+with toolbar.popover(turns_label(), key="chat_turns_menu"):
     with_system = st.toggle("System turn", key="chat_system", value=True, **LINKED)
     exchanges = whole_number_input(st, "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
                                    max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")

@@ -210,8 +210,8 @@ def show_tax(rows: list[TaxRow], base: str, view: str, measure: str) -> None:
     form = MEASURES[measure][1]
     st.html(table_html(table, {name: form for name in ([*names, "byte premium"] if measure == "premium" else names)}))
     # Drawn only while open, as the metrics below.
-    with st.expander(f"{MEASURE_LABELS[measure]} to sort, search or download (CSV)", key=GRID_OPEN,
-                     on_change="rerun") as grid:
+    # A label that never changes with the measure: the box's open state is keyed by it.
+    with st.expander("The table to sort, search or download (CSV)", key=GRID_OPEN, on_change="rerun") as grid:
         if grid.open:
             show_table(table, hide_index=True, column_config=measure_columns(names, measure),
                        height=TABLE_ROW_PX * (len(table) + 1) + 3)

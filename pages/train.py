@@ -336,10 +336,10 @@ def merges_as_gif(trained: TrainedTokenizer) -> None:
 # The merges fill the page; the set-up and the downloads wait in menus whose
 # labels say what is chosen. A menu's widgets run on every run (their values
 # and links hold), but the browser draws them only when the menu opens.
-menus = st.container(horizontal=True)
-with menus.popover(corpus_label(), key="train_corpus_menu"):
+toolbar = st.container(horizontal=True)
+with toolbar.popover(corpus_label(), key="train_corpus_menu"):
     corpus, label, sample_id = choose_corpus()
-with menus.popover(settings_label(), key="train_settings_menu"):
+with toolbar.popover(settings_label(), key="train_settings_menu"):
     settings = choose_settings()
     if corpus is not None:
         show_pieces(corpus, settings["pattern"])
@@ -353,7 +353,7 @@ else:
     tokenizer = trained.tokenizer
     corpus_key = corpus_fingerprint(trained.corpus)
     pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
-    with menus.popover("Download", icon=":material/download:", key="train_download_menu"):
+    with toolbar.popover("Download", icon=":material/download:", key="train_download_menu"):
         downloads(trained, pieces)
     st.caption(trained_summary(trained))
     step_through(trained, corpus_key, pieces)

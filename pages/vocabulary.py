@@ -194,7 +194,8 @@ def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
 
 def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     """Every match in the data grid, drawn only while its box is open."""
-    with st.expander(f"All {len(matches):,} matches in a grid: sort by any column, scroll, download",
+    # A label that never changes: the box's open state is keyed by it, and a search changes the count.
+    with st.expander("All the matches in a grid: sort by any column, scroll, download",
                      key=GRID_OPEN, on_change="rerun") as grid:
         if not grid.open:
             return

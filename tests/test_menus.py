@@ -86,3 +86,17 @@ def test_a_link_opens_presenting():
     at = open_page("pages/inspect.py", query={"present": "true"})
     assert is_presenting(at) and at.button(key="present_switch").proto.type == "primary"
     assert neighbours("pages/inspect.py") <= {link.proto.label for link in at.get("page_link")}
+
+
+def test_a_number_in_a_link_is_read_strictly_never_crashing_a_menu_label():
+    """Menu labels read numbers from the link before any widget runs: a
+    damaged one (two minus signs, a fraction, Infinity) is the default."""
+    from pages.common.url_state import whole_number_in
+
+    assert whole_number_in("600", 1, 1000) == 600 and whole_number_in("-5", -10, 10) == -5
+    for damaged in ("--5", "-", "6.5", "Infinity", "1e3", "٣", "9" * 19):
+        assert whole_number_in(damaged, None, None) is None, damaged
+    for path, key in (("pages/train.py", "train_vocab"), ("pages/chat.py", "chat_exchanges"),
+                      ("pages/compression.py", "compression_vocab")):
+        at = open_page(path, query={key: "--5"})
+        assert not at.exception, (path, [e.value for e in at.exception])

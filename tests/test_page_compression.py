@@ -24,12 +24,13 @@ def open_page(**session) -> AppTest:
 
 def test_the_numbers_are_drawn_only_once_opened():
     at = open_app(PAGE)
-    assert popover_labels(at)[-1] == "The numbers (1,284 rows)"
+    assert popover_labels(at)[-1] == "The numbers"
     assert not at.dataframe  # no rows sent, no data grid loaded
     at.session_state[NUMBERS_OPEN] = True  # what a click on the popover tells the page
     at.run()
     (table,) = at.dataframe
     assert len(table.value) == 1_284
+    assert any(caption.value == "1,284 rows: every plotted point." for caption in at.caption)
 
 
 def settings_labels(at: AppTest) -> list[str]:

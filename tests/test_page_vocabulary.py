@@ -199,9 +199,11 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert '<td class="voc-num">0</td><td class="voc-tok">!</td>' in rows
     assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
     (grid_box,) = at.expander
-    assert grid_box.label.startswith("All 100,261 matches in a grid")
+    assert grid_box.label.startswith("All the matches in a grid")
     table = matches(at)  # opens the box
     assert len(table) == 100_261 and at.get("download_button")
+    at.text_input(key="vocab_text").input(" the").run()  # fewer matches: the open box stays open
+    assert at.dataframe and 0 < len(at.dataframe[0].value) < 100_261
 
 
 def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():

@@ -152,10 +152,10 @@ def tick(value: bool) -> str:
 
 def number_format(form: str | None):
     """A grid column's number format (printf-style, or one of its names) as
-    a `table_html` format; None: as the grid writes numbers it is told
-    nothing of (two decimals for a fraction)."""
+    a `table_html` format; None: whole numbers with thousands separators,
+    fractions with two decimals."""
     if not form:
-        return lambda value: f"{value:.2f}" if isinstance(value, float) else str(value)
+        return lambda value: f"{value:,.2f}" if isinstance(value, float) else f"{value:,}"
     named = {"percent": "{:.1%}", "localized": "{:,}", "dollar": "${:,.2f}", "plain": "{}"}
     if form in named:
         return named[form]

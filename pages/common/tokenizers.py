@@ -36,10 +36,6 @@ from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
 BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
-# Each one but variants of another (p50k_base: gpt2's tokens and 24 runs of
-# spaces; o200k_harmony: o200k_base's tokens and chat tokens): what a page
-# that measures them all measures by default.
-DISTINCT_ENCODINGS = {name: label for name, label in BUNDLED_ENCODINGS.items() if CATALOGUE[name].variant_of is None}
 # One per generation of OpenAI's models, which pages compare against by default.
 OPENAI_ENCODINGS = {name: BUNDLED_ENCODINGS[name] for name in OPENAI_GENERATIONS}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer

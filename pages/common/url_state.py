@@ -77,7 +77,7 @@ def whole_number_input(place, label: str, *, key: str, value: int | None, **opti
 def whole_number_in(text: str, minimum: int | None, maximum: int | None) -> int | None:
     """A link's text as a whole number within the bounds, or None: read
     strictly (digits only, at most 18), never with int() on anything."""
-    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 18):
+    if not (text.isascii() and text.removeprefix("-").isdigit() and len(text) <= 18):
         return None
     number = int(text)
     too_small = minimum is not None and number < minimum

@@ -17,7 +17,7 @@ serves at once. The thread does, in order:
    drawing it (or no visitor has come for `QUIET_SECONDS`), so as not to
    compete with it for the interpreter and the cores: a
    spare worker process for the first training (`SPARE_WORKERS`), the
-   Vocabulary page's table and chart of that encoding, the Tax page's two
+   Vocabulary page's table and script bars of that encoding, the Tax page's two
    experiments at their default settings (trained in worker
    processes, `warm_tax_experiments`) and the starter tokenizer (Compare's
    default, trained in the server's own process).

@@ -22,7 +22,7 @@ from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
-from pages.common.tokenizers import BUNDLED_ENCODINGS, LOADED, keep_loaded, tokenizer_by_name, tokenizer_choices
+from pages.common.tokenizers import LOADED, keep_loaded, tokenizer_by_name, tokenizer_choices
 from pages.common.url_state import (
     current_choice,
     current_choices,
@@ -89,10 +89,8 @@ def pick_tokenizers(label: str, key: str, default: list[str], help: str | None =
 def tokenizer_summary(name: str) -> str:
     """A picker's choice in a few words, as Markdown for a button's label:
     "GPT-4 (cl100k_base)", "Trained here (400 tokens)", "mine.json (5,000 tokens)"."""
-    if name in MODEL_NAMES:
+    if name in MODEL_NAMES:  # every bundled encoding (a test says so)
         return f"{MODEL_NAMES[name]} ({name})"
-    if name in BUNDLED_ENCODINGS:
-        return name
     size = f"{len(tokenizer_by_name(name).vocab):,} tokens"  # the session's own: in memory already
     return f"{short_name(name)} ({size})"
 

@@ -87,24 +87,27 @@ class Outcome:
 
 @dataclass
 class Run:
-    """What one script run sent back: widget ids, fragment ids, markdown."""
+    """What one script run sent back: widget ids, fragment ids, the text
+    of its markdown and of its components' data (the try-it box's label)."""
 
     widget_ids: list[str] = field(default_factory=list)
     fragment_ids: set[str] = field(default_factory=set)
-    markdown: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
     exceptions: int = 0
 
 
 def collect(message, run: Run) -> None:
-    """Gather widget ids and markdown from a delta, wherever they are nested."""
+    """Gather widget ids and texts from a delta, wherever they are nested."""
     for descriptor, value in message.ListFields():
         if descriptor.type != descriptor.TYPE_MESSAGE:
             if descriptor.name == "id" and isinstance(value, str) and value.startswith("$$ID"):
                 run.widget_ids.append(value)
+            if descriptor.name == "json" and message.DESCRIPTOR.name == "BidiComponent":
+                run.texts.append(value)
             continue
         for item in value if descriptor.is_repeated else [value]:
             if descriptor.name == "markdown":
-                run.markdown.append(item.body)
+                run.texts.append(item.body)
             if descriptor.name == "exception":
                 run.exceptions += 1
             collect(item, run)
@@ -154,7 +157,7 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
                 told = time.perf_counter()  # as the browser tells the step when the presenter pauses
                 position = WidgetState(id=step_control, json_value=json.dumps({"position": {"step": step, "speed": 1}}))
                 run = await asyncio.wait_for(run_script(socket, "train", train_query(number), [position], stepping), timeout)
-                if not any(f"as of step {step}" in text for text in run.markdown):
+                if not any(f"as of step {step}" in text for text in run.texts):
                     outcome.errors.append(f"step {step} did not reach the try-it box")
                 if run.exceptions:
                     outcome.errors.append(f"step {step} showed an exception")

@@ -50,9 +50,7 @@ def test_the_server_warms_up_before_anyone_visits():
     try:
         server.wait_until_warmed()
         log = server.log.read_text()
-        done = log.split(WARMED)[1].splitlines()[0]
-        assert "what the first page needs (cl100k_base)" in done  # done, not failed
-        assert "the Vocabulary page's table (cl100k_base)" in done
+        assert "what the first page needs (cl100k_base)" in log.split(WARMED)[1].splitlines()[0]  # done, not failed
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
         assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
     finally:

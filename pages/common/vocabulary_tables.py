@@ -45,14 +45,5 @@ def script_bars_of(tokenizer: Tokenizer) -> str:
                                    len)
 
 
-def warm_vocabulary(name: str) -> None:
-    """Make the table and the bars of the encoding the page opens with
-    before anyone asks (when the server starts, see `warm_up`): half a
-    second to a second of its first visit, most of it reading the table."""
-    from pages.common.tokenizers import bundled_encoding
-
-    script_bars_of(bundled_encoding(name))  # which reads the table
-
-
 def frame_bytes(frame: pd.DataFrame) -> int:
     return int(frame.memory_usage(deep=True).sum())

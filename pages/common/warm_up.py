@@ -16,9 +16,8 @@ serves at once. The thread does, in order:
 2. Once a page has been drawn and its browser has had a moment to finish
    drawing it (or no visitor has come for `QUIET_SECONDS`), so as not to
    compete with it for the interpreter and the cores: a
-   spare worker process for the first training (`SPARE_WORKERS`), the
-   Vocabulary page's table and script bars of that encoding, the Tax page's two
-   experiments at their default settings (trained in worker
+   spare worker process for the first training (`SPARE_WORKERS`), the Tax
+   page's two experiments at their default settings (trained in worker
    processes, `warm_tax_experiments`) and the starter tokenizer (Compare's
    default, trained in the server's own process).
 
@@ -68,7 +67,6 @@ def warm_up() -> None:
     _wait_for_a_quiet_moment()
     done += [
         _step("a spare worker process", _prepare_spare_worker),
-        _step(f"the Vocabulary page's table ({FIRST_PAGES_ENCODING})", _vocabulary_table),
         _step("the Tax page's experiments", _tax_experiments),
         _step("the starter tokenizer", _starter_tokenizer),
     ]
@@ -127,12 +125,6 @@ def _starter_tokenizer() -> None:
     from pages.common.tokenizers import starter_tokenizer
 
     starter_tokenizer()
-
-
-def _vocabulary_table() -> None:
-    from pages.common.vocabulary_tables import warm_vocabulary
-
-    warm_vocabulary(FIRST_PAGES_ENCODING)
 
 
 def _tax_experiments() -> None:

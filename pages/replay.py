@@ -14,6 +14,7 @@ from bpe_core.drawing.standalone import replay_page
 from bpe_core.drawing.step_control import view_json
 from bpe_core.patterns import PatternError
 from bpe_core.specials import found_in
+from pages.common.menus import shown_text
 from pages.common.navigation import page_header
 from pages.common.stepper import linked_step, stepper, told_position
 from pages.common.url_state import LINKED, initial_value, keep_in_link
@@ -37,15 +38,6 @@ page_header(
     "has the lowest rank merges first, until no pair can merge. Then open any final token's merge "
     "tree, down to bytes (keys: → next merge, ← previous, Home and End).",
 )
-
-
-def button_text(text: str) -> str:
-    """Typed text as a popover's button shows it: whitespace visible (·),
-    cut short, and literal (the button's label is Markdown)."""
-    if not text:
-        return "none"
-    shown = label_text(text.encode("utf-8", errors="replace"))
-    return markdown_literal(shown if len(shown) <= SHOWN_CHARS else shown[: SHOWN_CHARS - 1] + "…")
 
 
 def chosen_token(options: list[int], name, default: int) -> int:
@@ -139,7 +131,7 @@ def step_through(story, tokenizer_key: str) -> None:
 toolbar = st.container(horizontal=True)
 with toolbar:
     tokenizer = pick_tokenizer("Tokenizer", key="replay_tokenizer")
-    with st.popover(f"Text: {button_text(initial_value(TEXT_KEY, DEFAULT_TEXT))}", key="replay_text_menu"):
+    with st.popover(f"Text: {shown_text(initial_value(TEXT_KEY, DEFAULT_TEXT), SHOWN_CHARS) or 'none'}", key="replay_text_menu"):
         text = st.text_input("A word or a short phrase", value=DEFAULT_TEXT, key=TEXT_KEY, **LINKED,
                              help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, "
                                   "as in a sentence.")

@@ -28,12 +28,11 @@ from bpe_core.analysis.vocabulary import (
     sort_tokens,
     token_detail,
 )
-from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from pages.common.menus import shown_flag
+from pages.common.menus import shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
 from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
@@ -92,29 +91,16 @@ def filter_settings() -> dict:
 # values as they will be, the session's (after a change), else the link's.
 
 
-def linked_number(key: str) -> int | None:
-    value = initial_value(key, None)
-    if isinstance(value, int) or value is None:
-        return value
-    return int(value) if value.isascii() and value.isdigit() and len(value) <= 18 else None
-
-
-def shown_query(query: str) -> str:
-    """A search as the table shows tokens (a space as ·), short, literal in Markdown."""
-    shown = label_text(query.encode("utf-8", errors="replace"))
-    return markdown_literal(shown if len(shown) <= LABEL_CHARS else shown[:LABEL_CHARS] + "…")
-
-
 def search_label() -> str:
     text, pattern = initial_value("vocab_text", ""), initial_value("vocab_regex", "")
     parts = []
     if text:
-        parts.append(f"“{shown_query(text)}”")
+        parts.append(f"“{shown_text(text, LABEL_CHARS + 1)}”")
     if pattern:
-        parts.append(f"regex {shown_query(pattern)}")
+        parts.append(f"regex {shown_text(pattern, LABEL_CHARS + 1)}")
     if parts and shown_flag("vocab_ignore_case"):
         parts[-1] += " in any case"
-    token_id = linked_number("vocab_id")
+    token_id = shown_value("vocab_id", None, whole_number(0, None))
     if token_id is not None:
         parts.append(f"id {token_id}")
     return "Search: " + (", ".join(parts) or "every token")
@@ -305,7 +291,7 @@ if matches is not None and not matches.empty:
 
 st.subheader("One token")
 first_match = None if matches is None or matches.empty else int(matches["id"].iloc[0])
-chosen = linked_number("vocab_detail")
+chosen = shown_value("vocab_detail", None, whole_number(0, None))
 with st.popover(f"Token id {chosen}" if chosen is not None else
                 "Token: the first match" + ("" if first_match is None else f" (id {first_match})")):
     chosen = whole_number_input(

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import streamlit as st
 
+from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.markdown import markdown_literal
 from pages.common.url_state import linked_id, whole_number_in
 
@@ -72,7 +73,7 @@ def id_or_label(options: Mapping[str, str]) -> Callable[[str], str | None]:
     return lambda text: linked_id(text, options)
 
 
-def whole_number(least: int, most: int) -> Callable[[str], int | None]:
+def whole_number(least: int | None, most: int | None) -> Callable[[str], int | None]:
     """For `url_state.whole_number_input` from `least` to `most`, read as it reads a link."""
     return lambda text: whole_number_in(text, least, most)
 
@@ -80,6 +81,13 @@ def whole_number(least: int, most: int) -> Callable[[str], int | None]:
 def yes_or_no(text: str) -> bool | None:
     """For a toggle, as Streamlit reads its link."""
     return {"true": True, "false": False}.get(text.lower())
+
+
+def shown_text(text: str, most: int) -> str:
+    """What the user typed, for a label: whitespace visible as tokens show it
+    (a space as ·), at most `most` characters (cut with …), literal in Markdown."""
+    shown = label_text(text.encode("utf-8", errors="replace"))
+    return markdown_literal(shown if len(shown) <= most else shown[: most - 1] + "…")
 
 
 def listed(names: Sequence[str], *, none: str = "none", shown: int = NAMES_SHOWN) -> str:

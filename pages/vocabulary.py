@@ -30,7 +30,6 @@ from bpe_core.analysis.vocabulary import (
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
-from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
 from pages.common.menus import shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
@@ -135,35 +134,24 @@ def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: s
     return sort_tokens(filter_tokens(found, **filters), sort)
 
 
-COLUMNS = {  # the plain table's; the grid's below say the same
-    "id": Column("id"),
-    "text": Column("token", "· a space, → a tab, ↵ a line break, <E3 81> stray bytes", token=True),
-    "piece": Column("piece", "As SentencePiece spells it: ▁ for a space, <0xE3> for a byte-fallback piece", token=True),
-    "score": Column("score", "Where two neighbours make pieces, the higher score merges first", "{:,.0f}"),
-    "bytes": Column("bytes"),
-    "characters": Column("characters", "Empty when the bytes are not valid UTF-8"),
-    "valid_utf8": Column("valid UTF-8"),
-    "script": Column("script", "The script most of its letters belong to"),
-    "leading_space": Column("leading space"),
-    "learned_at_step": Column("learned at step", "The merge that made it (1 = the first)"),
-    "special": Column("special"),
-}
-COLUMN_CONFIG = {
+COLUMNS = {  # the grid's, and the plain table's of the first rows
     "id": st.column_config.NumberColumn("id", format="%d"),
-    "text": st.column_config.TextColumn("token", width="medium", help=COLUMNS["text"].help),
-    "piece": st.column_config.TextColumn("piece", help=COLUMNS["piece"].help),
-    "score": st.column_config.NumberColumn("score", format="%.0f", help=COLUMNS["score"].help),
+    "text": st.column_config.TextColumn("token", width="medium",
+                                        help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
+    "piece": st.column_config.TextColumn(
+        "piece", help="As SentencePiece spells it: ▁ for a space, <0xE3> for a byte-fallback piece"),
+    "score": st.column_config.NumberColumn(
+        "score", format="%.0f", help="Where two neighbours make pieces, the higher score merges first"),
     "bytes": st.column_config.NumberColumn("bytes"),
-    "characters": st.column_config.NumberColumn("characters", help=COLUMNS["characters"].help),
+    "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
     "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
-    "script": st.column_config.TextColumn("script", help=COLUMNS["script"].help),
+    "script": st.column_config.TextColumn("script", help="The script most of its letters belong to"),
     "leading_space": st.column_config.CheckboxColumn("leading space"),
     "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
-                                                     help=COLUMNS["learned_at_step"].help),
+                                                     help="The merge that made it (1 = the first)"),
     "special": st.column_config.CheckboxColumn("special"),
 }
-CODE_POINT_COLUMNS = {"character": Column("character", token=True), "code point": Column("code point"),
-                      "name": Column("name")}
+TOKENS = ("text", "piece", "character")  # columns of tokens' text (and of a token's characters)
 
 
 def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
@@ -173,7 +161,7 @@ def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
 def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     """The first matches as a plain table: most visits look no further."""
     columns = [name for name in shown_columns(tokenizer, matches) if name != "special"]  # its script says so
-    st.html(plain_table_html(matches.head(FIRST_ROWS), {name: COLUMNS[name] for name in columns}))
+    show_table(matches.head(FIRST_ROWS), grid=False, column_order=columns, column_config=COLUMNS, tokens=TOKENS)
     if len(matches) > FIRST_ROWS:
         st.caption(f"The first {FIRST_ROWS} of {len(matches):,} matches; all of them in the grid below.")
 
@@ -186,7 +174,7 @@ def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
         if not grid.open:
             return
         show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches),
-                   column_config=COLUMN_CONFIG, lazy=True, height=460)
+                   column_config=COLUMNS, tokens=TOKENS, lazy=True, height=460)
         st.download_button(
             "Download these tokens (CSV)", functools.partial(frame_csv, matches),
             file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
@@ -246,7 +234,7 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     # Inline code, not a code block: a block loads a syntax highlighter, a quarter of a second of each visit.
     st.markdown(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex): `{detail.hex}`")
-    st.html(plain_table_html(code_points(detail.token_bytes), CODE_POINT_COLUMNS))
+    show_table(code_points(detail.token_bytes), grid=False, tokens=TOKENS)
 
 
 # ------------------------------------------------------------------- page

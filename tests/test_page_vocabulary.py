@@ -43,11 +43,15 @@ def popover_labels(at: AppTest) -> list[str]:
     return [block.proto.popover.label for block in at.get("popover")]
 
 
-def first_rows(at: AppTest) -> str:
-    """The plain table of the first matches."""
-    (table,) = [element.proto.body for element in at.html if 'class="voc-table"' in element.proto.body
-                and "<th>code point</th>" not in element.proto.body]
+def first_rows(at: AppTest):
+    """The plain table of the first matches, as a reader sees it."""
+    (table,) = [table for table in apptest.html_tables(at) if "token" in table.columns]
     return table
+
+
+def first_rows_markup(at: AppTest) -> str:
+    (markup,) = [element.value for element in at.html if 'class="bpe-table"' in element.value and ">token</th>" in element.value]
+    return markup
 
 
 @pytest.mark.slow
@@ -128,7 +132,7 @@ def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
     pick(at, "trained here")
     at.text_input(key="vocab_text").input("<script>").run()
     assert not at.exception
-    rows = re.sub(r"<style>.*?</style>", "", first_rows(at), flags=re.DOTALL)
+    rows = re.sub(r"<style>.*?</style>", "", first_rows_markup(at), flags=re.DOTALL)
     assert "&lt;script&gt;" in rows and not re.search(r"<script|<img|onerror", rows)
     table = matches(at)
     (script_tag,) = table.loc[table["string"] == "<script>", "id"]
@@ -195,8 +199,8 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert [metric(at, label) for label in ("Tokens", "Matches", "Not valid UTF-8", "Longest (bytes)")] == [
         "100,261", "100,261", f"{(~table['valid_utf8']).sum():,}", f"{table['bytes'].max():,}"]
     rows = first_rows(at)
-    assert rows.count("<tr>") == 1 + 20  # the header and the first 20 tokens, in id order
-    assert '<td class="voc-num">0</td><td class="voc-tok">!</td>' in rows
+    assert rows["id"].tolist() == list(range(20))  # the first 20 tokens, in id order
+    assert rows["token"][0] == "!" and '<td class="tok">!</td>' in first_rows_markup(at)  # drawn as a token
     assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
     (grid_box,) = at.expander
     assert grid_box.label.startswith("All the matches in a grid")
@@ -208,13 +212,13 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
 
 def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():
     at = open_page(vocab_tokenizer="gpt2", vocab_text="·the")
-    rows = first_rows(at)
-    assert '<td class="voc-num">262</td><td class="voc-tok">·the</td>' in rows  # " the": its space shown
+    rows = first_rows(at).set_index("id")
+    assert rows.loc[262, "token"] == "·the"  # " the": its space shown
     at = open_page(vocab_tokenizer="gpt2", vocab_not_utf8="true")
     reference = tiktoken_encoding("gpt2")
     stray = next(token_id for token_id in range(reference.n_vocab) if not decodes_alone(reference, token_id))
-    shown = f"&lt;{reference.decode_single_token_bytes(stray).hex(' ').upper()}&gt;"  # <A1>, escaped
-    assert f'<tr><td class="voc-num">{stray}</td><td class="voc-tok">{shown}</td>' in first_rows(at)
+    assert first_rows(at)["id"][0] == stray
+    assert first_rows(at)["token"][0] == f"<{reference.decode_single_token_bytes(stray).hex(' ').upper()}>"  # <A1>
 
 
 def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():

@@ -1,13 +1,9 @@
-"""The Vocabulary page's drawings, plain HTML: how many tokens each script
-has, and the first rows of a vocabulary table."""
+"""The Vocabulary page's drawing, plain HTML: how many tokens each script has."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
-from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
 
 from ..analysis.vocabulary import NON_SCRIPT_CATEGORIES
@@ -43,78 +39,3 @@ def script_bars_html(counts: pd.Series) -> str:
         for category, count in counts.items()
     )
     return f'{SCRIPT_BARS_CSS}<div class="voc-bars" role="list" aria-label="Tokens per script">{rows}</div>'
-
-
-# ------------------------------------------------------------------ tables
-
-
-class Column(NamedTuple):
-    """How a plain table shows one column of a vocabulary table."""
-
-    label: str
-    help: str | None = None  # the header's tooltip
-    number_format: str = "{:d}"  # for a numeric column: "{:,.0f}" for a score
-    token: bool = False  # a token's text: in type that shows each character, never reordered with its neighbours
-
-
-TOKEN_CHARS_SHOWN = 80  # of a longer token, the start and "…" (the detail view shows all of it)
-
-
-PLAIN_TABLE_CSS = """
-<style>
-.voc-table { overflow-x: auto; }
-.voc-table table { border-collapse: collapse; font-size: 0.875rem; color: #111;
-  font-family: "Source Sans Pro", system-ui, sans-serif; }
-.voc-table th, .voc-table td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.12);
-  text-align: left; vertical-align: top; white-space: nowrap; }
-.voc-table th { color: #31333f; font-weight: 600; background: #f8f9fb; }
-.voc-table th[title] { text-decoration: underline dotted; cursor: help; }
-.voc-table .voc-num { text-align: right; font-variant-numeric: tabular-nums; }
-.voc-table .voc-tok { font-family: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono", monospace;
-  white-space: pre; unicode-bidi: isolate; }
-</style>
-"""
-
-
-def plain_table_html(frame: pd.DataFrame, columns: Mapping[str, Column]) -> str:
-    """The rows of `frame` (a few: a plain table has no scrolling of its
-    own) in the given `columns`, as one piece of HTML with every header and
-    cell escaped. Tokens are the user's bytes: a `<script>` or a `*` in one
-    stays text, never markup or Markdown (Streamlit's own table element
-    reads each cell as Markdown). Numbers align right, a yes/no column
-    shows ✓ or ✗, a missing value nothing."""
-    shown = [name for name in columns if name in frame]
-    head = "".join(
-        f'<th{_title(columns[name].help)}{_class(frame[name], columns[name])}>{html.escape(columns[name].label)}</th>'
-        for name in shown
-    )
-    body = "".join(
-        "<tr>" + "".join(
-            f"<td{_class(frame[name], columns[name])}>{html.escape(_cell(value, columns[name]))}</td>"
-            for name, value in zip(shown, row)
-        ) + "</tr>"
-        for row in frame[shown].itertuples(index=False, name=None)
-    )
-    return f'{PLAIN_TABLE_CSS}<div class="voc-table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
-
-
-def _cell(value, column: Column) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "✓" if value else "✗"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return column.number_format.format(value)
-    text = str(value)
-    return text[:TOKEN_CHARS_SHOWN] + "…" if column.token and len(text) > TOKEN_CHARS_SHOWN else text
-
-
-def _class(values: pd.Series, column: Column) -> str:
-    if column.token:
-        return ' class="voc-tok"'
-    numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-    return ' class="voc-num"' if numeric else ""
-
-
-def _title(text: str | None) -> str:
-    return f' title="{html.escape(text)}"' if text else ""

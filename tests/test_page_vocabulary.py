@@ -39,10 +39,6 @@ def metric(at: AppTest, label: str) -> str:
     return apptest.metric(at, label)
 
 
-def popover_labels(at: AppTest) -> list[str]:
-    return [block.proto.popover.label for block in at.get("popover")]
-
-
 def first_rows(at: AppTest):
     """The plain table of the first matches, as a reader sees it."""
     (table,) = [table for table in apptest.html_tables(at) if "token" in table.columns]
@@ -158,7 +154,7 @@ def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
 
 def test_the_uploader_is_drawn_only_once_its_box_is_opened():
     at = open_page()
-    assert "Load a tokenizer" in popover_labels(at)
+    assert "Load a tokenizer" in apptest.popover_labels(at)
     assert not at.get("file_uploader") and not [box for box in at.selectbox if box.key == "vocab_upload_pattern"]
     at.session_state["vocab_upload_open"] = True  # what a click on the expander tells the page
     at.run()
@@ -224,7 +220,7 @@ def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():
 def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     at = open_page(vocab_tokenizer="gpt2", vocab_text=" the", vocab_ignore_case="true", vocab_scripts=["Latin"],
                    vocab_leading_space="true", vocab_sort="longest first", vocab_detail="262")
-    assert [apptest.shown(label) for label in popover_labels(at)] == [
+    assert [apptest.shown(label) for label in apptest.popover_labels(at)] == [
         "Tokenizer: GPT-2 (gpt2)", "Search: “·the” in any case", "Filter: Latin · leading space", "Sort: longest first", "Load a tokenizer",
         "Token id 262"]
     at.text_input(key="vocab_text").input("").run()
@@ -235,9 +231,9 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     at.segmented_control(key="vocab_sort").set_value("id").run()
     at.number_input(key="vocab_detail").set_value(300).run()
     assert not at.exception
-    labels = popover_labels(at)
+    labels = apptest.popover_labels(at)
     assert [apptest.shown(label) for label in labels] == [
         "Tokenizer: GPT-2 (gpt2)", "Search: regex [*] in any case, id 9", "Filter: Latin, Greek +2", "Sort: id", "Load a tokenizer", "Token id 300"]
     assert "[*]" not in labels[1]  # what the user typed goes in literally: Markdown's punctuation escaped
-    assert popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
+    assert apptest.popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
                                            "Token: the first match (id 0)"]

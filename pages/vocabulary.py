@@ -31,10 +31,10 @@ from bpe_core.analysis.vocabulary import (
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from pages.common.menus import shown_flag, shown_text, shown_value, whole_number
+from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
-from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
+from pages.common.url_state import LINKED, whole_number_input
 from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
@@ -91,7 +91,7 @@ def filter_settings() -> dict:
 
 
 def search_label() -> str:
-    text, pattern = initial_value("vocab_text", ""), initial_value("vocab_regex", "")
+    text, pattern = shown_value("vocab_text", "", str), shown_value("vocab_regex", "", str)  # as typed, or linked
     parts = []
     if text:
         parts.append(f"“{shown_text(text, LABEL_CHARS + 1)}”")
@@ -106,19 +106,17 @@ def search_label() -> str:
 
 
 def filter_label() -> str:
-    scripts = [script for script in initial_value("vocab_scripts", [], many=True) if script in CATEGORIES]
-    parts = []
-    if scripts:
-        parts.append(", ".join(scripts[:2]) + (f" +{len(scripts) - 2}" if len(scripts) > 2 else ""))
+    scripts = shown_choices("vocab_scripts", {script: script for script in CATEGORIES}, [])
+    parts = [listed(scripts, shown=2)] if scripts else []
     if shown_flag("vocab_not_utf8"):
         parts.append("not UTF-8")
     if shown_flag("vocab_leading_space"):
         parts.append("leading space")
-    return "Filter: " + (markdown_literal(" · ".join(parts)) or "none")
+    return "Filter: " + (" · ".join(parts) or "none")
 
 
 def sort_label() -> str:
-    return "Sort: " + SORTS[linked_id(initial_value("vocab_sort", "id"), SORTS) or "id"]
+    return "Sort: " + SORTS[shown_value("vocab_sort", "id", by_label(SORTS))]
 
 
 # ---------------------------------------------------------------- results

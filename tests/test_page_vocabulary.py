@@ -237,3 +237,11 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     assert "[*]" not in labels[1]  # what the user typed goes in literally: Markdown's punctuation escaped
     assert apptest.popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
                                            "Token: the first match (id 0)"]
+
+
+def test_a_label_says_what_the_control_shows_when_a_link_names_no_option_it_offers():
+    """Streamlit takes a sort from the link by its label and drops anything else (an id, a script it does
+    not offer): the labels say what the controls then show, not what the link asked for."""
+    at = open_page(vocab_sort="length", vocab_scripts=["Latin", "Klingon"])
+    assert at.segmented_control(key="vocab_sort").value == "id" and at.multiselect(key="vocab_scripts").value == ["Latin"]
+    assert [apptest.shown(label) for label in apptest.popover_labels(at)][2:4] == ["Filter: Latin", "Sort: id"]

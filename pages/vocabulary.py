@@ -269,8 +269,6 @@ with results:
         else:
             show_first_rows(tokenizer, matches)
 with chart:
-    st.subheader("Tokens per script")
-    st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
     st.html(script_bars_of(tokenizer))
 if matches is not None and not matches.empty:
     show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns

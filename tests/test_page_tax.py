@@ -61,7 +61,7 @@ def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(Non
 
 def premium_bars(at: AppTest) -> str:
     """The tax's bars (HTML), or "" where the page draws none."""
-    return next((element.value for element in at.html if 'class="tax-bars"' in element.value), "")
+    return next((element.value for element in at.html if 'class="bpe-hbars' in element.value), "")
 
 
 def bar_names(at: AppTest) -> list[str]:

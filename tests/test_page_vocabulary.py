@@ -1,6 +1,5 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
-import html
 import re
 
 import pytest
@@ -165,9 +164,9 @@ def test_the_uploader_is_drawn_only_once_its_box_is_opened():
 
 def script_bars(at: AppTest) -> dict[str, int]:
     """The bars of tokens per script the page drew: script -> count, top to bottom."""
-    (bars,) = [element.proto.body for element in at.html if 'class="voc-bars"' in element.proto.body]
-    found = re.findall(r'<span class="voc-script">([^<]*)</span>.*?<span class="voc-count">([\d,]+)</span>', bars)
-    return {html.unescape(script): int(count.replace(",", "")) for script, count in found}
+    (bars,) = [apptest.horizontal_bars(element.value) for element in at.html if "bpe-hbars" in element.value]
+    assert bars.title == "Tokens per script"
+    return {script: int(bar.text.replace(",", "")) for script, (bar,) in bars.rows.items()}
 
 
 def test_the_script_bars_count_the_tokenizers_table_and_are_made_once():

@@ -32,6 +32,7 @@ from bpe_core.drawing.palette import PALETTE
 from bpe_core.drawing.tables import TOKEN_CHARS_SHOWN, table_html
 from bpe_core.drawing.vocabulary import script_bars_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
+from tests.apptest import horizontal_bars
 
 TEXT = "the cat sat on the mat; the cat ate the rat. こんにちは、こんにちは! Привет, привет."
 
@@ -255,20 +256,16 @@ def test_script_counts_add_up_and_come_most_first(o200k):
 
 
 def test_script_bars_are_sorted_in_palette_colours_and_escaped(gpt2):
-    import re
-
     counts = script_counts(gpt2)
-    markup = script_bars_html(counts.sample(frac=1, random_state=1))  # in any order: drawn largest first
-    rows = re.findall(r'<span class="voc-script">([^<]*)</span><span class="voc-track"><span class="voc-bar" '
-                      r'style="width:([\d.]+)%;background:(#[0-9A-F]{6})"></span><span class="voc-count">([\d,]+)<', markup)
-    drawn = [(script, int(count.replace(",", ""))) for script, _, _, count in rows]
-    assert dict(drawn) == counts.to_dict() and len(drawn) == len(counts)
-    assert [count for _, count in drawn] == sorted(counts, reverse=True)
-    widths = [float(width) for _, width, _, _ in rows]
-    assert widths == sorted(widths, reverse=True) and widths[0] > 50 * widths[-1]  # one scale: Latin dwarfs the rest
-    assert {colour for script, _, colour, _ in rows if script == "Latin"} == {PALETTE[0]}
-    assert {colour for script, _, colour, _ in rows if script in NON_SCRIPT_CATEGORIES} == {PALETTE[-1]}
-    assert "&lt;b&gt;" in script_bars_html(pd.Series({"<b>": 3}))
+    bars = horizontal_bars(script_bars_html(counts.sample(frac=1, random_state=1)))  # in any order: drawn largest first
+    drawn = {script: int(bar.text.replace(",", "")) for script, (bar,) in bars.rows.items()}
+    assert drawn == counts.to_dict()
+    assert list(drawn.values()) == sorted(counts, reverse=True)
+    lengths = [bar.length for (bar,) in bars.rows.values()]
+    assert lengths == sorted(lengths, reverse=True) and lengths[0] > 50 * lengths[-1]  # one scale: Latin dwarfs the rest
+    assert bars.rows["Latin"][0].colour == PALETTE[0] and bars.legend["a script"] == PALETTE[0]
+    assert {bar.colour for script, (bar,) in bars.rows.items() if script in NON_SCRIPT_CATEGORIES} == {PALETTE[-1]}
+    assert "&lt;b&gt;" in script_bars_html(pd.Series({"<b>": 3})) and "<b>" not in script_bars_html(pd.Series({"<b>": 3}))
 
 
 def test_a_plain_table_draws_tokens_as_tokens_escaped_and_cut():

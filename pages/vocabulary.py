@@ -30,12 +30,11 @@ from bpe_core.analysis.vocabulary import (
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
-from bpe_core.drawing.vocabulary import Column, plain_table_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from pages.common.menus import shown_flag, shown_text, shown_value, whole_number
+from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
-from pages.common.url_state import LINKED, initial_value, linked_id, whole_number_input
+from pages.common.url_state import LINKED, whole_number_input
 from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
@@ -92,7 +91,7 @@ def filter_settings() -> dict:
 
 
 def search_label() -> str:
-    text, pattern = initial_value("vocab_text", ""), initial_value("vocab_regex", "")
+    text, pattern = shown_value("vocab_text", "", str), shown_value("vocab_regex", "", str)  # as typed, or linked
     parts = []
     if text:
         parts.append(f"“{shown_text(text, LABEL_CHARS + 1)}”")
@@ -107,19 +106,17 @@ def search_label() -> str:
 
 
 def filter_label() -> str:
-    scripts = [script for script in initial_value("vocab_scripts", [], many=True) if script in CATEGORIES]
-    parts = []
-    if scripts:
-        parts.append(", ".join(scripts[:2]) + (f" +{len(scripts) - 2}" if len(scripts) > 2 else ""))
+    scripts = shown_choices("vocab_scripts", {script: script for script in CATEGORIES}, [])
+    parts = [listed(scripts, shown=2)] if scripts else []
     if shown_flag("vocab_not_utf8"):
         parts.append("not UTF-8")
     if shown_flag("vocab_leading_space"):
         parts.append("leading space")
-    return "Filter: " + (markdown_literal(" · ".join(parts)) or "none")
+    return "Filter: " + (" · ".join(parts) or "none")
 
 
 def sort_label() -> str:
-    return "Sort: " + SORTS[linked_id(initial_value("vocab_sort", "id"), SORTS) or "id"]
+    return "Sort: " + SORTS[shown_value("vocab_sort", "id", by_label(SORTS))]
 
 
 # ---------------------------------------------------------------- results
@@ -135,35 +132,24 @@ def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: s
     return sort_tokens(filter_tokens(found, **filters), sort)
 
 
-COLUMNS = {  # the plain table's; the grid's below say the same
-    "id": Column("id"),
-    "text": Column("token", "· a space, → a tab, ↵ a line break, <E3 81> stray bytes", token=True),
-    "piece": Column("piece", "As SentencePiece spells it: ▁ for a space, <0xE3> for a byte-fallback piece", token=True),
-    "score": Column("score", "Where two neighbours make pieces, the higher score merges first", "{:,.0f}"),
-    "bytes": Column("bytes"),
-    "characters": Column("characters", "Empty when the bytes are not valid UTF-8"),
-    "valid_utf8": Column("valid UTF-8"),
-    "script": Column("script", "The script most of its letters belong to"),
-    "leading_space": Column("leading space"),
-    "learned_at_step": Column("learned at step", "The merge that made it (1 = the first)"),
-    "special": Column("special"),
-}
-COLUMN_CONFIG = {
+COLUMNS = {  # the grid's, and the plain table's of the first rows
     "id": st.column_config.NumberColumn("id", format="%d"),
-    "text": st.column_config.TextColumn("token", width="medium", help=COLUMNS["text"].help),
-    "piece": st.column_config.TextColumn("piece", help=COLUMNS["piece"].help),
-    "score": st.column_config.NumberColumn("score", format="%.0f", help=COLUMNS["score"].help),
+    "text": st.column_config.TextColumn("token", width="medium",
+                                        help="· a space, → a tab, ↵ a line break, <E3 81> stray bytes"),
+    "piece": st.column_config.TextColumn(
+        "piece", help="As SentencePiece spells it: ▁ for a space, <0xE3> for a byte-fallback piece"),
+    "score": st.column_config.NumberColumn(
+        "score", format="%.0f", help="Where two neighbours make pieces, the higher score merges first"),
     "bytes": st.column_config.NumberColumn("bytes"),
-    "characters": st.column_config.NumberColumn("characters", help=COLUMNS["characters"].help),
+    "characters": st.column_config.NumberColumn("characters", help="Empty when the bytes are not valid UTF-8"),
     "valid_utf8": st.column_config.CheckboxColumn("valid UTF-8"),
-    "script": st.column_config.TextColumn("script", help=COLUMNS["script"].help),
+    "script": st.column_config.TextColumn("script", help="The script most of its letters belong to"),
     "leading_space": st.column_config.CheckboxColumn("leading space"),
     "learned_at_step": st.column_config.NumberColumn("learned at step", format="%d",
-                                                     help=COLUMNS["learned_at_step"].help),
+                                                     help="The merge that made it (1 = the first)"),
     "special": st.column_config.CheckboxColumn("special"),
 }
-CODE_POINT_COLUMNS = {"character": Column("character", token=True), "code point": Column("code point"),
-                      "name": Column("name")}
+TOKENS = ("text", "piece", "character")  # columns of tokens' text (and of a token's characters)
 
 
 def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
@@ -173,7 +159,7 @@ def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
 def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
     """The first matches as a plain table: most visits look no further."""
     columns = [name for name in shown_columns(tokenizer, matches) if name != "special"]  # its script says so
-    st.html(plain_table_html(matches.head(FIRST_ROWS), {name: COLUMNS[name] for name in columns}))
+    show_table(matches.head(FIRST_ROWS), grid=False, column_order=columns, column_config=COLUMNS, tokens=TOKENS)
     if len(matches) > FIRST_ROWS:
         st.caption(f"The first {FIRST_ROWS} of {len(matches):,} matches; all of them in the grid below.")
 
@@ -186,7 +172,7 @@ def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
         if not grid.open:
             return
         show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches),
-                   column_config=COLUMN_CONFIG, lazy=True, height=460)
+                   column_config=COLUMNS, tokens=TOKENS, lazy=True, height=460)
         st.download_button(
             "Download these tokens (CSV)", functools.partial(frame_csv, matches),
             file_name=f"vocabulary-{len(matches)}-tokens.csv", mime="text/csv", key="vocab_download",
@@ -246,7 +232,7 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
             st.caption("This tokenizer ships ranks, not a training history: the id is its rank.")
     # Inline code, not a code block: a block loads a syntax highlighter, a quarter of a second of each visit.
     st.markdown(f"id {detail.id} · {len(detail.token_bytes)} bytes (hex): `{detail.hex}`")
-    st.html(plain_table_html(code_points(detail.token_bytes), CODE_POINT_COLUMNS))
+    show_table(code_points(detail.token_bytes), grid=False, tokens=TOKENS)
 
 
 # ------------------------------------------------------------------- page
@@ -283,8 +269,6 @@ with results:
         else:
             show_first_rows(tokenizer, matches)
 with chart:
-    st.subheader("Tokens per script")
-    st.caption("Scripts in blue; grey for tokens that are not letters of one script.")
     st.html(script_bars_of(tokenizer))
 if matches is not None and not matches.empty:
     show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns

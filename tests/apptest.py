@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
+from typing import NamedTuple
 
 import pandas as pd
 from streamlit.proto.Block_pb2 import Block as BlockProto
@@ -193,3 +195,41 @@ class _TableReader(HTMLParser):
                 head.extend(self._row)
         elif tag == "table":
             self._inside = False
+
+
+class DrawnBar(NamedTuple):
+    text: str  # written at its end
+    length: float  # a share of the longest a bar can be (the longest value, or the mark, is 1)
+    colour: str
+    hover: str
+
+
+class HorizontalBars(NamedTuple):
+    title: str
+    legend: dict[str, str]  # label -> colour
+    rows: dict[str, list[DrawnBar]]  # name -> its bars, top to bottom
+    mark: float | None  # where the dashed line is, on the bars' scale
+
+
+def horizontal_bars(markup: str) -> HorizontalBars:
+    """Horizontal bars (`bpe_core.drawing.bars.horizontal_bars_html`) as a reader sees them."""
+    figure = markup[markup.index('<div class="bpe-hbars'):]
+    length = r"calc\(\(100% - [\d.]+rem\) \* ([\d.]+)\)"
+    rows = {}
+    for chunk in figure.split('<div class="bpe-hbars-name">')[1:]:
+        name, bars = chunk.split("</div>", 1)
+        rows[html.unescape(name)] = [
+            DrawnBar(html.unescape(text), float(share), colour, html.unescape(hover))
+            for hover, share, colour, text in re.findall(
+                rf'<div class="bpe-hbar" title="([^"]*)"><div class="bpe-hbar-fill" style="width: {length}; '
+                r'background: ([^"]*)"></div><span class="bpe-hbar-value">([^<]*)</span></div>', bars)
+        ]
+    mark = re.match(rf'<div class="bpe-hbars bpe-hbars-marked" style="--bpe-mark: {length}"', figure)
+    return HorizontalBars(
+        title=html.unescape(re.search(r'<div class="bpe-bars-title">([^<]*)</div>', figure).group(1)),
+        legend={html.unescape(label): colour
+                for colour, label in re.findall(r'<span><i style="background: ([^"]*)"></i>([^<]*)</span>', figure)},
+        rows=rows,
+        mark=float(mark.group(1)) if mark else None,
+    )
+

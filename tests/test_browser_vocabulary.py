@@ -16,7 +16,7 @@ def test_a_search_in_its_popover_relabels_it_and_the_grid_comes_when_opened(serv
     page.get_by_role("button", name="Search: every token").click()
     run(page, lambda: page.get_by_role("textbox", name="Text in the token").fill(" the"))
     expect(page.get_by_role("button", name="Search: “·the”")).to_be_visible()
-    first_rows = page.locator(".voc-table tbody tr")
+    first_rows = page.locator(".bpe-table tbody tr")
     expect(first_rows.first).to_contain_text("·the")  # its space shown
     assert "vocab_text=+the" in page.url  # the link keeps the search
     page.keyboard.press("Escape")  # closes the popover

@@ -4,7 +4,6 @@ Every number the page shows is checked against tiktoken's own counts on the
 bundled parallel corpus, computed here independently of the page.
 """
 
-import html
 import os
 import re
 
@@ -27,7 +26,7 @@ from bpe_core.machine_turns import MachineTurns
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
-from tests.apptest import charts, messages
+from tests.apptest import charts, html_tables, messages, popover_labels
 from tests.apptest import open_page as open_app
 from tests.test_zoo import maker_encode
 
@@ -50,7 +49,7 @@ GRID_OPEN = {"tax_grid_open": True}  # the measure's table as a data grid, opene
 
 def open_page(section: str | None = None, query: dict | None = None, **session) -> AppTest:
     """The page (at one of its sections: as a link opens it), with the
-    measure's data grid open (`plain_tables` reads what a visit shows)."""
+    measure's data grid open (`html_tables` reads what a visit shows)."""
     return open_app(PAGE, query={**({"tax_section": section} if section else {}), **(query or {})},
                     **{**GRID_OPEN, **session})
 
@@ -62,7 +61,7 @@ def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(Non
 
 def premium_bars(at: AppTest) -> str:
     """The tax's bars (HTML), or "" where the page draws none."""
-    return next((element.value for element in at.html if 'class="tax-bars"' in element.value), "")
+    return next((element.value for element in at.html if 'class="bpe-hbars' in element.value), "")
 
 
 def bar_names(at: AppTest) -> list[str]:
@@ -71,30 +70,8 @@ def bar_names(at: AppTest) -> list[str]:
 
 
 def tables(at: AppTest) -> list:
-    """Every data grid on the page (its plain tables: `plain_tables`)."""
+    """Every data grid on the page (its plain tables: `html_tables`)."""
     return [frame.value for frame in at.dataframe]
-
-
-def plain_tables(at: AppTest) -> list[list[list[str]]]:
-    """The page's plain HTML tables, as the text of their cells, row by row (the header first)."""
-    return [[[html.unescape(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
-             for row in re.findall(r"<tr>(.*?)</tr>", element.value)]
-            for element in at.html if 'class="bpe-table"' in element.value]
-
-
-def popover_labels(at: AppTest) -> list[str]:
-    """The labels of the page's popovers, in page order: what their choices are."""
-    labels = []
-
-    def visit(node) -> None:
-        proto = getattr(node, "proto", None)
-        if proto is not None and hasattr(proto, "popover") and proto.WhichOneof("type") == "popover":
-            labels.append(proto.popover.label)
-        for child in getattr(node, "children", {}).values():
-            visit(child)
-
-    visit(at.main)
-    return labels
 
 
 def table_with(at: AppTest, column: str):
@@ -354,17 +331,16 @@ def test_the_premiums_are_a_plain_table_and_the_grid_to_sort_them_opens_on_deman
     same numbers as a plain table, and the grid with its CSV once asked for."""
     at = open_page(query={"tax_tokenizers": OPENAI}, tax_grid_open=False)
     assert not at.dataframe and not at.table and not at.get("download_button")
-    (plain,) = plain_tables(at)
-    assert plain[0] == ["language", "native name", "script", "byte premium", *OPENAI]
+    (plain,) = html_tables(at)
+    assert list(plain.columns) == ["language", "native name", "script", "byte premium", *OPENAI]
     at.session_state["tax_grid_open"] = True  # what a click on the expander tells the page
     at.run()
     (grid,) = at.dataframe
-    assert len(plain) == 1 + len(grid.value) == 1 + len(languages())
-    for row, (_, numbers) in zip(plain[1:], grid.value.iterrows(), strict=True):  # the same rows, in the same order
-        assert row == [*numbers[["language", "native name", "script"]], *(
+    assert len(plain) == len(grid.value) == len(languages())
+    for row, (_, numbers) in zip(plain.itertuples(index=False), grid.value.iterrows(), strict=True):  # the same rows
+        assert list(row) == [*numbers[["language", "native name", "script"]], *(
             f"{numbers[column]:.2f}×" for column in ("byte premium", *OPENAI))]
-    hindi = next(row for row in plain if row[0] == "Hindi")
-    assert hindi[4] == f"{tiktoken_premium('gpt2', 'hi'):.2f}×"
+    assert plain.set_index("language").loc["Hindi", "gpt2"] == f"{tiktoken_premium('gpt2', 'hi'):.2f}×"
     assert [button.label for button in at.get("download_button")] == ["Premium (CSV)"]
 
 

@@ -1,6 +1,5 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
-import html
 import re
 
 import pytest
@@ -39,15 +38,15 @@ def metric(at: AppTest, label: str) -> str:
     return apptest.metric(at, label)
 
 
-def popover_labels(at: AppTest) -> list[str]:
-    return [block.proto.popover.label for block in at.get("popover")]
-
-
-def first_rows(at: AppTest) -> str:
-    """The plain table of the first matches."""
-    (table,) = [element.proto.body for element in at.html if 'class="voc-table"' in element.proto.body
-                and "<th>code point</th>" not in element.proto.body]
+def first_rows(at: AppTest):
+    """The plain table of the first matches, as a reader sees it."""
+    (table,) = [table for table in apptest.html_tables(at) if "token" in table.columns]
     return table
+
+
+def first_rows_markup(at: AppTest) -> str:
+    (markup,) = [element.value for element in at.html if 'class="bpe-table"' in element.value and ">token</th>" in element.value]
+    return markup
 
 
 @pytest.mark.slow
@@ -128,7 +127,7 @@ def test_a_token_holding_markup_is_shown_escaped(xss_tokenizer):
     pick(at, "trained here")
     at.text_input(key="vocab_text").input("<script>").run()
     assert not at.exception
-    rows = re.sub(r"<style>.*?</style>", "", first_rows(at), flags=re.DOTALL)
+    rows = re.sub(r"<style>.*?</style>", "", first_rows_markup(at), flags=re.DOTALL)
     assert "&lt;script&gt;" in rows and not re.search(r"<script|<img|onerror", rows)
     table = matches(at)
     (script_tag,) = table.loc[table["string"] == "<script>", "id"]
@@ -154,7 +153,7 @@ def test_trained_tokenizer_shows_steps_and_the_merge(xss_tokenizer):
 
 def test_the_uploader_is_drawn_only_once_its_box_is_opened():
     at = open_page()
-    assert "Load a tokenizer" in popover_labels(at)
+    assert "Load a tokenizer" in apptest.popover_labels(at)
     assert not at.get("file_uploader") and not [box for box in at.selectbox if box.key == "vocab_upload_pattern"]
     at.session_state["vocab_upload_open"] = True  # what a click on the expander tells the page
     at.run()
@@ -165,9 +164,9 @@ def test_the_uploader_is_drawn_only_once_its_box_is_opened():
 
 def script_bars(at: AppTest) -> dict[str, int]:
     """The bars of tokens per script the page drew: script -> count, top to bottom."""
-    (bars,) = [element.proto.body for element in at.html if 'class="voc-bars"' in element.proto.body]
-    found = re.findall(r'<span class="voc-script">([^<]*)</span>.*?<span class="voc-count">([\d,]+)</span>', bars)
-    return {html.unescape(script): int(count.replace(",", "")) for script, count in found}
+    (bars,) = [apptest.horizontal_bars(element.value) for element in at.html if "bpe-hbars" in element.value]
+    assert bars.title == "Tokens per script"
+    return {script: int(bar.text.replace(",", "")) for script, (bar,) in bars.rows.items()}
 
 
 def test_the_script_bars_count_the_tokenizers_table_and_are_made_once():
@@ -195,8 +194,8 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert [metric(at, label) for label in ("Tokens", "Matches", "Not valid UTF-8", "Longest (bytes)")] == [
         "100,261", "100,261", f"{(~table['valid_utf8']).sum():,}", f"{table['bytes'].max():,}"]
     rows = first_rows(at)
-    assert rows.count("<tr>") == 1 + 20  # the header and the first 20 tokens, in id order
-    assert '<td class="voc-num">0</td><td class="voc-tok">!</td>' in rows
+    assert rows["id"].tolist() == list(range(20))  # the first 20 tokens, in id order
+    assert rows["token"][0] == "!" and '<td class="tok">!</td>' in first_rows_markup(at)  # drawn as a token
     assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
     (grid_box,) = at.expander
     assert grid_box.label.startswith("All the matches in a grid")
@@ -208,19 +207,19 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
 
 def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():
     at = open_page(vocab_tokenizer="gpt2", vocab_text="·the")
-    rows = first_rows(at)
-    assert '<td class="voc-num">262</td><td class="voc-tok">·the</td>' in rows  # " the": its space shown
+    rows = first_rows(at).set_index("id")
+    assert rows.loc[262, "token"] == "·the"  # " the": its space shown
     at = open_page(vocab_tokenizer="gpt2", vocab_not_utf8="true")
     reference = tiktoken_encoding("gpt2")
     stray = next(token_id for token_id in range(reference.n_vocab) if not decodes_alone(reference, token_id))
-    shown = f"&lt;{reference.decode_single_token_bytes(stray).hex(' ').upper()}&gt;"  # <A1>, escaped
-    assert f'<tr><td class="voc-num">{stray}</td><td class="voc-tok">{shown}</td>' in first_rows(at)
+    assert first_rows(at)["id"][0] == stray
+    assert first_rows(at)["token"][0] == f"<{reference.decode_single_token_bytes(stray).hex(' ').upper()}>"  # <A1>
 
 
 def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     at = open_page(vocab_tokenizer="gpt2", vocab_text=" the", vocab_ignore_case="true", vocab_scripts=["Latin"],
                    vocab_leading_space="true", vocab_sort="longest first", vocab_detail="262")
-    assert [apptest.shown(label) for label in popover_labels(at)] == [
+    assert [apptest.shown(label) for label in apptest.popover_labels(at)] == [
         "Tokenizer: GPT-2 (gpt2)", "Search: “·the” in any case", "Filter: Latin · leading space", "Sort: longest first", "Load a tokenizer",
         "Token id 262"]
     at.text_input(key="vocab_text").input("").run()
@@ -231,9 +230,17 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
     at.segmented_control(key="vocab_sort").set_value("id").run()
     at.number_input(key="vocab_detail").set_value(300).run()
     assert not at.exception
-    labels = popover_labels(at)
+    labels = apptest.popover_labels(at)
     assert [apptest.shown(label) for label in labels] == [
         "Tokenizer: GPT-2 (gpt2)", "Search: regex [*] in any case, id 9", "Filter: Latin, Greek +2", "Sort: id", "Load a tokenizer", "Token id 300"]
     assert "[*]" not in labels[1]  # what the user typed goes in literally: Markdown's punctuation escaped
-    assert popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
+    assert apptest.popover_labels(open_page()) == ["Tokenizer: GPT-4 (cl100k_base)", "Search: every token", "Filter: none", "Sort: id", "Load a tokenizer",
                                            "Token: the first match (id 0)"]
+
+
+def test_a_label_says_what_the_control_shows_when_a_link_names_no_option_it_offers():
+    """Streamlit takes a sort from the link by its label and drops anything else (an id, a script it does
+    not offer): the labels say what the controls then show, not what the link asked for."""
+    at = open_page(vocab_sort="length", vocab_scripts=["Latin", "Klingon"])
+    assert at.segmented_control(key="vocab_sort").value == "id" and at.multiselect(key="vocab_scripts").value == ["Latin"]
+    assert [apptest.shown(label) for label in apptest.popover_labels(at)][2:4] == ["Filter: Latin", "Sort: id"]

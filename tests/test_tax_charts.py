@@ -4,7 +4,6 @@ The numbers are compared with `tax_table` (itself checked against tiktoken
 in test_tax.py) and, where cheap, with tiktoken directly.
 """
 
-import re
 from dataclasses import replace
 
 import pandas as pd
@@ -28,6 +27,7 @@ from bpe_core.drawing.tax import (
     premium_heatmap_figure,
 )
 from bpe_core.encodings import load_encoding, tiktoken_encoding
+from tests.apptest import horizontal_bars
 
 LANGUAGES = languages()
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -154,23 +154,22 @@ def test_cost_summary_names_the_most_taxed_language(rows):
 
 def bar_rows(markup: str) -> list[tuple[str, list[float]]]:
     """Each language's row of the HTML bars: its name and its premiums, top to bottom."""
-    return [(name, [float(value) for value in re.findall(r'tax-bars-value">([\d.]+)×', group)])
-            for name, group in re.findall(r'tax-bars-name">([^<]*)</div><div class="tax-bars-group">(.*?)'
-                                          r'<div class="tax-bars-base"', markup)]
+    return [(name, [float(bar.text.removesuffix("×")) for bar in bars])
+            for name, bars in horizontal_bars(markup).rows.items()]
 
 
 def test_the_bars_have_one_bar_per_tokenizer_most_taxed_language_first(rows):
     markup = premium_bars_html(rows, LANGUAGES, "en")
-    legend = re.findall(r'<span><i style="background: (#\w+)"></i>([^<]*)</span>', markup)
-    assert legend == list(zip(PALETTE[:3], OPENAI))
+    assert horizontal_bars(markup).legend == dict(zip(OPENAI, PALETTE[:3]))
     lines = bar_rows(markup)
     assert len(lines) == len(LANGUAGES) and all(len(premiums) == 3 for _, premiums in lines)
     gpt2 = [premiums[0] for _, premiums in lines]
     assert gpt2 == sorted(gpt2, reverse=True)  # the first (most taxed) language at the top
-    burmese = dict(lines)["Burmese"]
-    assert burmese[2] == round(premium_of(rows, "o200k_base", "my"), 2)
+    burmese = horizontal_bars(markup).rows["Burmese"]
+    assert float(burmese[2].text.removesuffix("×")) == round(premium_of(rows, "o200k_base", "my"), 2)
+    assert [bar.colour for bar in burmese] == PALETTE[:3]
     tokens = len(tiktoken_encoding("o200k_base").encode(parallel_text("my")))
-    assert f"Burmese, o200k_base: premium {burmese[2]:.2f}×, {tokens:,} tokens" in markup  # on hover
+    assert burmese[2].hover.startswith(f"Burmese, o200k_base: premium {burmese[2].text}, {tokens:,} tokens")
 
 
 def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
@@ -180,20 +179,20 @@ def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
 
     texts = {code: parallel_text(code) for code in ("en", "hi")}
     every_one = tax_table({name: load_encoding("gpt2") for name in CATALOGUE}, texts, "en")
-    colours = re.findall(r'<i style="background: (#\w+)">', premium_bars_html(every_one, languages(), "en"))
+    colours = list(horizontal_bars(premium_bars_html(every_one, languages(), "en")).legend.values())
     assert len(colours) == len(CATALOGUE) >= 12 and len(set(colours)) == len(colours)
     assert colours[:len(PALETTE)] == PALETTE
 
 
 def test_the_bars_mark_the_base_language_at_one():
     hindi_base = tax_table({"gpt2": load_encoding("gpt2")}, {c: parallel_text(c) for c in LANGUAGES}, "hi")
-    markup = premium_bars_html(hindi_base, LANGUAGES, "hi")
-    assert dict(bar_rows(markup))["Hindi"] == [1.0]
-    widest = float(re.search(r'tax-bars-fill" style="width: ([\d.]+)%', markup).group(1))  # the most taxed
-    line = float(re.search(r'tax-bars-base" style="left: ([\d.]+)%', markup).group(1))
-    top = bar_rows(markup)[0][1][0]
-    assert line == pytest.approx(widest / top, rel=0.01)  # 1.0 on the same scale as the bars (values rounded)
-    assert "1.0 = Hindi" in markup
+    bars = horizontal_bars(premium_bars_html(hindi_base, LANGUAGES, "hi"))
+    assert [bar.text for bar in bars.rows["Hindi"]] == ["1.00×"]
+    (most_taxed,) = next(iter(bars.rows.values()))
+    assert most_taxed.length == 1
+    assert bars.mark == pytest.approx(1 / float(most_taxed.text.removesuffix("×")), rel=0.01)  # 1.0 on the bars' scale
+    assert bars.rows["Hindi"][0].length == pytest.approx(bars.mark, abs=1e-4)  # the base language reaches the line
+    assert bars.title.endswith("1.0 = Hindi)")
 
 
 def test_figures_escape_tokenizer_names(rows):

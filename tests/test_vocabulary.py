@@ -29,8 +29,10 @@ from bpe_core.analysis.vocabulary import (
     vocabulary_table,
 )
 from bpe_core.drawing.palette import PALETTE
-from bpe_core.drawing.vocabulary import TOKEN_CHARS_SHOWN, Column, plain_table_html, script_bars_html
+from bpe_core.drawing.tables import TOKEN_CHARS_SHOWN, table_html
+from bpe_core.drawing.vocabulary import script_bars_html
 from bpe_core.encodings import load_encoding, tiktoken_encoding
+from tests.apptest import horizontal_bars
 
 TEXT = "the cat sat on the mat; the cat ate the rat. こんにちは、こんにちは! Привет, привет."
 
@@ -254,44 +256,38 @@ def test_script_counts_add_up_and_come_most_first(o200k):
 
 
 def test_script_bars_are_sorted_in_palette_colours_and_escaped(gpt2):
-    import re
-
     counts = script_counts(gpt2)
-    markup = script_bars_html(counts.sample(frac=1, random_state=1))  # in any order: drawn largest first
-    rows = re.findall(r'<span class="voc-script">([^<]*)</span><span class="voc-track"><span class="voc-bar" '
-                      r'style="width:([\d.]+)%;background:(#[0-9A-F]{6})"></span><span class="voc-count">([\d,]+)<', markup)
-    drawn = [(script, int(count.replace(",", ""))) for script, _, _, count in rows]
-    assert dict(drawn) == counts.to_dict() and len(drawn) == len(counts)
-    assert [count for _, count in drawn] == sorted(counts, reverse=True)
-    widths = [float(width) for _, width, _, _ in rows]
-    assert widths == sorted(widths, reverse=True) and widths[0] > 50 * widths[-1]  # one scale: Latin dwarfs the rest
-    assert {colour for script, _, colour, _ in rows if script == "Latin"} == {PALETTE[0]}
-    assert {colour for script, _, colour, _ in rows if script in NON_SCRIPT_CATEGORIES} == {PALETTE[-1]}
-    assert "&lt;b&gt;" in script_bars_html(pd.Series({"<b>": 3}))
+    bars = horizontal_bars(script_bars_html(counts.sample(frac=1, random_state=1)))  # in any order: drawn largest first
+    drawn = {script: int(bar.text.replace(",", "")) for script, (bar,) in bars.rows.items()}
+    assert drawn == counts.to_dict()
+    assert list(drawn.values()) == sorted(counts, reverse=True)
+    lengths = [bar.length for (bar,) in bars.rows.values()]
+    assert lengths == sorted(lengths, reverse=True) and lengths[0] > 50 * lengths[-1]  # one scale: Latin dwarfs the rest
+    assert bars.rows["Latin"][0].colour == PALETTE[0] and bars.legend["a script"] == PALETTE[0]
+    assert {bar.colour for script, (bar,) in bars.rows.items() if script in NON_SCRIPT_CATEGORIES} == {PALETTE[-1]}
+    assert "&lt;b&gt;" in script_bars_html(pd.Series({"<b>": 3})) and "<b>" not in script_bars_html(pd.Series({"<b>": 3}))
 
 
-def test_plain_table_escapes_every_cell_and_shows_yes_no_and_missing_values():
+def test_a_plain_table_draws_tokens_as_tokens_escaped_and_cut():
+    """The first rows' table: a token is the user's bytes, so a `<b>` or a `*` in it stays text (never
+    markup, never Markdown), in type that shows each character; a very long one is cut; a missing count is empty."""
     import re
 
     frame = pd.DataFrame({
         "id": [7, 8, 9],
-        "text": ["<b>&amp;", "*·x*", "é" * (TOKEN_CHARS_SHOWN + 5)],
+        "to<ken>": ["<b>&amp;", "*·x*", "é" * (TOKEN_CHARS_SHOWN + 5)],
         "characters": pd.array([3, None, 85], dtype="Int64"),
-        "valid_utf8": [True, False, True],
-        "unasked": ["x", "y", "z"],
     })
-    columns = {"id": Column("id"), "text": Column("to<ken>", "<i>help</i>", token=True),
-               "characters": Column("characters"), "valid_utf8": Column("valid UTF-8"), "missing": Column("not here")}
-    markup = plain_table_html(frame, columns)
+    markup = table_html(frame, {"id": "{:d}", "characters": "{:,}"}, {"to<ken>": "<i>help</i>"}, tokens={"to<ken>"})
     cells = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in re.findall(r"<tr>(.*?)</tr>", markup)]
     assert cells == [
-        ["id", "to&lt;ken&gt;", "characters", "valid UTF-8"],  # in the columns' order, only those asked for and present
-        ["7", "&lt;b&gt;&amp;amp;", "3", "✓"],
-        ["8", "*·x*", "", "✗"],  # Markdown stays text: no table element reads it
-        ["9", "é" * TOKEN_CHARS_SHOWN + "…", "85", "✓"],
+        ["id", "to&lt;ken&gt;", "characters"],
+        ["7", "&lt;b&gt;&amp;amp;", "3"],
+        ["8", "*·x*", ""],
+        ["9", "é" * TOKEN_CHARS_SHOWN + "…", "85"],
     ]
     assert 'title="&lt;i&gt;help&lt;/i&gt;"' in markup
-    assert markup.count('class="voc-num"') == 2 * 4 and markup.count('class="voc-tok"') == 4
+    assert markup.count('<td class="tok">') == 3 and markup.count('<td class="num">') == 2 * 3
 
 
 # ------------------------------------------------------ search and filters

@@ -1,23 +1,35 @@
-"""A few bars with their numbers, as HTML: a bar chart without a charting library.
+"""Bars with their numbers, as HTML: a bar chart without a charting library.
 
 Comparing a handful of numbers (tokens per tokenizer, bytes per token per
-algorithm) needs bars of the right heights with their values written on
+algorithm) needs bars of the right lengths with their values written on
 them, nothing a chart library adds; plotly.js would cost a page a quarter of
-a second to load and draw them. The bars are sized in rem, so presenter
-mode's larger type makes them larger too.
+a second to load and draw them. Two shapes, one style:
+
+- `bars_panel` / `bars_html`: a few upright bars per panel, panels side by
+  side (Compare's tokens per tokenizer, Three algorithms' two measures);
+- `horizontal_bars_html`: a row per name, longest list first, each row one
+  bar or a group of them (Tax's premium per language and tokenizer,
+  Vocabulary's tokens per script), with a legend and a marked value.
+
+Sizes are in rem, so presenter mode's larger type makes them larger too.
+Every name and text is escaped: tokenizers can be named after uploaded files.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 BARS_CSS = """
 <style>
-.bpe-bars { display: flex; flex-wrap: wrap; gap: 1.5rem 2.5rem; margin: 0.5rem 0 1rem; color: #31333f; }
-.bpe-bars-panel { flex: 1 1 14rem; min-width: 0; }
+.bpe-bars, .bpe-hbars { margin: 0.5rem 0 1rem; color: #31333f; }
 .bpe-bars-title { font-weight: 600; font-size: 1rem; margin-bottom: 0.4rem; }
+.bpe-bars-legend { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; font-size: 0.875rem; margin-bottom: 0.6rem; }
+.bpe-bars-legend i { display: inline-block; width: 0.9rem; height: 0.9rem; margin-right: 0.35rem;
+  vertical-align: -0.1rem; border: 1px solid rgba(0, 0, 0, 0.35); }
+.bpe-bars { display: flex; flex-wrap: wrap; gap: 1.5rem 2.5rem; }
+.bpe-bars-panel { flex: 1 1 14rem; min-width: 0; }
 .bpe-bars-row { display: flex; align-items: flex-end; gap: 0.6rem; height: 14rem;
   border-bottom: 1px solid #b8bcc6; padding: 0 0.3rem; }
 .bpe-bar { flex: 1 1 0; min-width: 0; height: 100%; display: flex; flex-direction: column;
@@ -27,13 +39,27 @@ BARS_CSS = """
 .bpe-bars-names { display: flex; gap: 0.6rem; padding: 0.3rem 0.3rem 0; }
 .bpe-bars-names > span { flex: 1 1 0; min-width: 0; text-align: center; font-size: 0.8rem; color: #555;
   overflow-wrap: anywhere; }
+.bpe-hbars-rows { display: grid; grid-template-columns: max-content 1fr; align-items: center; }
+.bpe-hbars-name { text-align: right; font-size: 0.875rem; padding: 0.25rem 0.8rem 0.25rem 0; }
+.bpe-hbars-name, .bpe-hbars-group { border-bottom: 1px solid rgba(49, 51, 63, 0.08); align-self: stretch;
+  display: flex; flex-direction: column; justify-content: center; }
+.bpe-hbars-group { position: relative; padding: 0.25rem 0; }
+.bpe-hbar { display: flex; align-items: center; gap: 0.3rem; height: 0.8rem; margin: 1px 0; }
+.bpe-hbar:only-child { height: 1.2rem; }
+.bpe-hbar-fill { flex: none; height: 100%; min-width: 2px; box-sizing: border-box; border: 1px solid rgba(0, 0, 0, 0.35);
+  border-left: none; border-radius: 0 2px 2px 0; }
+.bpe-hbar-value { font-size: 0.75rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.bpe-hbar:only-child .bpe-hbar-value { font-size: 0.875rem; }
+.bpe-hbars-marked .bpe-hbars-group::after { content: ""; position: absolute; top: 0; bottom: 0; left: var(--bpe-mark);
+  border-left: 2px dashed #444; pointer-events: none; }
 </style>
 """
-VALUE_ROOM = "1.5rem"  # above the tallest bar, for its value
+VALUE_ROOM = "1.5rem"  # above the tallest upright bar, for its value
+ROW_VALUE_ROOM = "4rem"  # after the longest horizontal bar, for its value ("100,261", "17.01×")
 
 
 class Bar(NamedTuple):
-    name: str
+    name: str  # under an upright bar; a horizontal bar's row and legend say it
     value: float
     colour: str
     text: str  # the value as written on the bar
@@ -60,3 +86,33 @@ def bars_panel(title: str, bars: Sequence[Bar]) -> str:
 def bars_html(*panels: str) -> str:
     """Panels from `bars_panel` side by side (one under the other when narrow), with their style."""
     return BARS_CSS + f'<div class="bpe-bars">{"".join(panels)}</div>'
+
+
+def horizontal_bars_html(title: str, rows: Mapping[str, Sequence[Bar]], legend: Mapping[str, str] | None = None,
+                         mark: float | None = None) -> str:
+    """`title` over a row per name (`rows`: name -> its bars, top to
+    bottom), each bar as long as its value (from zero, one scale for all)
+    with its text at its end; a row of one bar draws it thicker. `legend`
+    (label -> colour) says what the colours mean; `mark` draws a dashed line
+    at that value across every row (a premium's 1.0)."""
+    top = max([bar.value for bars in rows.values() for bar in bars] + [mark or 0]) or 1
+
+    def length(value: float) -> str:  # of the row, less the room for the longest bar's text
+        return f"calc((100% - {ROW_VALUE_ROOM}) * {max(value, 0) / top:.4f})"
+
+    def bar_html(bar: Bar) -> str:
+        return (f'<div class="bpe-hbar" title="{html.escape(bar.hover)}">'
+                f'<div class="bpe-hbar-fill" style="width: {length(bar.value)}; background: {html.escape(bar.colour)}">'
+                f'</div><span class="bpe-hbar-value">{html.escape(bar.text)}</span></div>')
+
+    lines = "".join(f'<div class="bpe-hbars-name">{html.escape(name)}</div>'
+                    f'<div class="bpe-hbars-group">{"".join(bar_html(bar) for bar in bars)}</div>'
+                    for name, bars in rows.items())
+    keys = "".join(f'<span><i style="background: {html.escape(colour)}"></i>{html.escape(label)}</span>'
+                   for label, colour in (legend or {}).items())
+    figure = ('<div class="bpe-hbars"' if mark is None else
+              f'<div class="bpe-hbars bpe-hbars-marked" style="--bpe-mark: {length(mark)}"')
+    return (f'{BARS_CSS}{figure} role="figure" aria-label="{html.escape(title)}">'
+            f'<div class="bpe-bars-title">{html.escape(title)}</div>'
+            + (f'<div class="bpe-bars-legend">{keys}</div>' if keys else "")
+            + f'<div class="bpe-hbars-rows">{lines}</div></div>')

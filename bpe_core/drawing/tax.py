@@ -33,6 +33,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.tax import Language, ParityExperiment, TaxRow, content_cost
+from .bars import Bar, horizontal_bars_html
 from .palette import PALETTE, series_colour
 
 FONT_SIZE = 15
@@ -200,60 +201,27 @@ def cost_summary(
 # ----------------------------------------------------------------- figures
 
 
-PREMIUM_BARS_CSS = """<style>
-.tax-bars { color: #31333f; margin: 0.5rem 0 1rem; }
-.tax-bars-title { font-weight: 600; margin-bottom: 0.3rem; }
-.tax-bars-legend { display: flex; flex-wrap: wrap; gap: 0.3rem 1.2rem; font-size: 0.875rem; margin-bottom: 0.6rem; }
-.tax-bars-legend i { display: inline-block; width: 0.9rem; height: 0.9rem; margin-right: 0.35rem;
-  vertical-align: -0.1rem; border: 1px solid #333; }
-.tax-bars-row { display: grid; grid-template-columns: 9rem 1fr; gap: 0.8rem; align-items: center;
-  padding: 0.25rem 0; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
-.tax-bars-name { text-align: right; font-size: 0.875rem; }
-.tax-bars-group { position: relative; }
-.tax-bars-bar { display: flex; align-items: center; gap: 0.3rem; height: 0.8rem; margin: 1px 0; }
-.tax-bars-fill { height: 100%; border: 0.5px solid #333; box-sizing: border-box; }
-.tax-bars-value { font-size: 0.75rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.tax-bars-base { position: absolute; top: 0; bottom: 0; border-left: 2px dashed #444; pointer-events: none; }
-</style>"""
-
-
 def premium_bars_html(rows: Sequence[TaxRow], languages: Mapping[str, Language], base_code: str) -> str:
-    """Grouped bars as HTML, one row per language (most taxed at the top),
-    one bar per tokenizer with its premium written at its end, and a dashed
-    line at 1.0 where the base language sits. HTML, not a chart library:
-    the page's first view draws it at once (plotly.js costs a visit a
-    quarter of a second or more); widths are shares of the row and type is
-    in rem, so presenter mode enlarges it. Every name is escaped (a
-    tokenizer can be named after an uploaded file); each bar says on hover
-    what it counts."""
+    """Grouped bars as HTML (`bars.horizontal_bars_html`), one row per
+    language (most taxed at the top), one bar per tokenizer with its premium
+    written at its end, and a dashed line at 1.0 where the base language
+    sits: the page's first view draws it at once (plotly.js costs a visit a
+    quarter of a second or more). Each bar says on hover what it counts."""
     table = rows_by_tokenizer(rows)
-    order = language_order(rows, languages)
     base_name = languages[base_code].name
-    widest = max(max(by_code[code].premium for by_code in table.values() for code in order), 1.0) * 1.08
     colours = {tokenizer: series_colour(index) for index, tokenizer in enumerate(table)}
 
-    def bar(tokenizer: str, row: TaxRow) -> str:
+    def bar(tokenizer: str, row: TaxRow) -> Bar:
         hover = (f"{languages[row.code].name}, {tokenizer}: premium {row.premium:.2f}×, "
                  f"{row.cost.tokens:,} tokens ({base_name}: {table[tokenizer][base_code].cost.tokens:,})")
-        return (f'<div class="tax-bars-bar" title="{html.escape(hover)}">'
-                f'<div class="tax-bars-fill" style="width: {100 * row.premium / widest:.2f}%; '
-                f'background: {colours[tokenizer]}"></div>'
-                f'<span class="tax-bars-value">{row.premium:.2f}×</span></div>')
+        return Bar(tokenizer, row.premium, colours[tokenizer], f"{row.premium:.2f}×", hover)
 
-    base_line = f'<div class="tax-bars-base" style="left: {100 / widest:.2f}%"></div>'
-    lines = "".join(
-        f'<div class="tax-bars-row" data-language="{html.escape(code)}">'
-        f'<div class="tax-bars-name">{html.escape(languages[code].name)}</div><div class="tax-bars-group">'
-        + "".join(bar(tokenizer, by_code[code]) for tokenizer, by_code in table.items())
-        + f"{base_line}</div></div>"
-        for code in order
+    return horizontal_bars_html(
+        f"Tokens relative to {base_name} (premium; the dashed line is 1.0 = {base_name})",
+        {languages[code].name: [bar(tokenizer, by_code[code]) for tokenizer, by_code in table.items()]
+         for code in language_order(rows, languages)},
+        legend=colours, mark=1.0,
     )
-    legend = "".join(f'<span><i style="background: {colour}"></i>{html.escape(tokenizer)}</span>'
-                     for tokenizer, colour in colours.items())
-    title = f"Tokens relative to {base_name} (premium; the dashed line is 1.0 = {base_name})"
-    return (f'{PREMIUM_BARS_CSS}<div class="tax-bars" role="figure" aria-label="{html.escape(title)}">'
-            f'<div class="tax-bars-title">{html.escape(title)}</div><div class="tax-bars-legend">{legend}</div>'
-            f"{lines}</div>")
 
 
 def premium_heatmap_figure(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> go.Figure:

@@ -14,6 +14,7 @@ makes everything larger and plainer, to be read from the back of a room:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -103,30 +104,32 @@ def presenter_navigation(current: PageInfo, back, forward) -> None:
         st.page_link(following.file, label=f"{following.title} →", help="Page Down")
 
 
-def show_table(data, *, grid: bool = True, **dataframe_options) -> None:
+def show_table(data, *, grid: bool = True, tokens: Collection[str] = (), **dataframe_options) -> None:
     """A table: Streamlit's data grid, or for a projector a plain table
     (first rows only) in the presenter's type size. With `grid=False`, a
     plain table always (`light_table`): for a few rows nobody needs to sort
     or search, without the grid's code (a third of a second of a page's
-    load)."""
+    load). A plain table draws the columns named in `tokens` as tokens."""
     if not presenting():
         if grid:
             st.dataframe(data, **dataframe_options)
         else:
-            light_table(data, **dataframe_options)
+            light_table(data, tokens=tokens, **dataframe_options)
         return
     import pandas as pd
 
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    light_table(frame.head(TABLE_ROWS_PRESENTED), **dataframe_options)
+    light_table(frame.head(TABLE_ROWS_PRESENTED), tokens=tokens, **dataframe_options)
     if len(frame) > TABLE_ROWS_PRESENTED:
         st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
 
 
-def light_table(data, *, column_order=None, column_config: dict | None = None, **_grid_only) -> None:
+def light_table(data, *, column_order=None, column_config: dict | None = None, tokens: Collection[str] = (),
+                **_grid_only) -> None:
     """`data` as a plain HTML table (`bpe_core.drawing.tables`, no index)
     with what the grid's options say of it: its columns' order, labels,
-    number formats and help texts (on hovering a header)."""
+    number formats and help texts (on hovering a header); the columns in
+    `tokens` drawn as tokens."""
     import pandas as pd
 
     from bpe_core.drawing.tables import table_html
@@ -143,7 +146,7 @@ def light_table(data, *, column_order=None, column_config: dict | None = None, *
                     if pd.api.types.is_numeric_dtype(frame[name]) and frame[name].dtype != bool and name not in formats})
     formats.update({name: tick for name in frame.columns if frame[name].dtype == bool})  # as the grid's checkbox
     helps = {labels.get(name, name): column["help"] for name, column in config.items() if column.get("help")}
-    st.html(table_html(frame, formats, helps))
+    st.html(table_html(frame, formats, helps, tokens={labels.get(name, name) for name in tokens}))
 
 
 def tick(value: bool) -> str:

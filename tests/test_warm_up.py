@@ -5,14 +5,19 @@ placeholder that fills in."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from pages.common.warm_up import WARMED
+from pages.common import tokenizers
+from pages.common.names import PAGES
+from pages.common.warm_up import FIRST_VIEW_TOKENIZERS, FIRST_PAGES_ENCODING, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
+from tests.apptest import open_page as open_page_in_apptest
 from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
 
 pytestmark = pytest.mark.slow
@@ -65,6 +70,65 @@ def test_the_first_pages_run_is_spared_streamlits_first_element_check():
               "import streamlit as st; st.empty(); print(len(asked))")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.split()[-1] == "0"
+
+
+def test_the_page_asked_for_first_is_warmed_while_its_browser_loads():
+    """The first page's address, asked for by a browser (its HTML, before
+    Streamlit's files and the websocket): the warm-up imports what the
+    page imports and makes what its first view loads, before any script
+    runs. No visitor comes here: the second part is held back."""
+    server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "600"})
+    try:
+        with urllib.request.urlopen(f"{server.url}/compare?compare_special=true", timeout=WAIT_SECONDS) as response:
+            assert response.status == 200
+        warmed = PAGE_ASKED_FIRST % "compare" + ": its modules, its first view."
+        wait_for(lambda: warmed in server.log.read_text(), server, "warmed page")
+        log = server.log.read_text()
+        assert "Traceback" not in log and "failed" not in log
+        assert WARMED not in log  # the second part waits for a page to be drawn
+    finally:
+        server.stop()
+
+
+def asked(path: str) -> tuple[bool, str | None]:
+    """What `FirstPageAsked` notes of a request for `path`, the first the server serves."""
+    FirstPageAsked.asked.clear()
+    FirstPageAsked.address = None
+    passed = []
+
+    async def app(scope, receive, send):
+        passed.append(scope["path"])
+
+    asyncio.run(FirstPageAsked(app)({"type": "http", "path": path}, None, None))
+    assert passed == [path]  # every request passes on
+    return FirstPageAsked.asked.is_set(), FirstPageAsked.address
+
+
+def test_the_first_page_asked_for_is_noted_by_its_address_and_nothing_else_is():
+    try:
+        assert asked("/") == (True, "")
+        assert asked("/compare") == (True, "compare")
+        assert asked("/vocabulary/") == (True, "vocabulary")
+        for not_a_page in ("/_stcore/health", "/static/js/index.js", "/favicon.png", "/nowhere", "/compare/x"):
+            assert asked(not_a_page) == (False, None)
+    finally:
+        FirstPageAsked.asked.clear()
+        FirstPageAsked.address = None
+
+
+def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeypatch):
+    """Each page's default view, run as a link opens it: the tokenizers it
+    asks for are the frame's encoding and what `FIRST_VIEW_TOKENIZERS` says,
+    no more (the warm-up would load what no page shows, for the server's
+    whole life) and no fewer (the page would load it in its first run)."""
+    loads = []
+    loaded, starter = tokenizers._loaded_encoding, tokenizers.starter_tokenizer
+    monkeypatch.setattr(tokenizers, "_loaded_encoding", lambda name: loads.append(name) or loaded(name))
+    monkeypatch.setattr(tokenizers, "starter_tokenizer", lambda: loads.append(tokenizers.STARTER) or starter())
+    for page in PAGES:
+        loads.clear()
+        open_page_in_apptest(page.file if page.url_path else None)
+        assert set(loads) - {FIRST_PAGES_ENCODING} == set(FIRST_VIEW_TOKENIZERS.get(page.url_path, ())), page.title
 
 
 PLACEHOLDER_TEXT = "being prepared since the server started"

@@ -5,16 +5,22 @@ background, so that no visitor waits for it.
 `warm_up_in_background`: it starts one thread and returns, so the server
 serves at once. The thread does, in order:
 
-1. What any first page needs, while the first visitor's browser is still
-   loading Streamlit's own files: the modules of the frame around every
-   page (with the engine), Streamlit's table of emoji (it checks each
-   page's icon against it), Streamlit's check of the first element (whether
-   it runs in a REPL), and the encoding Home, Inspect, Replay and
-   Vocabulary open with. Then the collector is told to leave the modules
-   alone (`navigation.freeze_what_modules_hold`), which the first page
-   would otherwise do.
+1. What the first page needs, while the first visitor's browser is still
+   loading Streamlit's own files: Streamlit's table of emoji (it checks
+   each page's icon against it), the modules of the frame around every
+   page (with the engine), Streamlit's check of the first element (whether
+   it runs in a REPL); then what the page asked for first needs of its
+   own (`FirstPageAsked` notes its address as the browser asks for it,
+   half a second or more before its script runs): its modules (the
+   page's own import lines: pandas for five pages) and what its first view
+   loads (`make_first_view`), made as the page would make it, so the server
+   holds nothing the page would not; then the encoding Home, Inspect,
+   Replay and Vocabulary open with. Then the collector is told to leave
+   the modules alone (`navigation.freeze_what_modules_hold`), which the
+   first page would otherwise do.
 2. Once a page has been drawn and its browser has had a moment to finish
-   drawing it (or no visitor has come for `QUIET_SECONDS`), so as not to
+   drawing it (or no page has been asked for in `QUIET_SECONDS`; a page
+   asked for only after the first part is made its own first), so as not to
    compete with it for the interpreter and the cores: a
    spare worker process for the first training (`SPARE_WORKERS`), the Tax
    page's two experiments at their default settings (trained in worker
@@ -31,15 +37,18 @@ first pages show: each one costs the server 7 to 135 MB for its whole life
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from streamlit.logger import get_logger
 
+from pages.common.names import PAGES, VOCABULARY
 from pages.common.warming import page_was_drawn, started, warmed
 
 # With no page drawn by then, the second part starts anyway (WARM_UP_QUIET_SECONDS sets it).
@@ -47,9 +56,33 @@ QUIET_SECONDS = float(os.environ.get("WARM_UP_QUIET_SECONDS", 5))
 SETTLE_SECONDS = 1.0  # after a page's script, its browser still draws it: with no other page drawn meanwhile
 FIRST_PAGES_ENCODING = "cl100k_base"  # what Home, Inspect, Replay and Vocabulary open with
 WARMED = "Warm-up done"  # how the server's log says so (tests and benchmarks wait for it)
+PAGE_ASKED_FIRST = "Warmed the page asked for first (%s)"  # ... and what it made for that page
 
 _log = get_logger(__name__)  # Streamlit's: its level and format, in the server's log
 _THREAD_NAME = "warm-up"
+_APP_ROOT = Path(__file__).resolve().parents[2]  # where app.py is: page files are named from there
+_PAGE_FILES = {page.url_path: page.file for page in PAGES}
+
+
+class FirstPageAsked:
+    """ASGI middleware of app.py's `st.App`: notes the address of the first
+    page a browser asks for (its HTML), so that the warm-up makes what that
+    page needs while the browser loads Streamlit's files and opens its
+    websocket. Every request passes on unchanged."""
+
+    asked = threading.Event()
+    address: str | None = None  # a page's `url_path` ("" for Home)
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if not FirstPageAsked.asked.is_set() and scope["type"] == "http":
+            address = scope["path"].strip("/")
+            if address in _PAGE_FILES:
+                FirstPageAsked.address = address
+                FirstPageAsked.asked.set()
+        await self.app(scope, receive, send)
 
 
 @contextlib.asynccontextmanager
@@ -64,7 +97,9 @@ def warm_up() -> None:
     started.set()
     began = time.monotonic()
     done = [_step(f"what the first page needs ({FIRST_PAGES_ENCODING})", what_the_first_page_needs)]
-    _wait_for_a_quiet_moment()
+    if FirstPageAsked.asked.wait(QUIET_SECONDS):  # else nobody came: a quiet moment
+        what_the_page_asked_for_first_needs()  # if it was asked for only now
+        _wait_for_a_quiet_moment()
     done += [
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
@@ -97,8 +132,60 @@ def what_the_first_page_needs() -> None:
     from pages.common.tokenizers import bundled_encoding
 
     _streamlits_first_element_check()
+    what_the_page_asked_for_first_needs()
     bundled_encoding(FIRST_PAGES_ENCODING)
+    what_the_page_asked_for_first_needs()  # asked for meanwhile
     navigation.freeze_what_modules_hold()
+
+
+def what_the_page_asked_for_first_needs() -> None:
+    """The modules and the first view of the page asked for first, once,
+    if one has been asked for and not yet drawn."""
+    global _asked_page_made
+    if not FirstPageAsked.asked.is_set() or _asked_page_made or page_was_drawn.is_set():
+        return
+    _asked_page_made = True
+    address = FirstPageAsked.address
+    done = [_step("its modules", lambda: import_page_modules(address))]
+    if address in FIRST_VIEW_TOKENIZERS or address == VOCABULARY.url_path:
+        done.append(_step("its first view", lambda: make_first_view(address)))
+    _log.info("%s: %s.", PAGE_ASKED_FIRST % (address or "home"), ", ".join(filter(None, done)) or "nothing")
+
+
+_asked_page_made = False
+
+
+def import_page_modules(address: str) -> None:
+    """Import what the page at `address` imports, by running its own import
+    lines (not the page): its first run then finds them loaded."""
+    path = _APP_ROOT / _PAGE_FILES[address]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    imports = ast.Module([line for line in tree.body if isinstance(line, (ast.Import, ast.ImportFrom))], [])
+    exec(compile(imports, str(path), "exec"), {"__name__": "warm_up_imports"})
+
+
+# The tokenizers a page's first view shows besides `FIRST_PAGES_ENCODING`, by
+# the page's address (tests/test_warm_up.py holds this to the pages).
+FIRST_VIEW_TOKENIZERS = {
+    "compare": ("starter", "gpt2", "o200k_base"),
+    "quirks": ("gpt2", "o200k_base"),
+    "chat": ("llama3", "qwen"),
+}
+
+
+def make_first_view(address: str) -> None:
+    """What the page at `address` makes for its first view that takes long:
+    its tokenizers, and Vocabulary's table (with its chart) of the encoding
+    it opens with. Made for the page asked for first only, which would make
+    it itself: the server holds no more than it would have."""
+    from pages.common.tokenizers import bundled_encoding, tokenizer_by_name
+
+    for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
+        tokenizer_by_name(name)
+    if address == VOCABULARY.url_path:
+        from pages.common.vocabulary_tables import script_bars_of
+
+        script_bars_of(bundled_encoding(FIRST_PAGES_ENCODING))  # from its table, made on the way
 
 
 def _streamlits_first_element_check() -> None:

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from pages.common import tokenizers
 from pages.common.names import PAGES
-from pages.common.warm_up import FIRST_VIEW_TOKENIZERS, FIRST_PAGES_ENCODING, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
+from pages.common.warm_up import FIRST_PAGES_ENCODING, FIRST_VIEW_TOKENIZERS, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
 from tests.apptest import open_page as open_page_in_apptest
 from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
 
@@ -55,7 +55,8 @@ def test_the_server_warms_up_before_anyone_visits():
     try:
         server.wait_until_warmed()
         log = server.log.read_text()
-        assert "what the first page needs (cl100k_base)" in log.split(WARMED)[1].splitlines()[0]  # done, not failed
+        done = log.split(WARMED)[1].splitlines()[0]  # what was done, and did not fail
+        assert "the frame of every page" in done and f"the first pages' encoding ({FIRST_PAGES_ENCODING})" in done
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
         assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
     finally:
@@ -65,8 +66,8 @@ def test_the_server_warms_up_before_anyone_visits():
 def test_the_first_pages_run_is_spared_streamlits_first_element_check():
     """Streamlit's first element in a process reads the whole stack's source
     (is it a REPL?): the warm-up asks first, so the first page does not."""
-    script = ("import streamlit.env_util as e; from pages.common.warm_up import what_the_first_page_needs; "
-              "what_the_first_page_needs(); asked = []; e.is_repl = lambda: asked.append(1) or False; "
+    script = ("import streamlit.env_util as e; from pages.common.warm_up import the_frame; "
+              "the_frame(); asked = []; e.is_repl = lambda: asked.append(1) or False; "
               "import streamlit as st; st.empty(); print(len(asked))")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.split()[-1] == "0"
@@ -118,8 +119,7 @@ def test_the_first_page_asked_for_is_noted_by_its_address_and_nothing_else_is():
 
 def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeypatch):
     """Each page's default view, run as a link opens it: the tokenizers it
-    asks for are the frame's encoding and what `FIRST_VIEW_TOKENIZERS` says,
-    no more (the warm-up would load what no page shows, for the server's
+    asks for are what `FIRST_VIEW_TOKENIZERS` says, no more (the warm-up would load what no page shows, for the server's
     whole life) and no fewer (the page would load it in its first run)."""
     loads = []
     loaded, starter = tokenizers._loaded_encoding, tokenizers.starter_tokenizer
@@ -128,7 +128,7 @@ def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeyp
     for page in PAGES:
         loads.clear()
         open_page_in_apptest(page.file if page.url_path else None)
-        assert set(loads) - {FIRST_PAGES_ENCODING} == set(FIRST_VIEW_TOKENIZERS.get(page.url_path, ())), page.title
+        assert set(loads) == set(FIRST_VIEW_TOKENIZERS.get(page.url_path, ())), page.title
 
 
 PLACEHOLDER_TEXT = "being prepared since the server started"

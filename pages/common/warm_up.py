@@ -6,26 +6,29 @@ background, so that no visitor waits for it.
 serves at once. The thread does, in order:
 
 1. What the first page needs, while the first visitor's browser is still
-   loading Streamlit's own files: Streamlit's table of emoji (it checks
-   each page's icon against it), the modules of the frame around every
-   page (with the engine), Streamlit's check of the first element (whether
-   it runs in a REPL); then what the page asked for first needs of its
-   own (`FirstPageAsked` notes its address as the browser asks for it,
-   half a second or more before its script runs): its modules (the
-   page's own import lines: pandas for five pages) and what its first view
-   loads (`make_first_view`), made as the page would make it, so the server
-   holds nothing the page would not; then the encoding Home, Inspect,
-   Replay and Vocabulary open with. Then the collector is told to leave
-   the modules alone (`navigation.freeze_what_modules_hold`), which the
-   first page would otherwise do.
+   loading Streamlit's own files: the frame around every page (its
+   modules, with the engine; Streamlit's table of emoji, which it checks
+   each page's icon against; Streamlit's check of the first element,
+   whether it runs in a REPL); then what the page asked for first needs
+   of its own (`FirstPageAsked` notes its address as the browser asks for
+   it, half a second or more before its script runs): its modules (the
+   page's own import lines: pandas for five pages) and what its first
+   view loads (`make_first_view`: its tokenizers, Vocabulary's table),
+   made as the page would make it, so the server holds nothing the page
+   would not. When no page has been asked for yet once the frame is
+   ready, the encoding most pages open with is loaded meanwhile; a page
+   that does not show it is not made to wait for it. After each part that
+   loads modules the collector is told to leave them alone
+   (`navigation.freeze_what_modules_hold`), which the first page would
+   otherwise do.
 2. Once a page has been drawn and its browser has had a moment to finish
-   drawing it (or no page has been asked for in `QUIET_SECONDS`; a page
-   asked for only after the first part is made its own first), so as not to
-   compete with it for the interpreter and the cores: a
-   spare worker process for the first training (`SPARE_WORKERS`), the Tax
-   page's two experiments at their default settings (trained in worker
-   processes, `warm_tax_experiments`) and the starter tokenizer (Compare's
-   default, trained in the server's own process).
+   drawing it (or no page has been asked for in `QUIET_SECONDS`), so as
+   not to compete with it for the interpreter and the cores: the encoding
+   most pages open with (unless loaded already), a spare worker process
+   for the first training (`SPARE_WORKERS`), the Tax page's two
+   experiments at their default settings (trained in worker processes,
+   `warm_tax_experiments`) and the starter tokenizer (Compare's default,
+   trained in the server's own process).
 
 Everything is made through the caches a visit uses, so a visitor who asks
 meanwhile shares the same work and waits only for what is left of it; a
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import logging
 import os
 import threading
@@ -96,17 +100,21 @@ async def warm_up_in_background(app):
 def warm_up() -> None:
     started.set()
     began = time.monotonic()
-    done = [_step(f"what the first page needs ({FIRST_PAGES_ENCODING})", what_the_first_page_needs)]
+    done = [_step("the frame of every page", the_frame)]
+    if not FirstPageAsked.asked.is_set():  # not yet known: most pages open with it
+        done.append(_step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding))
     if FirstPageAsked.asked.wait(QUIET_SECONDS):  # else nobody came: a quiet moment
-        what_the_page_asked_for_first_needs()  # if it was asked for only now
+        done.append(_step("the page asked for first", what_the_page_asked_for_first_needs))
         _wait_for_a_quiet_moment()
     done += [
+        _step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding),  # if not made yet
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
         _step("the starter tokenizer", _starter_tokenizer),
     ]
     warmed.set()
-    _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - began, ", ".join(filter(None, done)) or "nothing")
+    _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - began, ", ".join(dict.fromkeys(filter(None, done)))
+              or "nothing")
 
 
 def _wait_for_a_quiet_moment() -> None:
@@ -123,53 +131,66 @@ def _wait_for_a_quiet_moment() -> None:
             return
 
 
-def what_the_first_page_needs() -> None:
+def the_frame() -> None:
+    """What every page's first run needs before its own: the frame's modules
+    (with the engine), Streamlit's emoji and its first element's check."""
     # Imported here, in the warm-up's thread, not when the server imports
     # this module: importing them is the warm-up's first job.
     import streamlit.emojis  # noqa: F401  (a third of a second: one very large regex)
 
     from pages.common import navigation
-    from pages.common.tokenizers import bundled_encoding
 
     _streamlits_first_element_check()
-    what_the_page_asked_for_first_needs()
-    bundled_encoding(FIRST_PAGES_ENCODING)
-    what_the_page_asked_for_first_needs()  # asked for meanwhile
     navigation.freeze_what_modules_hold()
 
 
+def _first_pages_encoding() -> None:
+    from pages.common.tokenizers import bundled_encoding
+
+    bundled_encoding(FIRST_PAGES_ENCODING)
+
+
 def what_the_page_asked_for_first_needs() -> None:
-    """The modules and the first view of the page asked for first, once,
-    if one has been asked for and not yet drawn."""
-    global _asked_page_made
-    if not FirstPageAsked.asked.is_set() or _asked_page_made or page_was_drawn.is_set():
+    """The modules and the first view of the page asked for first, unless
+    it has been drawn already (it made them itself)."""
+    if page_was_drawn.is_set():
         return
-    _asked_page_made = True
+    from pages.common import navigation
+
     address = FirstPageAsked.address
     done = [_step("its modules", lambda: import_page_modules(address))]
-    if address in FIRST_VIEW_TOKENIZERS or address == VOCABULARY.url_path:
+    navigation.freeze_what_modules_hold()  # as the page's first run would
+    if address in FIRST_VIEW_TOKENIZERS:
         done.append(_step("its first view", lambda: make_first_view(address)))
     _log.info("%s: %s.", PAGE_ASKED_FIRST % (address or "home"), ", ".join(filter(None, done)) or "nothing")
 
 
-_asked_page_made = False
-
-
 def import_page_modules(address: str) -> None:
-    """Import what the page at `address` imports, by running its own import
-    lines (not the page): its first run then finds them loaded."""
+    """Import the modules the page at `address` imports, as its import
+    lines name them (the page itself is not run): its first run then
+    finds them loaded."""
     path = _APP_ROOT / _PAGE_FILES[address]
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    imports = ast.Module([line for line in tree.body if isinstance(line, (ast.Import, ast.ImportFrom))], [])
-    exec(compile(imports, str(path), "exec"), {"__name__": "warm_up_imports"})
+    for line in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+        if isinstance(line, ast.Import):
+            for name in line.names:
+                importlib.import_module(name.name)
+        elif isinstance(line, ast.ImportFrom):
+            module = importlib.import_module(line.module)
+            for name in line.names:  # `from package import module`
+                if not hasattr(module, name.name):
+                    importlib.import_module(f"{line.module}.{name.name}")
 
 
-# The tokenizers a page's first view shows besides `FIRST_PAGES_ENCODING`, by
-# the page's address (tests/test_warm_up.py holds this to the pages).
+# The tokenizers each page's first view shows, by the page's address
+# (tests/test_warm_up.py holds this to the pages).
 FIRST_VIEW_TOKENIZERS = {
-    "compare": ("starter", "gpt2", "o200k_base"),
-    "quirks": ("gpt2", "o200k_base"),
-    "chat": ("llama3", "qwen"),
+    "": (FIRST_PAGES_ENCODING,),
+    "inspect": (FIRST_PAGES_ENCODING,),
+    "replay": (FIRST_PAGES_ENCODING,),
+    "vocabulary": (FIRST_PAGES_ENCODING,),
+    "compare": ("starter", "gpt2", FIRST_PAGES_ENCODING, "o200k_base"),
+    "quirks": ("o200k_base", FIRST_PAGES_ENCODING, "gpt2"),
+    "chat": ("qwen", "llama3"),
 }
 
 
@@ -178,14 +199,14 @@ def make_first_view(address: str) -> None:
     its tokenizers, and Vocabulary's table (with its chart) of the encoding
     it opens with. Made for the page asked for first only, which would make
     it itself: the server holds no more than it would have."""
-    from pages.common.tokenizers import bundled_encoding, tokenizer_by_name
+    from pages.common.tokenizers import tokenizer_by_name
 
     for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
         tokenizer_by_name(name)
     if address == VOCABULARY.url_path:
         from pages.common.vocabulary_tables import script_bars_of
 
-        script_bars_of(bundled_encoding(FIRST_PAGES_ENCODING))  # from its table, made on the way
+        script_bars_of(tokenizer_by_name(FIRST_PAGES_ENCODING))  # from its table, made on the way
 
 
 def _streamlits_first_element_check() -> None:

@@ -17,8 +17,8 @@ serves at once. The thread does, in order:
    made as the page would make it, so the server holds nothing the page
    would not. When no page has been asked for yet once the frame is
    ready, the encoding most pages open with is loaded meanwhile; a page
-   that does not show it is not made to wait for it. After each part that
-   loads modules the collector is told to leave them alone
+   that does not show it is not made to wait for it. Once the modules are
+   loaded, the collector is told to leave them alone
    (`navigation.freeze_what_modules_hold`), which the first page would
    otherwise do.
 2. Once a page has been drawn and its browser has had a moment to finish
@@ -103,6 +103,7 @@ def warm_up() -> None:
     done = [_step("the frame of every page", the_frame)]
     if not FirstPageAsked.asked.is_set():  # not yet known: most pages open with it
         done.append(_step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding))
+        _step("the collector's freeze", _freeze)
     if FirstPageAsked.asked.wait(QUIET_SECONDS):  # else nobody came: a quiet moment
         done.append(_step("the page asked for first", what_the_page_asked_for_first_needs))
         _wait_for_a_quiet_moment()
@@ -138,9 +139,14 @@ def the_frame() -> None:
     # this module: importing them is the warm-up's first job.
     import streamlit.emojis  # noqa: F401  (a third of a second: one very large regex)
 
-    from pages.common import navigation
+    from pages.common import navigation  # noqa: F401
 
     _streamlits_first_element_check()
+
+
+def _freeze() -> None:
+    from pages.common import navigation
+
     navigation.freeze_what_modules_hold()
 
 
@@ -155,11 +161,9 @@ def what_the_page_asked_for_first_needs() -> None:
     it has been drawn already (it made them itself)."""
     if page_was_drawn.is_set():
         return
-    from pages.common import navigation
-
     address = FirstPageAsked.address
     done = [_step("its modules", lambda: import_page_modules(address))]
-    navigation.freeze_what_modules_hold()  # as the page's first run would
+    _step("the collector's freeze", _freeze)  # as the page's first run would, after they are loaded
     if address in FIRST_VIEW_TOKENIZERS:
         done.append(_step("its first view", lambda: make_first_view(address)))
     _log.info("%s: %s.", PAGE_ASKED_FIRST % (address or "home"), ", ".join(filter(None, done)) or "nothing")

@@ -5,14 +5,19 @@ placeholder that fills in."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 from playwright.sync_api import expect
 
-from pages.common.warm_up import WARMED
+from pages.common import tokenizers
+from pages.common.names import PAGES
+from pages.common.warm_up import FIRST_PAGES_ENCODING, FIRST_VIEW_TOKENIZERS, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
+from tests.apptest import open_page as open_page_in_apptest
 from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
 
 pytestmark = pytest.mark.slow
@@ -50,7 +55,8 @@ def test_the_server_warms_up_before_anyone_visits():
     try:
         server.wait_until_warmed()
         log = server.log.read_text()
-        assert "what the first page needs (cl100k_base)" in log.split(WARMED)[1].splitlines()[0]  # done, not failed
+        done = log.split(WARMED)[1].splitlines()[0]  # what was done, and did not fail
+        assert "the frame of every page" in done and f"the first pages' encoding ({FIRST_PAGES_ENCODING})" in done
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
         assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
     finally:
@@ -60,11 +66,69 @@ def test_the_server_warms_up_before_anyone_visits():
 def test_the_first_pages_run_is_spared_streamlits_first_element_check():
     """Streamlit's first element in a process reads the whole stack's source
     (is it a REPL?): the warm-up asks first, so the first page does not."""
-    script = ("import streamlit.env_util as e; from pages.common.warm_up import what_the_first_page_needs; "
-              "what_the_first_page_needs(); asked = []; e.is_repl = lambda: asked.append(1) or False; "
+    script = ("import streamlit.env_util as e; from pages.common.warm_up import the_frame; "
+              "the_frame(); asked = []; e.is_repl = lambda: asked.append(1) or False; "
               "import streamlit as st; st.empty(); print(len(asked))")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.split()[-1] == "0"
+
+
+def test_the_page_asked_for_first_is_warmed_while_its_browser_loads():
+    """The first page's address, asked for by a browser (its HTML, before
+    Streamlit's files and the websocket): the warm-up imports what the
+    page imports and makes what its first view loads, before any script
+    runs. No visitor comes here: the second part is held back."""
+    server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "600"})
+    try:
+        with urllib.request.urlopen(f"{server.url}/compare?compare_special=true", timeout=WAIT_SECONDS) as response:
+            assert response.status == 200
+        warmed = PAGE_ASKED_FIRST % "compare" + ": its modules, its first view."
+        wait_for(lambda: warmed in server.log.read_text(), server, "warmed page")
+        log = server.log.read_text()
+        assert "Traceback" not in log and "failed" not in log
+        assert WARMED not in log  # the second part waits for a page to be drawn
+    finally:
+        server.stop()
+
+
+def asked(path: str) -> tuple[bool, str | None]:
+    """What `FirstPageAsked` notes of a request for `path`, the first the server serves."""
+    FirstPageAsked.asked.clear()
+    FirstPageAsked.address = None
+    passed = []
+
+    async def app(scope, receive, send):
+        passed.append(scope["path"])
+
+    asyncio.run(FirstPageAsked(app)({"type": "http", "path": path}, None, None))
+    assert passed == [path]  # every request passes on
+    return FirstPageAsked.asked.is_set(), FirstPageAsked.address
+
+
+def test_the_first_page_asked_for_is_noted_by_its_address_and_nothing_else_is():
+    try:
+        assert asked("/") == (True, "")
+        assert asked("/compare") == (True, "compare")
+        assert asked("/vocabulary/") == (True, "vocabulary")
+        for not_a_page in ("/_stcore/health", "/static/js/index.js", "/favicon.png", "/nowhere", "/compare/x"):
+            assert asked(not_a_page) == (False, None)
+    finally:
+        FirstPageAsked.asked.clear()
+        FirstPageAsked.address = None
+
+
+def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeypatch):
+    """Each page's default view, run as a link opens it: the tokenizers it
+    asks for are what `FIRST_VIEW_TOKENIZERS` says, no more (the warm-up would load what no page shows, for the server's
+    whole life) and no fewer (the page would load it in its first run)."""
+    loads = []
+    loaded, starter = tokenizers._loaded_encoding, tokenizers.starter_tokenizer
+    monkeypatch.setattr(tokenizers, "_loaded_encoding", lambda name: loads.append(name) or loaded(name))
+    monkeypatch.setattr(tokenizers, "starter_tokenizer", lambda: loads.append(tokenizers.STARTER) or starter())
+    for page in PAGES:
+        loads.clear()
+        open_page_in_apptest(page.file if page.url_path else None)
+        assert set(loads) == set(FIRST_VIEW_TOKENIZERS.get(page.url_path, ())), page.title
 
 
 PLACEHOLDER_TEXT = "being prepared since the server started"

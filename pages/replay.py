@@ -23,6 +23,7 @@ from pages.common.widgets import pick_tokenizer
 MAX_CHARS = MAX_REPLAY_CHARS  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
 TEXT_KEY, TOKEN_KEY = "replay_text", "replay_token"  # also their links' parameters
+PICKED = "replay_token_picked"  # the name of the token picked for the merge tree (None: the longest is shown)
 SHOWN_CHARS = 30  # of the text, on the button that opens its box
 STEPPER_KEY, STEP_PARAM = "replay_stepper", "replay_step"
 SENTENCEPIECE_NOTE = (
@@ -42,13 +43,24 @@ page_header(
 
 def chosen_token(options: list[int], name, default: int) -> int:
     """The token whose tree is shown, settled before its picker is drawn (the
-    picker's button names it): the session's choice while the text still has
-    it, else the link's (which names it as the picker shows it), else `default`."""
-    if st.session_state.get(TOKEN_KEY) not in options:
+    picker's button names it): the one picked in the menu, or named by the
+    link the session opened with, while the text still has it; else
+    `default`. A token shown by default is no pick: after an edit the new
+    text's longest token is shown, as a link to the new text would show it."""
+    if PICKED not in st.session_state:  # the session's first tree: a link may name its token
         linked = st.query_params.get(TOKEN_KEY)
-        by_link = [option for option in options if linked in (name(option), str(option))]
-        st.session_state[TOKEN_KEY] = by_link[0] if by_link else default
+        st.session_state[PICKED] = next((name(option) for option in options if linked in (name(option), str(option))),
+                                        None)
+    picked = [option for option in options if name(option) == st.session_state[PICKED]]
+    if not picked:
+        st.session_state[PICKED] = None  # the text no longer has it: forgotten
+    st.session_state[TOKEN_KEY] = picked[0] if picked else default
     return st.session_state[TOKEN_KEY]
+
+
+def remember_pick(name) -> None:
+    """The token picker's callback: the token picked is kept while the text has it."""
+    st.session_state[PICKED] = name(st.session_state[TOKEN_KEY])
 
 
 def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
@@ -62,7 +74,7 @@ def show_merge_tree(tokenizer, token_ids: list[int]) -> None:
     chosen = chosen_token(options, name, default=longest)
     with st.popover(f"Token: {markdown_literal(name(chosen))}", key="replay_token_menu"):
         token_id = st.selectbox(
-            "Token", options, key=TOKEN_KEY, **LINKED, format_func=name,
+            "Token", options, key=TOKEN_KEY, **LINKED, format_func=name, on_change=remember_pick, args=(name,),
             help="Each box holds a token and, beneath it, the two tokens it was merged from.",
         )
     tree = merge_tree(tokenizer, token_id)

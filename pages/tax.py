@@ -11,6 +11,7 @@ computed from bundled corpora, so the page works offline.
 """
 
 import html
+from collections.abc import Mapping
 
 import streamlit as st
 
@@ -84,7 +85,9 @@ from pages.common.tokenizers import (
     tokenizer_by_name,
     tokenizer_choices,
 )
-from pages.common.url_state import LINKED, labelled_choice, labelled_choices, whole_number_input
+from pages.common.url_state import (
+    LINKED, current_choice, keep_in_link, labelled_choice, labelled_choices, whole_number_input,
+)
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -434,6 +437,27 @@ def show_parity_experiment(base: str) -> None:
 # -------------------------------------------------------------------- page
 
 
+def choice_buttons(place, options: Mapping[str, str], *, key: str, default: str, help: str | None = None) -> str:
+    """A row of buttons, one per option (id -> label), the chosen one
+    highlighted: where a segmented control would be on the page's first
+    view, for the header draws buttons already, and a segmented control's
+    code costs a visit a tenth of a second the first time. As a
+    `labelled_choice`, it keeps the chosen id in the session under `key` and
+    in the link (a link naming the label opens it too)."""
+    chosen = current_choice(key, options, default)
+    row = place.container(horizontal=True, gap="small", key=f"{key}_choices")
+    for option, label in options.items():
+        row.button(label, key=f"{key}_{option}", type="primary" if option == chosen else "secondary", help=help,
+                   on_click=choose, args=(key, option))
+    keep_in_link(key, chosen, default)
+    return chosen
+
+
+def choose(key: str, option: str) -> None:
+    """A choice button's callback: its option is chosen before the page runs."""
+    st.session_state[key] = option
+
+
 SECTIONS = {
     "tax": "The tax",
     "cost": "What it costs",
@@ -490,8 +514,7 @@ def show_passage() -> None:
     """The 30-language passage: the fairness lab and its experiments, one
     section at a time (one idea per screen; a visit draws only what it shows)."""
     controls = st.columns([5, 2], vertical_alignment="bottom")
-    section = labelled_choice(controls[0], "Section", SECTIONS, key="tax_section", default=linked_section(),
-                              widget="segmented_control", required=True)
+    section = choice_buttons(controls[0], SECTIONS, key="tax_section", default=linked_section())
     chosen_base = LANGUAGES[shown_value("tax_base", "en", id_or_label(LANGUAGE_LABELS))].name
     with controls[1].popover(f"Base language: {chosen_base}", key="tax_base_choice", disabled=section == "side",
                              help="Side by side compares any two languages." if section == "side" else None):
@@ -645,8 +668,8 @@ def explain_atlas(about, base: str) -> None:
 # --------------------------------------------------------------- the page
 
 CORPORA = {"passage": "30 languages, one passage", "udhr": "527 languages: the UDHR on a map"}
-corpus = labelled_choice(
-    st, "Corpus", CORPORA, key="tax_corpus", default="passage", widget="segmented_control", required=True,
+corpus = choice_buttons(
+    st, CORPORA, key="tax_corpus", default="passage",
     help="The project's own parallel passage, with the fairness lab and its experiments; or the Universal Declaration "
     "of Human Rights in 527 languages and variants, on a world map.",
 )

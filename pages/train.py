@@ -105,18 +105,44 @@ def sample_titles() -> dict[str, str]:
     return {sample_id: sample.title for sample_id, sample in catalog().items()}
 
 
-def corpus_label() -> str:
-    """The corpus menu's label: the corpus chosen (read before its widgets run, see `pages.common.menus`)."""
+def corpus_status() -> tuple[str, str | None, bool]:
+    """The corpus menu's label (the corpus chosen, read before its widgets run, see `pages.common.menus`);
+    why there is nothing to train on, for the main view (None when there is: the menu says it in full);
+    and whether that is because the paste or the upload was refused."""
     source = shown_value("train_source", "Sample", one_of(SOURCES))
     if source == "Paste":
         text = st.session_state.get("train_text", linked_text("train_text", ""))
-        return f"Corpus: pasted text, {len(text):,} characters" if text.strip() else "Corpus: paste a text"
+        if not text.strip():
+            return "Corpus: paste a text", "Paste a text to train on in the Corpus menu.", False
+        if len(text) > MAX_PASTED_CHARS:
+            return (f"Corpus: pasted text, {len(text):,} characters (too long)",
+                    f"The pasted text is too long to train on: {len(text):,} characters, up to {MAX_PASTED_CHARS:,} "
+                    "(the Corpus menu says what to do).", True)
+        return f"Corpus: pasted text, {len(text):,} characters", None, False
     if source == "Upload":
         uploaded = st.session_state.get("train_upload")
-        return f"Corpus: “{markdown_literal(uploaded.name)}”" if uploaded else "Corpus: upload a file"
+        if uploaded is None:
+            return "Corpus: upload a file", "Upload a file to train on in the Corpus menu.", False
+        name = f"“{markdown_literal(uploaded.name)}”"
+        refusal = upload_refusal(uploaded.getvalue())
+        if refusal:
+            return (f"Corpus: {name} ({refusal})",
+                    f"Cannot train on {name}: it is {refusal} (the Corpus menu says more).", True)
+        return f"Corpus: {name}", None, False
     titles = sample_titles()
     sample_id = shown_value("train_sample", DEFAULT_SAMPLE, id_or_label(titles))
-    return f"Corpus: {markdown_literal(titles.get(sample_id, titles[DEFAULT_SAMPLE]))}"
+    return f"Corpus: {markdown_literal(titles.get(sample_id, titles[DEFAULT_SAMPLE]))}", None, False
+
+
+def upload_refusal(data: bytes) -> str | None:
+    """Why an uploaded file cannot be a corpus, in a few words (`read_upload` and
+    `choose_corpus` explain it in the menu), or None."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        return f"over the {MAX_UPLOAD_BYTES / 1e6:.0f} MB limit"
+    try:
+        return None if data.decode("utf-8").strip() else "empty"
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
 
 
 def settings_label() -> str:
@@ -337,7 +363,8 @@ def merges_as_gif(trained: TrainedTokenizer) -> None:
 # labels say what is chosen. A menu's widgets run on every run (their values
 # and links hold), but the browser draws them only when the menu opens.
 toolbar = st.container(horizontal=True)
-with toolbar.popover(corpus_label(), key="train_corpus_menu"):
+menu_label, corpus_problem, refused = corpus_status()
+with toolbar.popover(menu_label, key="train_corpus_menu"):
     corpus, label, sample_id = choose_corpus()
 with toolbar.popover(settings_label(), key="train_settings_menu"):
     settings = choose_settings()
@@ -347,8 +374,13 @@ if corpus is not None:
     train_or_keep_previous(corpus, label, sample_id, settings)
 
 trained = session_trained()
+if corpus is None and corpus_problem:  # said in the menu, which may be closed: the page says it too
+    (st.error if refused else st.info)(corpus_problem)
+    if trained is not None:
+        st.caption("Still showing the previous tokenizer.")
 if trained is None:
-    st.info("Choose a corpus to train on.")
+    if not corpus_problem:
+        st.info("Choose a corpus to train on.")
 else:
     tokenizer = trained.tokenizer
     corpus_key = corpus_fingerprint(trained.corpus)

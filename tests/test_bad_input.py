@@ -5,11 +5,14 @@ the end of this file."""
 
 
 import pytest
+from streamlit.proto.Block_pb2 import Block as BlockProto
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
-from tests.apptest import messages, metric, open_page, shared_box_text, type_in_box, type_text
+from tests.apptest import (
+    messages, metric, open_page, popover_labels, shared_box_text, shown, type_in_box, type_text,
+)
 from tests.cli import run_cli
 from tests.conftest import ROOT
 
@@ -61,6 +64,67 @@ def test_a_pasted_text_over_the_limit_points_to_the_upload(trained_page):
     assert any("pasting is limited to 1,000,000" in e and "Upload" in e for e in messages(trained_page.error))
     assert kept(trained_page, before)
     assert len(trained_page.text_area(key="train_text").value) == 1_000_005  # the paste itself is kept
+
+
+def outside_menus(at, kind: str) -> list[str]:
+    """The messages of `kind` ("error", "info", "caption") the page shows outside its menus (st.popover):
+    what is seen while every menu is closed."""
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if isinstance(proto, BlockProto) and proto.WhichOneof("type") == "popover":
+            return
+        if getattr(node, "type", None) == kind:
+            found.append(shown(node.value))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def corpus_menu_label(at) -> str:
+    return shown(popover_labels(at)[0])
+
+
+@pytest.mark.parametrize(
+    "name, data, label, reason",
+    [
+        ("latin1.txt", "café".encode("latin-1"), "Corpus: “latin1.txt” (not UTF-8 text)", "not UTF-8 text"),
+        ("empty.txt", b" \n", "Corpus: “empty.txt” (empty)", "empty"),
+        ("huge.txt", b"a" * 10_000_001, "Corpus: “huge.txt” (over the 10 MB limit)", "over the 10 MB limit"),
+    ],
+)
+def test_a_refused_upload_is_named_as_refused_and_the_page_says_it_keeps_the_previous_tokenizer(
+        trained_page, name, data, label, reason):
+    before = trained_page.session_state["trained"].tokenizer
+    trained_page.segmented_control(key="train_source").set_value("Upload").run()
+    trained_page.file_uploader(key="train_upload").upload(name, data, "text/plain").run()
+    assert corpus_menu_label(trained_page) == label
+    assert outside_menus(trained_page, "error") == [f"Cannot train on “{name}”: it is {reason} (the Corpus menu says more)."]
+    assert "Still showing the previous tokenizer." in outside_menus(trained_page, "caption")
+    assert kept(trained_page, before)
+    trained_page.file_uploader(key="train_upload").upload("good.txt", b"low lower lowest " * 20, "text/plain").run()
+    assert corpus_menu_label(trained_page) == "Corpus: “good.txt”"
+    assert not outside_menus(trained_page, "error")
+    assert "Still showing the previous tokenizer." not in outside_menus(trained_page, "caption")
+    assert trained_page.session_state["trained"].corpus_label == "“good.txt”"
+
+
+def test_a_refused_paste_is_named_as_refused_and_the_page_says_it_keeps_the_previous_tokenizer(trained_page):
+    before = trained_page.session_state["trained"].tokenizer
+    paste(trained_page, "word " * 200_001)
+    assert corpus_menu_label(trained_page) == "Corpus: pasted text, 1,000,005 characters (too long)"
+    assert outside_menus(trained_page, "error") == [
+        "The pasted text is too long to train on: 1,000,005 characters, up to 1,000,000 (the Corpus menu says "
+        "what to do)."]
+    assert "Still showing the previous tokenizer." in outside_menus(trained_page, "caption")
+    paste(trained_page, "")
+    assert corpus_menu_label(trained_page) == "Corpus: paste a text"
+    assert outside_menus(trained_page, "info") == ["Paste a text to train on in the Corpus menu."]
+    assert "Still showing the previous tokenizer." in outside_menus(trained_page, "caption")
+    assert kept(trained_page, before)
 
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies

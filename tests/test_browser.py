@@ -102,7 +102,7 @@ def test_a_link_opened_first_after_a_start_lands_where_it_points_inside_the_app(
 
 def test_quirk_buttons_open_inspect_with_the_example(server, page):
     open_page(page, f"{server.url}/quirks", "Quirks")
-    run(page, page.locator(".st-key-quirks_open_glitch_token button").click)
+    run(page, page.locator(".quirk-open[data-quirk=glitch_token]").click)
     expect(page.locator("h1").first).to_have_text("Inspect")
     assert "SolidGoldMagikarp" in page.locator("textarea").first.input_value()
     assert "inspect_tokenizer=gpt2" in page.url

@@ -52,7 +52,8 @@ def test_the_first_visit_reads_no_declaration(monkeypatch):
     monkeypatch.setattr(bpe_core.udhr, "declarations", refuse)
     monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", refuse)
     at = open_app(PAGE, tax_tokenizers=["gpt2"])
-    assert at.segmented_control(key="tax_corpus").value == "passage"
+    assert at.button(key="tax_corpus_passage").proto.type == "primary"  # the corpus shown is highlighted
+    assert at.button(key="tax_corpus_udhr").proto.type == "secondary"
     assert any("<th class=num>byte premium</th>" in element.value for element in at.html)  # the premium table
 
 

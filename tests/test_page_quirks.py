@@ -1,12 +1,14 @@
 """The Quirks page, run headless with Streamlit's AppTest, through app.py:
 each card's numbers, and each "Open in …" button landing in its view."""
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.analysis.quirks import QUIRKS
 from bpe_core.encodings import tiktoken_encoding
-from tests.apptest import html_tables, metric, open_page, shared_box_text
+from tests.apptest import component_data, html_tables, metric, open_page, shared_box_text
 from tests.test_render import visible_text
 
 PAGE = "pages/quirks.py"
@@ -17,25 +19,52 @@ def open_quirks() -> AppTest:
     return open_page(PAGE)
 
 
-def click_open(quirk) -> AppTest:
-    """Click the quirk's button: the app moves to the quirk's view."""
-    at = open_quirks()
-    at.button(key=f"quirks_open_{quirk.id}").click().run()
+CARDS = "bpe_playground.quirk_cards"
+
+
+def cards_html(at: AppTest) -> str:
+    """The HTML of every card, as the page gives it to the cards' component."""
+    return component_data(at, CARDS)["html"]
+
+
+def click_open(quirk, at: AppTest | None = None, at_time: int = 1) -> AppTest:
+    """Click the quirk's button: the cards' component tells the page which
+    (and when), and the app moves to the quirk's view."""
+    at = at or open_quirks()
+    at.session_state["quirks_cards"] = {"open": {"quirk": quirk.id, "at": at_time}}
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
 
 def test_one_card_per_quirk_with_tiktoken_counts():
     at = open_quirks()
-    cards = [visible_text(element.value) for element in at.html if '<div class="quirk-card">' in element.value]
+    markup = cards_html(at)
+    cards = [visible_text(card) for card in markup.split('<div class="quirk-card">')[1:]]
     assert len(cards) == len(QUIRKS)
     for quirk, card in zip(QUIRKS, cards):
         assert quirk.title in card
         for name in quirk.tokenizers:
             count = len(tiktoken_encoding(name).encode(quirk.text))
             assert f"{name} · {count:,} token" in card
-    opens = [button.label for button in at.button if button.key != "present_switch"]  # the header's is every page's
-    assert opens == [f"Open in {quirk.view.title()}" for quirk in QUIRKS]
+    opens = re.findall(r'<button type="button" class="quirk-open" data-quirk="([^"]+)">([^<]+)</button>', markup)
+    assert opens == [(quirk.id, f"Open in {quirk.view.title()}") for quirk in QUIRKS]  # one per card, after it
+    assert [button.key for button in at.button] == ["present_switch"]  # the header's, every page's
+
+
+def test_a_quirk_opens_again_after_a_visit_back_and_over_the_views_own_choice():
+    """The component keeps the last click in its state: a visit back to
+    Quirks must not reopen it, a new click on the same card must; and the
+    quirk's tokenizer wins over the one the view had."""
+    glitch = next(quirk for quirk in QUIRKS if quirk.id == "glitch_token")
+    at = click_open(glitch)
+    at.selectbox(key="inspect_tokenizer").set_value("o200k_base").run()
+    at.switch_page(PAGE).run()
+    assert [title.value for title in at.title] == ["Quirks"]  # the old click does not reopen Inspect
+    click_open(glitch, at, at_time=2)
+    assert [title.value for title in at.title] == ["Inspect"]
+    assert at.selectbox(key="inspect_tokenizer").value == glitch.inspect_tokenizer == "gpt2"
+    assert shared_box_text(at) == glitch.text
 
 
 @pytest.mark.parametrize("quirk", QUIRKS, ids=lambda quirk: quirk.id)

@@ -170,3 +170,31 @@ def test_typed_markup_on_a_button_stays_text():
     label = next(label for label in popover_labels(at) if label.startswith("Text:"))
     assert shown(label) == "Text: [x](https://example.com)·*y*z…"  # cut short after 30 characters
     assert not re.search(r"(?<!\\)[][()*]", label)  # every Markdown character escaped: no link, no emphasis
+
+
+def test_an_edited_text_shows_its_longest_token_as_a_link_to_it_would():
+    gpt2 = tiktoken_encoding("gpt2")
+    cat, international, fields = (gpt2.encode(word)[0] for word in (" cat", " international", " fields"))
+    at = open_replay(" cat", "gpt2")
+    at.text_input(key="replay_text").input(" cat internationalization").run()
+    assert at.selectbox(key="replay_token").value == international  # " cat" was shown by default, not picked
+    fresh = open_page(PAGE, query=dict(replay_text=" cat internationalization", replay_tokenizer="gpt2"))
+    assert fresh.selectbox(key="replay_token").value == international
+    # A token picked stays while the text has it, and is forgotten once it has not.
+    at.selectbox(key="replay_token").set_value(cat).run()
+    at.text_input(key="replay_text").input(" internationalization of a cat").run()
+    assert at.selectbox(key="replay_token").value == cat
+    at.text_input(key="replay_text").input(" fields").run()
+    at.text_input(key="replay_text").input(" cat internationalization").run()
+    assert at.selectbox(key="replay_token").value == international
+
+
+def test_a_token_named_by_the_link_is_forgotten_once_the_text_lacks_it():
+    gpt2 = tiktoken_encoding("gpt2")
+    international, fields = (gpt2.encode(word)[0] for word in (" international", " fields"))
+    at = open_page(PAGE, query=dict(replay_text=" strawberry fields", replay_tokenizer="gpt2",
+                                    replay_token=f"·fields  (id {fields})"))
+    assert at.selectbox(key="replay_token").value == fields
+    at.text_input(key="replay_text").input(" cat").run()
+    at.text_input(key="replay_text").input(" internationalization fields").run()
+    assert at.selectbox(key="replay_token").value == international  # not the link's leftover " fields"

@@ -54,6 +54,20 @@ def open_page(section: str | None = None, query: dict | None = None, **session) 
                     **{**GRID_OPEN, **session})
 
 
+def choose_section(at: AppTest, section: str) -> AppTest:
+    """A click on a section's button."""
+    at.button(key=f"tax_section_{section}").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def chosen_section(at: AppTest) -> str:
+    """The section whose button is highlighted (the others are not), as a reader sees it."""
+    (chosen,) = [button.key.removeprefix("tax_section_") for button in at.button
+                 if button.key.startswith("tax_section_") and button.proto.type == "primary"]
+    return chosen
+
+
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:
     counts = {c: len(tiktoken_encoding(encoding).encode(parallel_text(c, lines))) for c in (code, base)}
     return counts[code] / counts[base]
@@ -387,14 +401,14 @@ def test_a_cancelled_experiment_says_so_and_the_rest_of_the_page_stays(monkeypat
     assert CANCELLED_MESSAGE in messages(at.warning)
     assert experiments_shown(at) == (False, False)
     assert at.segmented_control(key="tax_mix").value == "english"  # the section's controls stay
-    change(at, at.segmented_control(key="tax_section"), "parity")
+    choose_section(at, "parity")
     assert CANCELLED_MESSAGE not in messages(at.warning)
     assert experiments_shown(at) == (False, True)
     at = open_page("parity", query={"tax_parity_merges": "800"},
                    **{CANCELLED: tax_experiments.parity_key(800, "en")}, **NUMBERS_OPEN)
     assert CANCELLED_MESSAGE in messages(at.warning)
     assert experiments_shown(at) == (False, False)
-    change(at, at.segmented_control(key="tax_section"), "mix")
+    choose_section(at, "mix")
     assert experiments_shown(at) == (True, False)
 
 
@@ -456,19 +470,19 @@ def test_choices_travel_in_links_as_ids_and_old_links_with_labels_still_open():
 def test_a_visit_draws_one_section_and_every_section_is_a_click_away():
     """One idea per screen: the first visit draws the tax alone (no experiment trains for it)."""
     at = open_page()
-    assert at.segmented_control(key="tax_section").value == "tax"
+    assert chosen_section(at) == "tax"
     assert len(premium_tables(at)) == 1 and premium_bars(at)
     assert not any(key in at.session_state for key in ("tax_price", "tax_sentence", "tax_mix", "tax_parity_merges"))
-    change(at, at.segmented_control(key="tax_section"), "cost")
+    choose_section(at, "cost")
     assert not premium_tables(at) and not premium_bars(at) and not charts(at)
     assert "fits in one context" in tables(at)[0].columns
     assert at.query_params["tax_section"] == "cost"
     change(at, at.number_input(key="tax_price"), 9.5)
-    change(at, at.segmented_control(key="tax_section"), "side")
+    choose_section(at, "side")
     assert len(at.metric) == 2 and at.selectbox(key="tax_base").disabled  # any two languages, no base
-    change(at, at.segmented_control(key="tax_section"), "cost")
+    choose_section(at, "cost")
     assert at.number_input(key="tax_price").value == 9.5  # a section's settings are kept while another is shown
-    change(at, at.segmented_control(key="tax_section"), "tax")
+    choose_section(at, "tax")
     assert "tax_section" not in at.query_params  # the default is left out
 
 
@@ -484,5 +498,16 @@ def test_a_link_opens_the_section_it_names_or_its_settings_belong_to(query, sect
         monkeypatch.setattr(tax_experiments, "parity_within_budget",
                             lambda *arguments, **options: parity_experiment(200))
     at = open_page(query=query)
-    assert at.segmented_control(key="tax_section").value == section
+    assert chosen_section(at) == section
     assert key in at.session_state
+
+
+def test_the_section_and_corpus_buttons_follow_a_link_and_write_it():
+    at = open_page(query={"tax_section": "What it costs"})  # a link made when the link held the label
+    assert chosen_section(at) == "cost"
+    choose_section(at, "side")
+    assert chosen_section(at) == "side" and at.query_params["tax_section"] == "side"
+    at.button(key="tax_corpus_udhr").click().run()
+    assert at.query_params["tax_corpus"] == "udhr" and not at.button(key="tax_corpus_passage").proto.type == "primary"
+    at.button(key="tax_corpus_passage").click().run()
+    assert "tax_corpus" not in at.query_params and chosen_section(at) == "side"  # the section is kept

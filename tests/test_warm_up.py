@@ -164,7 +164,7 @@ def test_a_page_draws_what_is_still_warming_as_a_placeholder_that_fills_in(chrom
         expect(page.get_by_text("Training…")).to_have_count(0)  # no training in the page's run
         expect(placeholders).to_have_count(0, timeout=WAIT_SECONDS * 1000)
         expect(page.get_by_text("Both vocabularies:")).to_be_visible()
-        run(page, lambda: page.locator(".st-key-tax_section").get_by_role("radio", name="Train your own").click())
+        run(page, lambda: page.locator(".st-key-tax_section_choices").get_by_role("button", name="Train your own").click())
         expect(page.get_by_text("Languages in the mix")).to_be_visible()
         expect(placeholders).to_have_count(0)
         assert_no_exception(page)

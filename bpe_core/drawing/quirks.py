@@ -1,5 +1,7 @@
 """A quirk as a card: its title, its text as tokens per tokenizer, and the
-live explanation, large enough to read from the back of a hall."""
+live explanation, large enough to read from the back of a hall; and the
+Quirks page's cards as one piece of HTML, each with its "Open in …" button
+(`QUIRK_CARDS_JS` tells the page which one was clicked)."""
 
 from __future__ import annotations
 
@@ -70,3 +72,44 @@ def _token_row(name: str, text: str, tokenizer: Tokenizer) -> str:
         f'<div class="quirk-row"><div class="quirk-name">{html.escape(name)} · '
         f'{amount(len(spans), "token")}</div>{view}</div>'
     )
+
+
+def cards_html(quirks, tokenizers_of) -> str:
+    """The row of links to the cards, then every quirk's card in a box with
+    its "Open in Inspect" (or Compare) button, the style once for all:
+    one element for the page to draw, where a card, a box and a button
+    each were three (`tokenizers_of(quirk)`: its tokenizers by name)."""
+    boxes = "".join(
+        f'<div class="quirk-box">{card_html(quirk, tokenizers_of(quirk), styled=False)}'
+        f'<button type="button" class="quirk-open" data-quirk="{html.escape(quirk.id)}">'
+        f"Open in {html.escape(quirk.view.title())}</button></div>"
+        for quirk in quirks
+    )
+    return CARDS_CSS + BOX_CSS + contents_html(quirks) + boxes
+
+
+BOX_CSS = """
+<style>
+.quirk-box { border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 1rem; margin: 1rem 0; }
+.quirk-open { font: inherit; font-size: 1rem; padding: 0.25rem 0.75rem; min-height: 2.5rem; border-radius: 0.5rem;
+  border: 1px solid #225588; background: #225588; color: #fff; cursor: pointer; }
+.quirk-open:hover, .quirk-open:focus-visible { background: #1b4670; border-color: #1b4670; }
+</style>
+"""
+
+# The component's script: the cards' HTML is drawn when it changes, and a
+# click on a card's button tells the page which quirk to open, with when
+# (the same card opens again after a visit back: the page compares clicks).
+QUIRK_CARDS_JS = """
+export default function ({ data, parentElement, setStateValue }) {
+  const cards = parentElement.querySelector(".quirk-cards");
+  if (cards.bpeShown !== data.html) {
+    cards.innerHTML = data.html;
+    cards.bpeShown = data.html;
+  }
+  cards.onclick = (event) => {
+    const button = event.target.closest("button[data-quirk]");
+    if (button) setStateValue("open", { quirk: button.dataset.quirk, at: Date.now() });
+  };
+}
+"""

@@ -7,6 +7,7 @@ downloaded). Screenshots go to artifacts/screenshots/ (gitignored, kept by CI).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -176,10 +177,70 @@ def open_page(page, url: str, title: str | None = None) -> None:
 def open_menu(page, key: str) -> None:
     """Open the popover under `key` (a tokenizer picker's is "<its key>_menu")
     and wait until its body is drawn: the browser draws it only when opened."""
-    button = page.locator(f'.st-key-{key} [data-testid="stPopoverButton"]')
+    open_popover(page, page.locator(f'.st-key-{key} [data-testid="stPopoverButton"]'))
+
+
+def open_popover(page, button) -> None:
+    """`open_menu` for a popover found by its `button` (a popover without a key)."""
     button.click()
     expect(button).to_have_attribute("aria-expanded", "true")
     expect(page.locator('[data-testid="stPopoverBody"]')).to_be_visible()
+
+
+def open_options(page, box):
+    """Open the option list of the select box `box` (a locator of the box or
+    of its `.st-key-...` container) and wait until it is drawn; the list's locator."""
+    field = box.get_by_role("combobox")
+    field.click()
+    expect(field).to_have_attribute("aria-expanded", "true")
+    options = page.locator(f'[id="{field.get_attribute("aria-controls")}"]')
+    expect(options).to_be_visible()
+    return options
+
+
+# Streamlit draws a list of more than 25 options virtually: only the rows near
+# its view, redrawn after each scroll. Until that redraw, a row just scrolled
+# into view is not where it is drawn: a press released then lands on the list
+# itself, which closes the list and the popover around it, and nothing is
+# chosen. Playwright's click scrolls an option into view and presses at once,
+# and checks only where the press lands, not the release. So an option is
+# first brought into view here, and is pressed once the list and the option
+# are still and the browser finds that option under its middle, two frames running.
+_OPTION_UNDER_POINTER = """([list, label]) => {
+  const state = list.__choosing ??= {top: null, still: 0};
+  const top = list.scrollTop, moved = state.top !== top;
+  state.top = top;
+  const option = [...list.querySelectorAll('[role="option"]')].find(o => o.textContent.trim().startsWith(label));
+  if (!option) {  // not drawn: further down the list, or back at its top
+    state.still = 0;
+    list.scrollTop = top + list.clientHeight >= list.scrollHeight ? 0 : top + list.clientHeight / 2;
+    return false;
+  }
+  const row = option.getBoundingClientRect(), view = list.getBoundingClientRect();
+  if (row.top < view.top || row.bottom > view.bottom) {
+    state.still = 0;
+    option.scrollIntoView({block: "nearest"});
+    return false;
+  }
+  const hit = document.elementFromPoint((row.left + row.right) / 2, (row.top + row.bottom) / 2);
+  const place = `${row.left},${row.top}`, shifted = state.place !== place;  // the list itself may still be placed
+  state.place = place;
+  state.still = moved || shifted || hit?.closest('[role="option"]') !== option ? 0 : state.still + 1;
+  return state.still >= 2;
+}"""
+
+
+def choose(page, box, label: str) -> None:
+    """Choose the option whose label is (or starts with) `label` in the select
+    box `box` (see `open_options`) with the mouse, as a user does, and wait
+    for the run the choice starts. The box may be in an open popover: open
+    it first (`open_menu`). The option is pressed only where it is drawn (see
+    `_OPTION_UNDER_POINTER`)."""
+    options = open_options(page, box)
+    options.evaluate("list => { delete list.__choosing; }")
+    page.wait_for_function(_OPTION_UNDER_POINTER, arg=[options.element_handle(), label], polling="raf")
+    option = options.get_by_role("option").filter(has_text=re.compile("^" + re.escape(label)))
+    run(page, option.click)
 
 
 def menu_label(page, key: str):

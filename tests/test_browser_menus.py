@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
-from tests.browser import assert_no_exception, menu_label, open_menu, open_page, run
+from tests.browser import assert_no_exception, choose, menu_label, open_menu, open_page, run
 
 pytestmark = pytest.mark.browser
 
@@ -30,8 +30,7 @@ def test_a_picker_opens_in_its_popover_and_its_button_follows_the_choice_and_an_
     expect(button).to_have_text("Tokenizer: GPT-4 (cl100k_base)")
     expect(page.locator('[data-testid="stSelectbox"]')).to_have_count(0)  # not drawn until opened
     open_menu(page, "inspect_tokenizer_menu")
-    page.locator('[data-testid="stSelectbox"]').first.click()
-    run(page, page.get_by_role("option").filter(has_text="o200k_base —").click)
+    choose(page, page.locator('[data-testid="stSelectbox"]').first, "o200k_base —")
     expect(button).to_have_text("Tokenizer: GPT-4o (o200k_base)")
     assert query(page)["inspect_tokenizer"] == ["o200k_base"]
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from bpe_core import load_encoding, train
 from bpe_core.drawing.standalone import replay_page, token_view_page, training_page
 from bpe_core.samples import catalog
-from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_menu, open_offline, open_page
+from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_menu, open_offline, open_page, open_popover
 
 pytestmark = pytest.mark.browser
 
@@ -194,7 +194,7 @@ def test_user_text_in_a_saved_page_stays_text(browser, tmp_path):
 def downloaded(page, tmp_path: Path, name: str, menu: str | None = None) -> Path:
     """Save what the page's "Download as a page" button gives (in `menu`, if the page keeps it in one)."""
     if menu:
-        page.get_by_role("button", name=menu).click()
+        open_popover(page, page.get_by_role("button", name=menu))
     with page.expect_download() as download:
         page.get_by_role("button", name="Download as a page").click()
     path = tmp_path / name

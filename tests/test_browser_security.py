@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
 from pages.common.names import HOME, PAGES
-from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_page, run, type_into
+from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_options, open_page, run, type_into
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -94,8 +94,7 @@ def test_sessions_do_not_see_each_others_text_or_tokenizers_and_uploads_stay_off
     bob = new_page(browser)
     open_page(bob, f"{server.url}/inspect", "Inspect")
     open_menu(bob, "inspect_tokenizer_menu")
-    bob.locator('[data-testid="stSelectbox"]').first.click()
-    options = bob.locator('[role="option"]').all_inner_texts()
+    options = open_options(bob, bob.locator('[data-testid="stSelectbox"]').first).get_by_role("option").all_inner_texts()
     assert options and not any("alices-secret" in option for option in options)
     assert "secret" not in bob.locator("textarea").first.input_value()
     alice.context.close()

@@ -91,7 +91,8 @@ def test_the_settings_wait_in_a_menu_that_says_what_is_trained(server, page):
     fewer = train(catalog()["english_prose"].load(), vocab_size=600, pattern="cl100k",
                   special_tokens=("<|endoftext|>",))
     open_page(page, f"{server.url}/train", "Train")
-    page.get_by_role("button", name="Vocabulary 1,000 · bytes · split GPT-4 (cl100k)").click()
+    expect(menu_label(page, "train_settings_menu")).to_have_text("Vocabulary 1,000 · bytes · split GPT-4 (cl100k)")
+    open_menu(page, "train_settings_menu")
     size = page.get_by_label("Vocabulary size", exact=True)
     type_into(page, size, "600")
     expect(page.get_by_role("button", name="Vocabulary 600 · bytes · split GPT-4 (cl100k)")).to_be_visible()

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import assert_no_exception, new_page, open_page, run
+from tests.browser import assert_no_exception, choose, new_page, open_menu, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -16,9 +16,9 @@ def test_the_base_language_is_chosen_in_a_popover_that_says_it_and_a_link_reopen
     open_page(page, f"{server.url}/tax?tax_tokenizers=gpt2", "Tokenization tax")
     expect(page.get_by_text("English = 1.00×")).to_be_visible()
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)  # a plain table: no data grid to load
-    page.get_by_role("button", name="Base language: English").click()  # its selectbox is drawn once opened
-    page.locator(".st-key-tax_base [data-testid='stSelectbox']").click()
-    run(page, lambda: page.get_by_role("option", name="Hindi — हिन्दी").click())
+    expect(page.get_by_role("button", name="Base language: English")).to_be_visible()
+    open_menu(page, "tax_base_choice")  # its selectbox is drawn once opened
+    choose(page, page.locator(".st-key-tax_base"), "Hindi — हिन्दी")
     expect(page.get_by_role("button", name="Base language: Hindi")).to_be_visible()
     expect(page.get_by_text("Hindi = 1.00×")).to_be_visible()
     assert parse_qs(urlparse(page.url).query)["tax_base"] == ["hi"]

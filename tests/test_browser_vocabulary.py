@@ -4,7 +4,7 @@ whose labels follow them, and the data grid drawn only once asked for."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import assert_no_exception, open_page, run
+from tests.browser import assert_no_exception, open_page, open_popover, run
 
 pytestmark = pytest.mark.browser
 
@@ -13,7 +13,7 @@ def test_a_search_in_its_popover_relabels_it_and_the_grid_comes_when_opened(serv
     open_page(page, f"{server.url}/vocabulary?vocab_tokenizer=gpt2", "Vocabulary")
     grid = page.locator('[data-testid="stDataFrame"]')
     expect(grid).to_have_count(0)
-    page.get_by_role("button", name="Search: every token").click()
+    open_popover(page, page.get_by_role("button", name="Search: every token"))
     run(page, lambda: page.get_by_role("textbox", name="Text in the token").fill(" the"))
     expect(page.get_by_role("button", name="Search: “·the”")).to_be_visible()
     first_rows = page.locator(".bpe-table tbody tr")

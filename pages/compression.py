@@ -211,19 +211,35 @@ def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint
     return curves, [point for name in settings["references"] for point in reference_for(corpus_id, name)]
 
 
+def is_shipped(corpus_id: str, settings: dict) -> bool:
+    """Whether a corpus's curves and reference points are all shipped with
+    the app (`bundled_curves`, `reference_for`): nothing to wait for."""
+    if corpus_id == TRAINED_HERE:
+        return False
+    training_text, held_out_text = parts_of(corpus_id)
+    return (shipped_curves(training_text, held_out_text, settings["vocab_size"], settings["pattern"]) is not None
+            and all(shipped_reference(held_out_text, name) is not None for name in settings["references"]))
+
+
 def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
-    """Curves and reference points by corpus label, with a progress bar; a
-    corpus that cannot be measured is reported and left out."""
+    """Curves and reference points by corpus label, with a progress bar from
+    the first corpus that is not shipped (the default chart's are: it opens
+    with no bar to draw and clear); a corpus that cannot be measured is
+    reported and left out."""
     curves, reference = {}, {}
-    bar = st.progress(0.0)
+    bar = None
     for done, corpus_id in enumerate(corpus_ids):
         label = options[corpus_id]
-        bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
+        if bar is None and not is_shipped(corpus_id, settings):
+            bar = st.progress(0.0)
+        if bar is not None:
+            bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
         try:
             curves[label], reference[label] = measure(corpus_id, settings)
         except ValueError as error:
             st.warning(f"{markdown_literal(label)} cannot be measured: {markdown_literal(str(error))}")
-    bar.empty()
+    if bar is not None:
+        bar.empty()
     return curves, reference
 
 

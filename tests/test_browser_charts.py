@@ -102,8 +102,9 @@ def hostile_chart(tmp_path_factory):
     text, once raw and once escaped (as the drawing code passes user text)."""
     app = one_chart_app(tmp_path_factory.mktemp("hostile_chart"), """
 names = [PAYLOAD, html.escape(PAYLOAD)]
-plotly_figure(go.Figure(go.Bar(x=["raw", "escaped"], y=[3, 2], hovertext=names, hoverinfo="text")), key="hover")
-plotly_figure(go.Figure(go.Bar(x=names, y=[3, 2])), key="ticks")
+plotly_figure(go.Figure(go.Scatter(x=["raw", "escaped"], y=[3, 2], mode="markers", marker_size=30, hovertext=names,
+                                    hoverinfo="text")), key="hover")
+plotly_figure(go.Figure(go.Scatter(x=names, y=[3, 2])), key="ticks")
 """)
     yield app
     app.stop()
@@ -117,8 +118,8 @@ def test_hostile_text_in_a_figure_is_drawn_as_text(hostile_chart, browser):
     ticks, hover = page.locator(".st-key-ticks .bpe-chart"), page.locator(".st-key-hover .bpe-chart")
     expect(ticks.locator(".xtick")).to_have_count(2)
     expect(ticks.locator(".xtick").nth(1)).to_contain_text("<img src=x onerror=")  # escaped: shown
-    for bar in range(2):
-        box = hover.locator(".barlayer .point").nth(bar).bounding_box()
+    for point in range(2):
+        box = hover.locator(".scatterlayer .point").nth(point).bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         expect(hover.locator(".hoverlayer .hovertext")).to_be_visible()
     expect(hover.locator(".hoverlayer .hovertext")).to_contain_text("<script>window.__xss=2</script>")
@@ -133,7 +134,7 @@ def test_hostile_text_in_a_figure_is_drawn_as_text(hostile_chart, browser):
 def test_a_changed_plotly_js_is_refused_and_the_chart_says_so(browser, tmp_path):
     """The browser checks the bundle against the SHA-256 the app ships with it."""
     tampered = (ROOT / "static" / "plotly" / "plotly-bpe.min.js").read_bytes() + b"\nwindow.__tampered = 1;\n"
-    app = one_chart_app(tmp_path, 'plotly_figure(go.Figure(go.Bar(x=["a"], y=[1])), key="chart")', bundle=tampered)
+    app = one_chart_app(tmp_path, 'plotly_figure(go.Figure(go.Scatter(x=["a"], y=[1])), key="chart")', bundle=tampered)
     try:
         page = new_page(browser)
         open_page(page, app.url, "One chart")

@@ -11,6 +11,7 @@ from bpe_core.analysis.compression import (
     MAX_TRAINING_POINTS,
     Curves,
     Point,
+    ReferencePoint,
     chart_corpora,
     checkpoints,
     corpus_curves,
@@ -264,6 +265,17 @@ def test_figure_escapes_corpus_names():
     line = compression_figure(curves, {}).data[0]
     assert line.meta == html.escape(payload) and line.name == html.escape(payload)
     assert payload not in line.hovertemplate  # the name is data (%{meta}), never template text
+
+
+def test_quotes_in_names_are_shown_as_quotes():
+    """plotly decodes &lt; &gt; &amp; but shows &quot; and &#x27; as written."""
+    name = 'Alice\'s "Wonderland" & <friends>'
+    curves = {name: Curves([Point(256, 1.0, 1.0)], [])}
+    reference = {name: [ReferencePoint('my "enc"', 1000, 3.0, 3.0)]}
+    figure = compression_figure(curves, reference)
+    shown = 'Alice\'s "Wonderland" &amp; &lt;friends&gt;'
+    assert figure.data[0].name == shown and figure.data[0].meta == shown
+    assert figure.data[1].customdata == ('my "enc"',) and figure.data[-1].text == ('my "enc"',)
 
 
 def test_figure_refuses_an_unknown_metric(two_corpora):

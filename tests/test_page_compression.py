@@ -33,6 +33,16 @@ def test_the_numbers_are_drawn_only_once_opened():
     assert any(caption.value == "1,284 rows: every plotted point." for caption in at.caption)
 
 
+def test_the_default_chart_opens_without_a_progress_bar():
+    """Its curves and reference points are shipped: no bar to draw, clear,
+    and leave behind as an empty element; other settings are measured with one."""
+    at = open_app(PAGE)
+    assert len(charts(at)) == 1
+    assert not at.get("progress") and not at.get("empty")
+    at.number_input(key="compression_vocab").set_value(500).run()
+    assert len(charts(at)) == 1 and at.get("empty")  # the bar, cleared once measured
+
+
 def settings_labels(at: AppTest) -> list[str]:
     """What the labels of the settings' popovers should say of the widgets' values in this run."""
     corpora = at.multiselect(key="compression_corpora")

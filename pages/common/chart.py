@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 BUNDLE = HERE.parent.parent / "static" / "plotly" / "plotly-bpe.min.js"
 # The bundle's SHA-256 (static/plotly/README.md): the browser refuses a file that differs.
-BUNDLE_SHA256 = "4d3f1150156952af23bc0c1f5e7fd357e69b3ae122649c8d6c62a804f499265e"
+BUNDLE_SHA256 = "abbe34a7e45bc6bd92a1f9d8637b434b02c3fc1645a6072011817b4ecac5f418"
 DEFAULT_HEIGHT = 450  # plotly.js's, for a figure that sets none
 
 

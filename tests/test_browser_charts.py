@@ -26,11 +26,20 @@ def requested(page) -> list[str]:
     return urls
 
 
+STATES = """window.__chartStates = [];
+new MutationObserver((changes) => { for (const change of changes) window.__chartStates.push(change.target.dataset.state); })
+  .observe(document, {attributes: true, subtree: true, attributeFilter: ["data-state"]});"""
+
+
 def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
+    """Its first view's chart is shown drawn as it comes (shipped SVG), then
+    drawn again by plotly.js once the page has drawn, for hover labels."""
     urls = requested(page)
+    page.add_init_script(STATES)
     open_page(page, f"{server.url}/compression", "Compression")
     chart = page.locator(".bpe-chart")
     expect(chart).to_have_attribute("data-state", "drawn")
+    assert page.evaluate("window.__chartStates") == ["preview", "drawn"]  # never "loading": shown at once
     expect(chart.locator(".scatterlayer .trace")).to_have_count(10)  # 3 corpora x (2 lines + markers) + names
     expect(chart.locator(".legend .traces")).to_have_count(3)  # a corpus each
     assert chart.locator(".xtick").all_text_contents()[:3] == ["300", "1k", "3k"]  # log axis, readable ticks
@@ -38,6 +47,10 @@ def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
     assert not [url for url in urls if "PlotlyChart" in url]  # Streamlit's full plotly.js is never fetched
     column = page.locator('[data-testid="stVerticalBlock"]').filter(has=chart).last.bounding_box()
     assert chart.bounding_box()["width"] >= 0.95 * column["width"]
+    gpt2 = chart.locator(".scatterlayer .trace").nth(2).locator(".point").first  # English prose's markers
+    box = gpt2.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(chart.locator(".hoverlayer .hovertext")).to_contain_text("gpt2")
     assert_no_exception(page)
     screenshot(page, "compression-chart")
 

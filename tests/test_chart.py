@@ -10,7 +10,7 @@ import re
 import plotly.offline
 
 from pages.common import chart
-from pages.common.names import TAX
+from pages.common.names import COMPRESSION, TAX
 from tests.conftest import ROOT
 
 FOLDER = ROOT / "static" / "plotly"
@@ -59,10 +59,23 @@ def test_every_page_that_draws_a_chart_starts_loading_plotly_as_it_opens():
 
     drawing = {page.file for page in PAGES if "show_figure(" in (ROOT / page.file).read_text()}
     drawing -= {TAX.file}  # its first view's bars are HTML; its heatmaps and experiments find plotly prefetched
-    assert drawing and drawing == chart.CHART_PAGES
+    drawing -= {COMPRESSION.file}  # its first view's chart comes drawn: plotly.js loads once the page has drawn
+    assert drawing == chart.CHART_PAGES
     for page in PAGES:
         script = chart.bundle_html(page)
         assert script.startswith("<script>") and chart.BUNDLE_JS in script
         started = "\nloadPlotly();\n" in script
         assert started == (page.file in drawing)
         assert started != ("\nprefetchPlotly();\n" in script)
+
+
+def test_a_drawing_is_shipped_under_what_it_follows_from(monkeypatch):
+    """A shipped drawing is shown only for the figure, chart code and theme it was drawn from."""
+    data = {"spec": '{"data": []}', "config": {}, "height": 450, "selectable": False}
+    key = chart.drawing_key(data)
+    assert chart.drawing_key(dict(reversed(data.items()))) == key
+    assert chart.drawing_key({**data, "height": 451}) != key
+    assert chart.drawing_key({**data, "spec": '{"data": [{}]}'}) != key
+    monkeypatch.setattr(chart, "CHART_JS", chart.CHART_JS + "\n// changed")
+    assert chart.drawing_key(data) != key
+    assert chart.previews() and all(svg.startswith('<svg class="main-svg"') for svg in chart.previews().values())

@@ -22,7 +22,7 @@ from bpe_core.analysis.compression import (
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_compression import DEFAULT_CORPORA, DEFAULT_SETTINGS, shipped_curves, shipped_reference
 from bpe_core.corpus import corpus_fingerprint
-from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table
+from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table, plotted_points
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
@@ -290,17 +290,17 @@ def show_numbers(curves: dict, reference: dict) -> None:
     """Every plotted number: a table, and a CSV file, in a popover. Its
     table is drawn only while it is open: a thousand rows and the data
     grid's code are a third of a second of every page load, for a table
-    most visitors never open."""
-    table = compression_table(curves, reference)
+    most visitors never open. The table itself is made only for them and for
+    the download (pandas is a third of a second of a first visit's run)."""
     # A label that never changes: the popover's open state is keyed by it, and the row count moves.
     with st.popover("The numbers", key=NUMBERS_OPEN, on_change="rerun") as numbers:
-        st.caption(f"{len(table):,} rows: every plotted point.")
+        st.caption(f"{plotted_points(curves, reference):,} rows: every plotted point.")
         st.download_button(
-            "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
-            key="compression_csv", on_click="ignore",
+            "Download the numbers (CSV)", lambda: frame_csv(compression_table(curves, reference)),  # made on a click
+            "compression.csv", "text/csv", key="compression_csv", on_click="ignore",
         )
         if numbers.open:
-            show_table(table, hide_index=True, width=720)
+            show_table(compression_table(curves, reference), hide_index=True, width=720)
 
 
 options = corpus_options()

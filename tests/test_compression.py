@@ -23,7 +23,7 @@ from bpe_core.analysis.compression import (
     training_size,
 )
 from bpe_core.analysis.tax import languages
-from bpe_core.drawing.compression import compression_figure, compression_table
+from bpe_core.drawing.compression import compression_figure, compression_table, plotted_points
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import SAMPLES_DIR
 
@@ -286,6 +286,7 @@ def test_figure_refuses_an_unknown_metric(two_corpora):
 def test_table_has_one_row_per_plotted_point(two_corpora):
     curves, reference = two_corpora
     table = compression_table(curves, reference)
+    assert plotted_points(curves, reference) == len(table)
     assert list(table.columns) == ["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"]
     for corpus in curves:
         rows = table[table.corpus == corpus]

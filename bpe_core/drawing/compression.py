@@ -7,12 +7,15 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.compression import Curves, Point, ReferencePoint
 from .palette import PALETTE
+
+if TYPE_CHECKING:  # the table is made on demand: pandas is a third of a second of a page's first run
+    import pandas as pd
 
 METRICS = {
     "bytes": ("bytes_per_token", "Bytes per token (UTF-8)", "bytes per token"),
@@ -168,6 +171,8 @@ def compression_table(
     curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]
 ) -> pd.DataFrame:
     """Every plotted number, one row per point, for the CSV download."""
+    import pandas as pd
+
     rows = []
     for corpus, lines in curves.items():
         for series, points in (("training", lines.training), ("held-out", lines.held_out)):
@@ -175,3 +180,9 @@ def compression_table(
     for corpus, points in reference.items():
         rows.extend((corpus, point.encoding, *point[1:]) for point in points)
     return pd.DataFrame(rows, columns=["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"])
+
+
+def plotted_points(curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]) -> int:
+    """How many rows `compression_table` has, without making it."""
+    return (sum(len(lines.training) + len(lines.held_out) for lines in curves.values())
+            + sum(len(points) for points in reference.values()))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from pages.common.names import PageInfo
+from pages.common.names import COMPRESSION, PageInfo
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -49,10 +49,11 @@ def subresource_integrity(sha256_hex: str) -> str:
 BUNDLE_JS = (HERE / "chart_bundle.js").read_text().replace("__BUNDLE_INTEGRITY__", subresource_integrity(BUNDLE_SHA256))
 CHART_JS = BUNDLE_JS + "\n" + (HERE / "chart.js").read_text()
 
-# The pages that draw a chart with plotly.js as they open: their frame starts
-# loading the bundle (`bundle_html`). None now: Compression's default chart is
-# shipped drawn (`previews`), and plotly.js waits until its page has drawn.
-CHART_PAGES: frozenset[str] = frozenset()
+# The pages that draw a chart as they open. Their chart loads the bundle as it
+# draws, or once the page has drawn when it comes drawn (`previews`): their
+# frame neither starts nor prefetches it (`bundle_html`), which would fetch
+# it twice or run it while the page still draws.
+CHART_PAGES = frozenset(page.file for page in (COMPRESSION,))
 
 _CHART = st.components.v2.component(
     "bpe_playground.chart",
@@ -65,11 +66,12 @@ _CHART = st.components.v2.component(
 
 def bundle_html(page: PageInfo) -> str:
     """A script for the frame of `page` (st.html with JavaScript allowed):
-    on a page with charts, start loading plotly.js now; on any other, only
-    fetch it into the browser's cache while the network is idle, for the
-    chart pages visited next."""
-    start = "loadPlotly();" if page.file in CHART_PAGES else "prefetchPlotly();"
-    return f"<script>(() => {{\n{BUNDLE_JS}\n{start}\n}})();</script>"
+    on a page without charts as it opens, fetch plotly.js into the browser's
+    cache while the network is idle, for the chart pages visited next; on a
+    chart page, nothing (`CHART_PAGES`)."""
+    if page.file in CHART_PAGES:
+        return ""
+    return f"<script>(() => {{\n{BUNDLE_JS}\nprefetchPlotly();\n}})();</script>"
 
 
 def drawing_key(data: dict) -> str:

@@ -22,7 +22,7 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from pages.common.chart import PREVIEWS, drawing_key  # noqa: E402
 from pages.common.names import PAGES  # noqa: E402
-from tests.apptest import CHART  # noqa: E402
+from tests.apptest import chart_data  # noqa: E402
 from tests.apptest import open_page as run_page  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, open_page, track_runs  # noqa: E402
 
@@ -36,10 +36,8 @@ DRAWN_AS_SVG = """async (chart) => {
 def drawing_keys(url_path: str) -> list[str]:
     """The drawing key of each chart on the page's first view, in page order."""
     (page,) = [page for page in PAGES if page.url_path == url_path]
-    at = run_page(page.file)
-    told = [json.loads(element.proto.json) for element in at.main
-            if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == CHART]
-    return [drawing_key({name: value for name, value in data.items() if name != "preview"}) for data in told]
+    return [drawing_key({name: value for name, value in data.items() if name != "preview"})
+            for data in chart_data(run_page(page.file))]
 
 
 def drawings(url_path: str) -> list[str]:

@@ -7,7 +7,7 @@ from bpe_core import train
 from bpe_core.analysis.compression import corpus_text, split_held_out
 from bpe_core.encodings import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
-from tests.apptest import CHART, charts, component_data
+from tests.apptest import chart_data, charts
 from tests.apptest import open_page as open_app
 from tests.apptest import popover_labels
 
@@ -48,11 +48,13 @@ def test_the_default_chart_comes_drawn_and_other_views_do_not():
     shown before plotly.js loads; after a change to the figure, the chart's code or
     the theme, rebuild it: python sample_corpora/build_chart_previews.py"""
     at = open_app(PAGE)
-    drawing = component_data(at, CHART)["preview"]
+    (data,) = chart_data(at)
+    drawing = data["preview"]
     assert drawing and drawing.startswith('<svg class="main-svg"')
     assert "Vocabulary size (tokens)" in drawing and "o200k_base" in drawing and "Rashōmon" in drawing
     at.toggle(key="compression_log_x").set_value(False).run()
-    assert len(charts(at)) == 1 and component_data(at, CHART)["preview"] is None
+    (data,) = chart_data(at)
+    assert data["preview"] is None
 
 
 def settings_labels(at: AppTest) -> list[str]:

@@ -121,7 +121,8 @@ function selection(event) {
 // ------------------------------------------------------------------ the component
 
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  const data = JSON.parse(new TextDecoder().decode(component.data)); // chart.py sends it as JSON bytes
   const chart = parentElement.querySelector(".bpe-chart");
   const height = data.height;
   chart.style.height = `${height}px`; // the chart's place is kept while plotly.js loads

@@ -106,4 +106,6 @@ def plotly_figure(figure: "go.Figure", *, key: str | None = None, config: dict |
     }
     data["preview"] = previews().get(drawing_key(data))
     callbacks = {"on_selection_change": on_select} if on_select is not None else {}
-    _CHART(data=data, key=key, **callbacks)
+    # As JSON bytes: Streamlit checks each value of a dict for a data frame, which imports pandas and
+    # pyarrow (half a second of the run that first draws a chart, on a first visit after a start).
+    _CHART(data=json.dumps(data).encode("utf-8"), key=key, **callbacks)

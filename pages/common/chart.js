@@ -120,6 +120,19 @@ function selection(event) {
 
 // ------------------------------------------------------------------ the component
 
+/** Calls `then` once Streamlit's script run has finished (the rest of the page has arrived). */
+function afterTheRun(then) {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const finished = () => !app || app.dataset.testScriptState !== "running";
+  if (finished()) return then();
+  const watching = new MutationObserver(() => {
+    if (!finished()) return;
+    watching.disconnect();
+    then();
+  });
+  watching.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}
+
 export default function (component) {
   const { parentElement, setStateValue } = component;
   const data = JSON.parse(new TextDecoder().decode(component.data)); // chart.py sends it as JSON bytes
@@ -180,7 +193,9 @@ export default function (component) {
     svg.setAttribute("width", "100%");
     svg.setAttribute("height", "100%");
     chart.dataset.state = "preview";
-    idle = requestIdleCallback(() => { idle = null; loadPlotly().then(draw, failed); }, { timeout: 3000 });
+    afterTheRun(() => {
+      if (current) idle = requestIdleCallback(() => { idle = null; loadPlotly().then(draw, failed); }, { timeout: 3000 });
+    });
   } else {
     chart.dataset.state = "loading";
     loadPlotly().then(draw, failed);

@@ -22,7 +22,7 @@ from bpe_core.analysis.compression import (
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_compression import DEFAULT_CORPORA, DEFAULT_SETTINGS, shipped_curves, shipped_reference
 from bpe_core.corpus import corpus_fingerprint
-from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table
+from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table, plotted_points
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.patterns import PRESET_LABELS
 from pages.common.navigation import page_header
@@ -211,19 +211,35 @@ def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint
     return curves, [point for name in settings["references"] for point in reference_for(corpus_id, name)]
 
 
+def is_shipped(corpus_id: str, settings: dict) -> bool:
+    """Whether a corpus's curves and reference points are all shipped with
+    the app (`bundled_curves`, `reference_for`): nothing to wait for."""
+    if corpus_id == TRAINED_HERE:
+        return False
+    training_text, held_out_text = parts_of(corpus_id)
+    return (shipped_curves(training_text, held_out_text, settings["vocab_size"], settings["pattern"]) is not None
+            and all(shipped_reference(held_out_text, name) is not None for name in settings["references"]))
+
+
 def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
-    """Curves and reference points by corpus label, with a progress bar; a
-    corpus that cannot be measured is reported and left out."""
+    """Curves and reference points by corpus label, with a progress bar from
+    the first corpus that is not shipped (the default chart's are: it opens
+    with no bar to draw and clear); a corpus that cannot be measured is
+    reported and left out."""
     curves, reference = {}, {}
-    bar = st.progress(0.0)
+    bar = None
     for done, corpus_id in enumerate(corpus_ids):
         label = options[corpus_id]
-        bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
+        if bar is None and not is_shipped(corpus_id, settings):
+            bar = st.progress(0.0)
+        if bar is not None:
+            bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
         try:
             curves[label], reference[label] = measure(corpus_id, settings)
         except ValueError as error:
             st.warning(f"{markdown_literal(label)} cannot be measured: {markdown_literal(str(error))}")
-    bar.empty()
+    if bar is not None:
+        bar.empty()
     return curves, reference
 
 
@@ -274,17 +290,17 @@ def show_numbers(curves: dict, reference: dict) -> None:
     """Every plotted number: a table, and a CSV file, in a popover. Its
     table is drawn only while it is open: a thousand rows and the data
     grid's code are a third of a second of every page load, for a table
-    most visitors never open."""
-    table = compression_table(curves, reference)
+    most visitors never open. The table itself is made only for them and for
+    the download (pandas is a third of a second of a first visit's run)."""
     # A label that never changes: the popover's open state is keyed by it, and the row count moves.
     with st.popover("The numbers", key=NUMBERS_OPEN, on_change="rerun") as numbers:
-        st.caption(f"{len(table):,} rows: every plotted point.")
+        st.caption(f"{plotted_points(curves, reference):,} rows: every plotted point.")
         st.download_button(
-            "Download the numbers (CSV)", lambda: frame_csv(table), "compression.csv", "text/csv",  # made on a click
-            key="compression_csv", on_click="ignore",
+            "Download the numbers (CSV)", lambda: frame_csv(compression_table(curves, reference)),  # made on a click
+            "compression.csv", "text/csv", key="compression_csv", on_click="ignore",
         )
         if numbers.open:
-            show_table(table, hide_index=True, width=720)
+            show_table(compression_table(curves, reference), hide_index=True, width=720)
 
 
 options = corpus_options()

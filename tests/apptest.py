@@ -99,7 +99,14 @@ def charts(at: AppTest) -> list[dict]:
     """The plotly figures the page drew in the last run (as plotly.py's JSON), in page order."""
     import json
 
-    return [json.loads(json.loads(element.proto.json)["spec"]) for element in at.main
+    return [json.loads(chart["spec"]) for chart in chart_data(at)]
+
+
+def chart_data(at: AppTest) -> list[dict]:
+    """What the page gave each chart in the last run (`pages.common.chart`: JSON bytes), in page order."""
+    import json
+
+    return [json.loads(element.proto.bytes) for element in at.main
             if getattr(element, "proto", None) is not None and getattr(element.proto, "component_name", None) == CHART]
 
 

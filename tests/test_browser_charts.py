@@ -26,11 +26,20 @@ def requested(page) -> list[str]:
     return urls
 
 
+STATES = """window.__chartStates = [];
+new MutationObserver((changes) => { for (const change of changes) window.__chartStates.push(change.target.dataset.state); })
+  .observe(document, {attributes: true, subtree: true, attributeFilter: ["data-state"]});"""
+
+
 def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
+    """Its first view's chart is shown drawn as it comes (shipped SVG), then
+    drawn again by plotly.js once the page has drawn, for hover labels."""
     urls = requested(page)
+    page.add_init_script(STATES)
     open_page(page, f"{server.url}/compression", "Compression")
     chart = page.locator(".bpe-chart")
     expect(chart).to_have_attribute("data-state", "drawn")
+    assert page.evaluate("window.__chartStates") == ["preview", "drawn"]  # never "loading": shown at once
     expect(chart.locator(".scatterlayer .trace")).to_have_count(10)  # 3 corpora x (2 lines + markers) + names
     expect(chart.locator(".legend .traces")).to_have_count(3)  # a corpus each
     assert chart.locator(".xtick").all_text_contents()[:3] == ["300", "1k", "3k"]  # log axis, readable ticks
@@ -38,6 +47,10 @@ def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
     assert not [url for url in urls if "PlotlyChart" in url]  # Streamlit's full plotly.js is never fetched
     column = page.locator('[data-testid="stVerticalBlock"]').filter(has=chart).last.bounding_box()
     assert chart.bounding_box()["width"] >= 0.95 * column["width"]
+    gpt2 = chart.locator(".scatterlayer .trace").nth(2).locator(".point").first  # English prose's markers
+    box = gpt2.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(chart.locator(".hoverlayer .hovertext")).to_contain_text("gpt2")
     assert_no_exception(page)
     screenshot(page, "compression-chart")
 
@@ -102,8 +115,9 @@ def hostile_chart(tmp_path_factory):
     text, once raw and once escaped (as the drawing code passes user text)."""
     app = one_chart_app(tmp_path_factory.mktemp("hostile_chart"), """
 names = [PAYLOAD, html.escape(PAYLOAD)]
-plotly_figure(go.Figure(go.Bar(x=["raw", "escaped"], y=[3, 2], hovertext=names, hoverinfo="text")), key="hover")
-plotly_figure(go.Figure(go.Bar(x=names, y=[3, 2])), key="ticks")
+plotly_figure(go.Figure(go.Scatter(x=["raw", "escaped"], y=[3, 2], mode="markers", marker_size=30, hovertext=names,
+                                    hoverinfo="text")), key="hover")
+plotly_figure(go.Figure(go.Scatter(x=names, y=[3, 2])), key="ticks")
 """)
     yield app
     app.stop()
@@ -117,8 +131,8 @@ def test_hostile_text_in_a_figure_is_drawn_as_text(hostile_chart, browser):
     ticks, hover = page.locator(".st-key-ticks .bpe-chart"), page.locator(".st-key-hover .bpe-chart")
     expect(ticks.locator(".xtick")).to_have_count(2)
     expect(ticks.locator(".xtick").nth(1)).to_contain_text("<img src=x onerror=")  # escaped: shown
-    for bar in range(2):
-        box = hover.locator(".barlayer .point").nth(bar).bounding_box()
+    for point in range(2):
+        box = hover.locator(".scatterlayer .point").nth(point).bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         expect(hover.locator(".hoverlayer .hovertext")).to_be_visible()
     expect(hover.locator(".hoverlayer .hovertext")).to_contain_text("<script>window.__xss=2</script>")
@@ -133,7 +147,7 @@ def test_hostile_text_in_a_figure_is_drawn_as_text(hostile_chart, browser):
 def test_a_changed_plotly_js_is_refused_and_the_chart_says_so(browser, tmp_path):
     """The browser checks the bundle against the SHA-256 the app ships with it."""
     tampered = (ROOT / "static" / "plotly" / "plotly-bpe.min.js").read_bytes() + b"\nwindow.__tampered = 1;\n"
-    app = one_chart_app(tmp_path, 'plotly_figure(go.Figure(go.Bar(x=["a"], y=[1])), key="chart")', bundle=tampered)
+    app = one_chart_app(tmp_path, 'plotly_figure(go.Figure(go.Scatter(x=["a"], y=[1])), key="chart")', bundle=tampered)
     try:
         page = new_page(browser)
         open_page(page, app.url, "One chart")

@@ -51,10 +51,10 @@ def test_every_trace_type_the_pages_draw_is_in_the_bundle():
     assert drawn <= built_in, drawn - built_in
 
 
-def test_every_page_that_draws_a_chart_starts_loading_plotly_as_it_opens():
-    """The frame of a chart page starts the bundle with the page's first
-    elements; any other page only prefetches it into the browser's cache
-    (its evaluation is a tenth of a second that page does not need)."""
+def test_a_page_without_a_chart_prefetches_plotly_for_the_chart_pages():
+    """The frame of a page without a chart as it opens fetches the bundle into
+    the browser's cache, not running it (its evaluation is a tenth of a second
+    that page does not need); a chart page's chart loads it itself, once."""
     from pages.common.names import PAGES
 
     drawing = {page.file for page in PAGES if "show_figure(" in (ROOT / page.file).read_text()}
@@ -62,7 +62,20 @@ def test_every_page_that_draws_a_chart_starts_loading_plotly_as_it_opens():
     assert drawing and drawing == chart.CHART_PAGES
     for page in PAGES:
         script = chart.bundle_html(page)
-        assert script.startswith("<script>") and chart.BUNDLE_JS in script
-        started = "\nloadPlotly();\n" in script
-        assert started == (page.file in drawing)
-        assert started != ("\nprefetchPlotly();\n" in script)
+        if page.file in drawing:
+            assert script == ""
+        else:
+            assert script.startswith("<script>") and chart.BUNDLE_JS in script and "\nprefetchPlotly();\n" in script
+            assert "loadPlotly();" not in script
+
+
+def test_a_drawing_is_shipped_under_what_it_follows_from(monkeypatch):
+    """A shipped drawing is shown only for the figure, chart code and theme it was drawn from."""
+    data = {"spec": '{"data": []}', "config": {}, "height": 450, "selectable": False}
+    key = chart.drawing_key(data)
+    assert chart.drawing_key(dict(reversed(data.items()))) == key
+    assert chart.drawing_key({**data, "height": 451}) != key
+    assert chart.drawing_key({**data, "spec": '{"data": [{}]}'}) != key
+    monkeypatch.setattr(chart, "CHART_JS", chart.CHART_JS + "\n// changed")
+    assert chart.drawing_key(data) != key
+    assert chart.previews() and all(svg.startswith('<svg class="main-svg"') for svg in chart.previews().values())

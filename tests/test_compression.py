@@ -11,6 +11,7 @@ from bpe_core.analysis.compression import (
     MAX_TRAINING_POINTS,
     Curves,
     Point,
+    ReferencePoint,
     chart_corpora,
     checkpoints,
     corpus_curves,
@@ -22,7 +23,7 @@ from bpe_core.analysis.compression import (
     training_size,
 )
 from bpe_core.analysis.tax import languages
-from bpe_core.drawing.compression import compression_figure, compression_table
+from bpe_core.drawing.compression import compression_figure, compression_table, plotted_points
 from bpe_core.encodings import tiktoken_encoding
 from bpe_core.samples import SAMPLES_DIR
 
@@ -266,6 +267,17 @@ def test_figure_escapes_corpus_names():
     assert payload not in line.hovertemplate  # the name is data (%{meta}), never template text
 
 
+def test_quotes_in_names_are_shown_as_quotes():
+    """plotly decodes &lt; &gt; &amp; but shows &quot; and &#x27; as written."""
+    name = 'Alice\'s "Wonderland" & <friends>'
+    curves = {name: Curves([Point(256, 1.0, 1.0)], [])}
+    reference = {name: [ReferencePoint('my "enc"', 1000, 3.0, 3.0)]}
+    figure = compression_figure(curves, reference)
+    shown = 'Alice\'s "Wonderland" &amp; &lt;friends&gt;'
+    assert figure.data[0].name == shown and figure.data[0].meta == shown
+    assert figure.data[1].customdata == ('my "enc"',) and figure.data[-1].text == ('my "enc"',)
+
+
 def test_figure_refuses_an_unknown_metric(two_corpora):
     with pytest.raises(ValueError, match="metric"):
         compression_figure(*two_corpora, metric="words")
@@ -274,6 +286,7 @@ def test_figure_refuses_an_unknown_metric(two_corpora):
 def test_table_has_one_row_per_plotted_point(two_corpora):
     curves, reference = two_corpora
     table = compression_table(curves, reference)
+    assert plotted_points(curves, reference) == len(table)
     assert list(table.columns) == ["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"]
     for corpus in curves:
         rows = table[table.corpus == corpus]

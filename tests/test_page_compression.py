@@ -7,7 +7,7 @@ from bpe_core import train
 from bpe_core.analysis.compression import corpus_text, split_held_out
 from bpe_core.encodings import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
-from tests.apptest import charts
+from tests.apptest import chart_data, charts
 from tests.apptest import open_page as open_app
 from tests.apptest import popover_labels
 
@@ -31,6 +31,30 @@ def test_the_numbers_are_drawn_only_once_opened():
     (table,) = at.dataframe
     assert len(table.value) == 1_284
     assert any(caption.value == "1,284 rows: every plotted point." for caption in at.caption)
+
+
+def test_the_default_chart_opens_without_a_progress_bar():
+    """Its curves and reference points are shipped: no bar to draw, clear,
+    and leave behind as an empty element; other settings are measured with one."""
+    at = open_app(PAGE)
+    assert len(charts(at)) == 1
+    assert not at.get("progress") and not at.get("empty")
+    at.number_input(key="compression_vocab").set_value(500).run()
+    assert len(charts(at)) == 1 and at.get("empty")  # the bar, cleared once measured
+
+
+def test_the_default_chart_comes_drawn_and_other_views_do_not():
+    """The first view's chart comes with its drawing (pages/common/chart_previews.json),
+    shown before plotly.js loads; after a change to the figure, the chart's code or
+    the theme, rebuild it: python sample_corpora/build_chart_previews.py"""
+    at = open_app(PAGE)
+    (data,) = chart_data(at)
+    drawing = data["preview"]
+    assert drawing and drawing.startswith('<svg class="main-svg"')
+    assert "Vocabulary size (tokens)" in drawing and "o200k_base" in drawing and "Rashōmon" in drawing
+    at.toggle(key="compression_log_x").set_value(False).run()
+    (data,) = chart_data(at)
+    assert data["preview"] is None
 
 
 def settings_labels(at: AppTest) -> list[str]:

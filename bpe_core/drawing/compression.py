@@ -7,12 +7,15 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.compression import Curves, Point, ReferencePoint
 from .palette import PALETTE
+
+if TYPE_CHECKING:  # the table is made on demand: pandas is a third of a second of a page's first run
+    import pandas as pd
 
 METRICS = {
     "bytes": ("bytes_per_token", "Bytes per token (UTF-8)", "bytes per token"),
@@ -70,7 +73,7 @@ def compression_figure(
         if reference.get(corpus):
             traces.append(_reference_markers(corpus, reference[corpus], field, unit, colour))
         for number, trace in enumerate(traces):
-            trace.update(legendgroup=corpus, name=html.escape(corpus), showlegend=number == 0)
+            trace.update(legendgroup=corpus, name=_label(corpus), showlegend=number == 0)
             figure.add_trace(trace)
     figure.add_trace(_encoding_labels(reference, field))
     series = [SERIES_LABEL[name] for name in ("training", "held-out")
@@ -98,13 +101,20 @@ def compression_figure(
     return figure
 
 
+def _label(text: str) -> str:
+    """`text` for a plotly label, which plotly reads as a little HTML: tags
+    and entities escaped. Quotes are left as they are: outside a tag they are
+    plain text, and plotly decodes `&amp;`, `&lt;`, `&gt;` but shows `&quot;` as written."""
+    return html.escape(text, quote=False)
+
+
 def _line(corpus: str, series: str, points: Sequence[Point], field: str, unit: str, colour: str) -> go.Scatter:
     return go.Scatter(
         x=[point.vocab_size for point in points],
         y=[getattr(point, field) for point in points],
         mode="lines",
         line=dict(color=colour, width=3, dash=SERIES_DASH[series]),
-        meta=html.escape(corpus),  # used via %{meta}: data, never parsed as a template
+        meta=_label(corpus),  # used via %{meta}: data, never parsed as a template
         hovertemplate=(
             f"<b>%{{meta}}</b>, {SERIES_LABEL[series]}<br>vocabulary %{{x:,}}<br>"
             f"%{{y:.3f}} {unit}<extra></extra>"
@@ -123,8 +133,8 @@ def _reference_markers(corpus: str, points: Sequence[ReferencePoint], field: str
             symbol=[ENCODING_SYMBOL.get(point.encoding, "star") for point in points], size=MARKER_SIZE,
             color=colour, line=dict(color="#222", width=1.5),
         ),
-        customdata=[html.escape(point.encoding) for point in points],
-        meta=html.escape(corpus),
+        customdata=[_label(point.encoding) for point in points],
+        meta=_label(corpus),
         hovertemplate=(
             f"<b>%{{meta}}</b>, %{{customdata}}<br>vocabulary %{{x:,}}<br>%{{y:.3f}} {unit}<extra></extra>"
         ),
@@ -147,7 +157,7 @@ def _encoding_labels(reference: Mapping[str, Sequence[ReferencePoint]], field: s
         y=[min(values) if low else max(values) for values, low in zip(markers.values(), below)],
         mode="markers+text",  # invisible markers of the real ones' size, so the names clear them
         marker=dict(size=MARKER_SIZE, color="rgba(0, 0, 0, 0)"),
-        text=[html.escape(name) for name in markers],
+        text=[_label(name) for name in markers],
         textposition=["bottom center" if low else "top center" for low in below],
         textfont=dict(size=14, color="#333"),
         cliponaxis=False,  # o200k_base's name may reach past the right edge
@@ -161,6 +171,8 @@ def compression_table(
     curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]
 ) -> pd.DataFrame:
     """Every plotted number, one row per point, for the CSV download."""
+    import pandas as pd
+
     rows = []
     for corpus, lines in curves.items():
         for series, points in (("training", lines.training), ("held-out", lines.held_out)):
@@ -168,3 +180,9 @@ def compression_table(
     for corpus, points in reference.items():
         rows.extend((corpus, point.encoding, *point[1:]) for point in points)
     return pd.DataFrame(rows, columns=["corpus", "series", "vocab_size", "bytes_per_token", "chars_per_token"])
+
+
+def plotted_points(curves: Mapping[str, Curves], reference: Mapping[str, Sequence[ReferencePoint]]) -> int:
+    """How many rows `compression_table` has, without making it."""
+    return (sum(len(lines.training) + len(lines.held_out) for lines in curves.values())
+            + sum(len(points) for points in reference.values()))

@@ -2,17 +2,17 @@
 // types the playground draws, about a third of the full library). Streamlit's
 // own chart element loads the full plotly.js (4.7 MB) only once the chart
 // arrives and evaluates it on every page load, a second of a busy main thread;
-// this bundle is a static file the browser caches, its integrity checked, and
-// its loading (chart_bundle.js, put before this file by chart.py) starts as
-// soon as this module runs, if the page's frame has not started it already.
+// this bundle is a static file the browser caches, its integrity checked
+// (chart_bundle.js, put before this file by chart.py), loaded by the first
+// chart that draws with it. A chart whose drawing the app ships (`preview`,
+// SVG that this code drew when the app was built) shows it at once and loads
+// plotly.js once the browser is idle.
 //
 // The figure comes as plotly.py's JSON: its text is drawn by plotly as text
 // (labels and hover texts are escaped by the drawing code where plotly reads a
 // little HTML), never inserted as markup here. Streamlit's chart look is
 // applied as Streamlit's chart element applies it: its template's placeholder
 // colours and its layout defaults, from the app's theme.
-
-loadPlotly(); // as early as this code runs: the bundle loads while the page draws the rest
 
 // ------------------------------------------------------------------ theme
 
@@ -120,8 +120,22 @@ function selection(event) {
 
 // ------------------------------------------------------------------ the component
 
+/** Calls `then` once Streamlit's script run has finished (the rest of the page has arrived). */
+function afterTheRun(then) {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const finished = () => !app || app.dataset.testScriptState !== "running";
+  if (finished()) return then();
+  const watching = new MutationObserver(() => {
+    if (!finished()) return;
+    watching.disconnect();
+    then();
+  });
+  watching.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}
+
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  const data = JSON.parse(new TextDecoder().decode(component.data)); // chart.py sends it as JSON bytes
   const chart = parentElement.querySelector(".bpe-chart");
   const height = data.height;
   chart.style.height = `${height}px`; // the chart's place is kept while plotly.js loads
@@ -142,6 +156,7 @@ export default function (component) {
     }
     const config = { displaylogo: false, showSendToCloud: false, responsive: false,
       modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"], ...data.config };
+    if (chart.dataset.state === "preview") chart.replaceChildren();
     Plotly.react(chart, figure.data, layout, config).then(() => {
       if (!current) return;
       chart.dataset.state = "drawn"; // for tests and benchmarks: a page is drawn once no chart is "loading"
@@ -161,14 +176,33 @@ export default function (component) {
   });
   resized.observe(chart);
 
-  chart.dataset.state = "loading";
-  loadPlotly().then(draw, (error) => {
-    chart.textContent = String(error.message);
-    chart.classList.add("bpe-chart-error");
+  const failed = (error) => {
+    if (chart.dataset.state === "preview") chart.title = String(error.message); // the drawing stays, without hover
+    else {
+      chart.textContent = String(error.message);
+      chart.classList.add("bpe-chart-error");
+    }
     chart.dataset.state = "failed";
-  });
+  };
+  let idle = null;
+  if (data.preview && !isDark(appTheme(chart).background)) {
+    // The figure as this component drew it when the app was built (chart.py, `previews`): shown at
+    // once; plotly.js draws it again, to hover and click, once the page has drawn and the browser is idle.
+    chart.innerHTML = data.preview; // the app's own file, never a visitor's text
+    const svg = chart.querySelector("svg");
+    svg.setAttribute("width", "100%");
+    svg.setAttribute("height", "100%");
+    chart.dataset.state = "preview";
+    afterTheRun(() => {
+      if (current) idle = requestIdleCallback(() => { idle = null; loadPlotly().then(draw, failed); }, { timeout: 3000 });
+    });
+  } else {
+    chart.dataset.state = "loading";
+    loadPlotly().then(draw, failed);
+  }
   return () => {
     current = false;
+    if (idle !== null) cancelIdleCallback(idle);
     resized.disconnect();
   };
 }

@@ -1,8 +1,8 @@
 // The partial plotly.js (static/plotly/), loaded once per page load: a
 // static file the browser caches, its integrity checked. Shared by the chart
-// component (chart.js) and by the frame of a page with charts, which starts
-// the loading with the page's first elements (chart.py, `bundle_html`), so
-// the bundle downloads and runs while the server still runs the page.
+// component (chart.js), which loads it, and by the frame of a page without
+// charts, which fetches it into the cache for the chart pages visited next
+// (chart.py, `bundle_html`).
 
 const BUNDLE_URL = "app/static/plotly/plotly-bpe.min.js";
 const BUNDLE_INTEGRITY = "__BUNDLE_INTEGRITY__"; // filled in by chart.py from the file's SHA-256

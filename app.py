@@ -2,10 +2,12 @@
 
 Run with `streamlit run app.py`. Every page works offline on bundled text.
 Streamlit reads this file twice over. Starting the server, it imports it
-and finds `app`, an `st.App`, whose lifespan begins the warm-up (work that
-depends on no visitor, see `pages/common/warm_up.py`; it notes which page
-is asked for first, to make what that page needs first). For every visit, it
-runs it as the script of the page (as `__main__`): the frame, then the
+and finds `app`, an `st.App`: its lifespan begins the warm-up (work that
+depends on no visitor, see `pages/common/warm_up.py`), its middleware
+notes which page is asked for first (to make what that page needs first),
+and its routes serve the pages' HTML with the server's address written in
+(`pages/common/page_html.py`). For every visit, it runs it as the script
+of the page (as `__main__`): the frame, then the
 chosen page inside it. The pages are listed in `pages/common/names.py`; how
 a request reaches them is explained in `pages/common/navigation.py`.
 """
@@ -19,6 +21,9 @@ if __name__ == "__main__":  # a visit
 else:  # the server starting
     from starlette.middleware import Middleware
 
+    from pages.common.page_html import page_routes
     from pages.common.warm_up import FirstPageAsked, warm_up_in_background
 
-    app = st.App("app.py", lifespan=warm_up_in_background, middleware=[Middleware(FirstPageAsked)])
+    app = st.App(
+        "app.py", lifespan=warm_up_in_background, routes=page_routes(), middleware=[Middleware(FirstPageAsked)]
+    )

@@ -27,7 +27,7 @@ from bpe_core.machine_turns import MachineTurns
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
-from tests.apptest import charts, messages
+from tests.apptest import charts, messages, shown
 from tests.apptest import open_page as open_app
 from tests.test_zoo import maker_encode
 
@@ -83,13 +83,13 @@ def plain_tables(at: AppTest) -> list[list[list[str]]]:
 
 
 def popover_labels(at: AppTest) -> list[str]:
-    """The labels of the page's popovers, in page order: what their choices are."""
+    """The labels of the page's popovers, in page order, as a reader sees them: what their choices are."""
     labels = []
 
     def visit(node) -> None:
         proto = getattr(node, "proto", None)
         if proto is not None and hasattr(proto, "popover") and proto.WhichOneof("type") == "popover":
-            labels.append(proto.popover.label)
+            labels.append(shown(proto.popover.label))
         for child in getattr(node, "children", {}).values():
             visit(child)
 

@@ -9,7 +9,7 @@ from bpe_core.formats import tokenizer_to_json
 from pages.common.names import PAGES
 from pages.common.presenter import PRESENTER_CSS
 from pages.common.widgets import MODEL_NAMES
-from tests.apptest import open_page, popover_labels
+from tests.apptest import open_page, popover_labels, shown
 
 
 def test_every_bundled_encoding_has_the_models_it_is_known_by():
@@ -51,11 +51,23 @@ def test_an_upload_selects_itself_and_its_file_name_is_shown_literally_on_the_bu
 
 def test_several_tokenizers_are_named_then_counted():
     at = open_page("pages/compare.py", query={"compare_tokenizers": ["gpt2", "o200k_base", "llama3", "qwen", "tekken"]})
-    assert "Tokenizers: GPT-2, GPT-4o, Llama 3 +2" in popover_labels(at)
+    assert "Tokenizers: GPT-2, GPT-4o, Llama 3 +2" in map(shown, popover_labels(at))
     at.multiselect(key="compare_tokenizers").set_value(["whisper", "claude_legacy"]).run()
-    assert "Tokenizers: Whisper, Claude 1/2" in popover_labels(at)
+    assert "Tokenizers: Whisper, Claude 1/2" in map(shown, popover_labels(at))
     at.multiselect(key="compare_tokenizers").set_value([]).run()
     assert "Tokenizers: none chosen" in popover_labels(at)
+
+
+def test_an_uploaded_file_among_several_tokenizers_is_named_literally_once_escaped():
+    name = "*mine*_[x](http://e.x).json"
+    at = open_page("pages/inspect.py", inspect_upload_open=True)
+    saved = train("hello hello world", num_merges=5, pattern="gpt2")
+    at.file_uploader(key="inspect_upload").upload(name, tokenizer_to_json(saved).encode(), "application/json").run()
+    at.switch_page("pages/compare.py").run()
+    at.multiselect(key="compare_tokenizers").set_value(["gpt2", f"loaded: {name}"]).run()
+    label = next(label for label in popover_labels(at) if label.startswith("Tokenizers"))
+    assert label == f"Tokenizers: {markdown_literal('GPT-2')}, {markdown_literal(name)}"  # no markup, no double escape
+    assert shown(label) == f"Tokenizers: GPT-2, {name}"
 
 
 def neighbours(file: str) -> set[str]:

@@ -86,17 +86,14 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
     trained tokenizer, so a copied link rebuilds it."""
     enter_through_app()
     restore_trained_from_link()
-    # One row, not a row of rows: each column is an element the browser draws.
-    if presenting():
-        title_column, back, forward, switch, copy = st.columns([6.4, 2.6, 2.6, 2.4, 2], vertical_alignment="bottom")
-        presenter_navigation(_frame.page, back, forward)
-    else:
-        title_column, switch, copy = st.columns([4, 1, 1], vertical_alignment="bottom")
-    title_column.title(title)
-    with switch:
+    # One row, drawn as one element: a horizontal container, not columns (a block each).
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.title(title)  # takes the row's width the buttons leave
+        if presenting():
+            presenter_navigation(_frame.page)
         presenter_switch()
-    with copy:  # the page's own scripts sit in this row too: on their own they would add an empty row
-        # the page's keys, and plotly.js loading as the page opens (or cached for later pages)
+        # the page's keys, and plotly.js loading as the page opens (or cached for later pages), in the
+        # copy-link button's element: on their own they would add an element (and a gap) of their own
         copy_link_button(scripts=TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page))
     if not presenting():  # a projector shows no intro
         st.caption(intro)

@@ -93,14 +93,14 @@ def _switch_presenting() -> None:
     st.session_state[PRESENT] = not presenting()
 
 
-def presenter_navigation(current: PageInfo, back, forward) -> None:
-    """With the sidebar gone, links to the previous and the next page (in
-    the columns `back` and `forward`), also on Page Up and Page Down."""
+def presenter_navigation(current: PageInfo) -> None:
+    """With the sidebar gone, links to the previous and the next page, also
+    on Page Up and Page Down."""
     index = PAGES.index(current)
     previous, following = PAGES[index - 1], PAGES[(index + 1) % len(PAGES)]
-    with back, st.container(key="present_previous"):
+    with st.container(key="present_previous", width="content"):  # the keys' script finds each link by its container's key
         st.page_link(previous.file, label=f"← {previous.title}", help="Page Up")
-    with forward, st.container(key="present_next"):
+    with st.container(key="present_next", width="content"):
         st.page_link(following.file, label=f"{following.title} →", help="Page Down")
 
 

@@ -212,4 +212,4 @@ def linked_value(param: str):
 def copy_link_button(scripts: str = "") -> None:
     """A button that copies the address bar, which holds the whole view;
     `scripts`, the page's other scripts, come in the same element."""
-    st.html(COPY_LINK_HTML + scripts, unsafe_allow_javascript=True)
+    st.html(COPY_LINK_HTML + scripts, unsafe_allow_javascript=True, width="content")

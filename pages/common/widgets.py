@@ -21,6 +21,7 @@ from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.formats import tokenizer_from_file
 from bpe_core.specials import found_in
 from pages.common.live_text import live_text_area, typed_text
+from pages.common.menus import listed
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
 from pages.common.tokenizers import LOADED, keep_loaded, tokenizer_by_name, tokenizer_choices
 from pages.common.url_state import (
@@ -50,7 +51,6 @@ MODEL_NAMES = {
     "llama3": "Llama 3", "llama4": "Llama 4", "tekken": "Mistral NeMo", "mistral_v3": "Mistral v3", "qwen": "Qwen",
     "whisper": "Whisper", "claude_legacy": "Claude 1/2",
 }
-NAMED_IN_SUMMARY = 3  # tokenizers a several-tokenizer picker's button names; the rest are counted
 PICKER_WIDTH = 520  # px: a picker in a popover is as wide as its labels, not as its button
 
 
@@ -92,23 +92,20 @@ def tokenizer_summary(name: str) -> str:
     if name in MODEL_NAMES:  # every bundled encoding (a test says so)
         return f"{MODEL_NAMES[name]} ({name})"
     size = f"{len(tokenizer_by_name(name).vocab):,} tokens"  # the session's own: in memory already
-    return f"{short_name(name)} ({size})"
+    return f"{markdown_literal(short_name(name))} ({size})"
 
 
 def tokenizers_summary(names: list[str]) -> str:
-    """Several choices: the first few by name, then how many more."""
-    if not names:
-        return "none chosen"
-    named = ", ".join(MODEL_NAMES.get(name) or short_name(name) for name in names[:NAMED_IN_SUMMARY])
-    more = len(names) - NAMED_IN_SUMMARY
-    return f"{named} +{more}" if more > 0 else named
+    """Several choices, as Markdown: the first few by name, then how many more."""
+    return listed([MODEL_NAMES.get(name) or short_name(name) for name in names], none="none chosen")
 
 
 def short_name(name: str) -> str:
-    """A picker name as a button shows it; a file's name is the user's, so escaped."""
+    """A picker name as a button shows it, as text (not yet escaped for
+    Markdown): an uploaded file's name as it was given."""
     if name.startswith(LOADED):
-        return markdown_literal(name.removeprefix(LOADED))
-    return markdown_literal(name[:1].upper() + name[1:])
+        return name.removeprefix(LOADED)
+    return name[:1].upper() + name[1:]
 
 
 def tokenizer_upload(key: str, picker_key: str) -> None:

@@ -21,6 +21,7 @@ import base64
 import functools
 import hashlib
 import json
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +39,8 @@ BUNDLE = HERE.parent.parent / "static" / "plotly" / "plotly-bpe.min.js"
 BUNDLE_SHA256 = "abbe34a7e45bc6bd92a1f9d8637b434b02c3fc1645a6072011817b4ecac5f418"
 DEFAULT_HEIGHT = 450  # plotly.js's, for a figure that sets none
 PREVIEWS = HERE / "chart_previews.json"  # drawn figures as SVG, by `drawing_key`
-THEME = HERE.parent.parent / ".streamlit" / "config.toml"  # its colours and font are the chart's
+# The app's theme: its colours and font are the chart's (the rest of the settings are not).
+THEME = tomllib.loads((HERE.parent.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8")).get("theme", {})
 
 
 def subresource_integrity(sha256_hex: str) -> str:
@@ -77,7 +79,7 @@ def bundle_html(page: PageInfo) -> str:
 def drawing_key(data: dict) -> str:
     """What a figure's drawing follows from: its data for this component,
     the component's code (with the bundle's hash) and the app's theme."""
-    told = json.dumps(data, sort_keys=True) + CHART_JS + THEME.read_text(encoding="utf-8")
+    told = json.dumps(data, sort_keys=True) + CHART_JS + json.dumps(THEME, sort_keys=True)
     return hashlib.sha256(told.encode("utf-8")).hexdigest()
 
 

@@ -6,6 +6,7 @@ downloaded). Screenshots go to artifacts/screenshots/ (gitignored, kept by CI).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -306,3 +308,11 @@ def closed_cleanly(page) -> None:
     """Close a page `open_offline` opened, once it asked for nothing, raised nothing and opened no dialog."""
     assert page.refused == [] and page.errors == [] and page.dialogs == []
     page.context.close()
+
+
+def run_coroutine(coroutine):
+    """What `coroutine` returns, run in a thread of its own: a browser test
+    before it in this process leaves Playwright's event loop running in
+    this one, where `asyncio.run` refuses to start another."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()

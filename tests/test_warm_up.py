@@ -5,7 +5,6 @@ placeholder that fills in."""
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import time
@@ -18,7 +17,7 @@ from pages.common import tokenizers
 from pages.common.names import PAGES
 from pages.common.warm_up import FIRST_PAGES_ENCODING, FIRST_VIEW_TOKENIZERS, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
 from tests.apptest import open_page as open_page_in_apptest
-from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run
+from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run, run_coroutine
 
 pytestmark = pytest.mark.slow
 
@@ -100,7 +99,7 @@ def asked(path: str) -> tuple[bool, str | None]:
     async def app(scope, receive, send):
         passed.append(scope["path"])
 
-    asyncio.run(FirstPageAsked(app)({"type": "http", "path": path}, None, None))
+    run_coroutine(FirstPageAsked(app)({"type": "http", "path": path}, None, None))
     assert passed == [path]  # every request passes on
     return FirstPageAsked.asked.is_set(), FirstPageAsked.address
 

@@ -53,6 +53,7 @@ from pathlib import Path
 from streamlit.logger import get_logger
 
 from pages.common.names import PAGES, VOCABULARY
+from pages.common.page_html import page_at
 from pages.common.warming import page_was_drawn, started, warmed
 
 # With no page drawn by then, the second part starts anyway (WARM_UP_QUIET_SECONDS sets it).
@@ -82,8 +83,8 @@ class FirstPageAsked:
 
     async def __call__(self, scope, receive, send):
         if not FirstPageAsked.asked.is_set() and scope["type"] == "http":
-            address = scope["path"].strip("/")
-            if address in _PAGE_FILES:
+            address = page_at(scope["path"])
+            if address is not None:
                 FirstPageAsked.address = address
                 FirstPageAsked.asked.set()
         await self.app(scope, receive, send)

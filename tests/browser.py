@@ -118,7 +118,7 @@ class StreamlitServer:
 # Streamlit ends every script run (and every fragment run) with a
 # "script finished" message on its websocket; these statuses end a run that
 # is done (a run stopped early for a rerun is followed by the rerun itself).
-_RUN_DONE = {
+RUN_DONE = {
     ForwardMsg.ScriptFinishedStatus.FINISHED_SUCCESSFULLY,
     ForwardMsg.ScriptFinishedStatus.FINISHED_WITH_COMPILE_ERROR,
     ForwardMsg.ScriptFinishedStatus.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
@@ -133,7 +133,7 @@ def track_runs(page):
         if isinstance(payload, bytes):
             message = ForwardMsg()
             message.ParseFromString(payload)
-            if message.WhichOneof("type") == "script_finished" and message.script_finished in _RUN_DONE:
+            if message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE:
                 page.finished_runs += 1
 
     page.on("websocket", lambda websocket: websocket.on("framereceived", on_frame))

@@ -5,9 +5,10 @@ text. (Stepping through training: test_browser_stepping.py.)"""
 import pytest
 from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from pages.common.names import PAGES as PAGE_INFO
-from tests.browser import StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot, type_into
+from tests.browser import RUN_DONE, StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
 
@@ -21,11 +22,11 @@ def title_of(name: str) -> str:
 
 @pytest.mark.parametrize("name", PAGES)
 def test_every_page_renders_without_an_exception(server, page, name):
-    requested = count_run_requests(page)
+    runs = count_runs(page)
     open_page(page, f"{server.url}/{PAGES[name].url_path}", title_of(name))
     assert_no_exception(page)
     # One run per load: no widget or component asks for another as it appears (each would double the wait).
-    assert (requested(), page.finished_runs) == (1, 1)
+    assert runs() == (1, 1)
     # No data grid (a tenth of a second or more to load and draw: the big tables open on demand) and
     # no syntax highlighter for a text not on show.
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
@@ -33,26 +34,35 @@ def test_every_page_renders_without_an_exception(server, page, name):
     screenshot(page, name)
 
 
-def count_run_requests(page):
+def count_runs(page):
     """A function that says how many script runs the page has asked the
-    server for: on its own connection, the first it opens (the Deck's
-    slides are pages of the app in frames, each a session of its own)."""
-    sent = []
+    server for, and how many the server has finished, on its own
+    connection: the first it opens (the Deck's slides are pages of the app
+    in frames, each a session of its own, whose runs may finish meanwhile)."""
+    asked, finished = [], []
 
-    def on_frame(payload) -> None:
+    def on_sent(payload) -> None:
         if isinstance(payload, bytes):
             message = BackMsg()
             message.ParseFromString(payload)
             if message.WhichOneof("type") == "rerun_script":
-                sent.append(message)
+                asked.append(message)
+
+    def on_received(payload) -> None:
+        if isinstance(payload, bytes):
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE:
+                finished.append(message)
 
     def on_websocket(websocket) -> None:
         if not hasattr(page, "_counted_socket"):
             page._counted_socket = websocket
-            websocket.on("framesent", on_frame)
+            websocket.on("framesent", on_sent)
+            websocket.on("framereceived", on_received)
 
     page.on("websocket", on_websocket)
-    return lambda: len(sent)
+    return lambda: (len(asked), len(finished))
 
 
 @pytest.mark.parametrize("name", ["home", "inspect", "compare"])

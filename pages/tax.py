@@ -11,7 +11,6 @@ computed from bundled corpora, so the page works offline.
 """
 
 import html
-from collections.abc import Mapping
 
 import streamlit as st
 
@@ -86,7 +85,7 @@ from pages.common.tokenizers import (
     tokenizer_choices,
 )
 from pages.common.url_state import (
-    LINKED, current_choice, keep_in_link, labelled_choice, labelled_choices, whole_number_input,
+    LINKED, choice_buttons, labelled_choice, labelled_choices, whole_number_input,
 )
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
@@ -435,27 +434,6 @@ def show_parity_experiment(base: str) -> None:
 
 
 # -------------------------------------------------------------------- page
-
-
-def choice_buttons(place, options: Mapping[str, str], *, key: str, default: str, help: str | None = None) -> str:
-    """A row of buttons, one per option (id -> label), the chosen one
-    highlighted: where a segmented control would be on the page's first
-    view, for the header draws buttons already, and a segmented control's
-    code costs a visit a tenth of a second the first time. As a
-    `labelled_choice`, it keeps the chosen id in the session under `key` and
-    in the link (a link naming the label opens it too)."""
-    chosen = current_choice(key, options, default)
-    row = place.container(horizontal=True, gap="small", key=f"{key}_choices")
-    for option, label in options.items():
-        row.button(label, key=f"{key}_{option}", type="primary" if option == chosen else "secondary", help=help,
-                   on_click=choose, args=(key, option))
-    keep_in_link(key, chosen, default)
-    return chosen
-
-
-def choose(key: str, option: str) -> None:
-    """A choice button's callback: its option is chosen before the page runs."""
-    st.session_state[key] = option
 
 
 SECTIONS = {

@@ -33,7 +33,7 @@ from pages.common.url_state import (
     LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
 )
 from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
-from pages.common.widgets import MAX_UPLOAD_BYTES, encode_for_view, read_upload, show_tokens
+from pages.common.widgets import MAX_UPLOAD_BYTES, Refused, encode_for_view, show_tokens, uploaded_text
 
 MAX_PASTED_CHARS = 1_000_000
 SOURCES = ["Sample", "Paste", "Upload"]
@@ -73,11 +73,9 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
         if not text.strip():
             st.info("Paste some text to train on (at least a few words).")
             return None, "", None
-        if len(text) > MAX_PASTED_CHARS:
-            st.error(
-                f"The pasted text has {len(text):,} characters; pasting is limited to {MAX_PASTED_CHARS:,}. "
-                f"Save it as a .txt file and use Upload (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB)."
-            )
+        refused = paste_refusal(text)
+        if refused:
+            st.error(refused.message)
             return None, "", None
         return text, f"pasted text ({len(text):,} characters)", None
     if source == "Upload":
@@ -88,11 +86,9 @@ def choose_corpus() -> tuple[str | dict[str, int] | None, str, str | None]:
         st.caption("A link cannot carry an uploaded file: copied links open this page without it.")
         if uploaded is None:
             return None, "", None
-        text = read_upload(uploaded)
-        if text is None:
-            return None, "", None
-        if not text.strip():
-            st.error(f"“{markdown_literal(uploaded.name)}” is empty.")
+        text = uploaded_text(uploaded)
+        if isinstance(text, Refused):
+            st.error(text.message)
             return None, "", None
         return text, f"“{uploaded.name}”", None
     samples = catalog()
@@ -114,9 +110,10 @@ def corpus_status() -> tuple[str, str | None, bool]:
         text = st.session_state.get("train_text", linked_text("train_text", ""))
         if not text.strip():
             return "Corpus: paste a text", "Paste a text to train on in the Corpus menu.", False
-        if len(text) > MAX_PASTED_CHARS:
-            return (f"Corpus: pasted text, {len(text):,} characters (too long)",
-                    f"The pasted text is too long to train on: {len(text):,} characters, up to {MAX_PASTED_CHARS:,} "
+        refused = paste_refusal(text)
+        if refused:
+            return (f"Corpus: pasted text, {len(text):,} characters ({refused.reason})",
+                    f"The pasted text is {refused.reason} to train on: {len(text):,} characters, up to {MAX_PASTED_CHARS:,} "
                     "(the Corpus menu says what to do).", True)
         return f"Corpus: pasted text, {len(text):,} characters", None, False
     if source == "Upload":
@@ -124,25 +121,26 @@ def corpus_status() -> tuple[str, str | None, bool]:
         if uploaded is None:
             return "Corpus: upload a file", "Upload a file to train on in the Corpus menu.", False
         name = f"“{markdown_literal(uploaded.name)}”"
-        refusal = upload_refusal(uploaded.getvalue())
-        if refusal:
-            return (f"Corpus: {name} ({refusal})",
-                    f"Cannot train on {name}: it is {refusal} (the Corpus menu says more).", True)
+        text = uploaded_text(uploaded)
+        if isinstance(text, Refused):
+            return (f"Corpus: {name} ({text.reason})",
+                    f"Cannot train on {name}: it is {text.reason} (the Corpus menu says more).", True)
         return f"Corpus: {name}", None, False
     titles = sample_titles()
     sample_id = shown_value("train_sample", DEFAULT_SAMPLE, id_or_label(titles))
     return f"Corpus: {markdown_literal(titles.get(sample_id, titles[DEFAULT_SAMPLE]))}", None, False
 
 
-def upload_refusal(data: bytes) -> str | None:
-    """Why an uploaded file cannot be a corpus, in a few words (`read_upload` and
-    `choose_corpus` explain it in the menu), or None."""
-    if len(data) > MAX_UPLOAD_BYTES:
-        return f"over the {MAX_UPLOAD_BYTES / 1e6:.0f} MB limit"
-    try:
-        return None if data.decode("utf-8").strip() else "empty"
-    except UnicodeDecodeError:
-        return "not UTF-8 text"
+def paste_refusal(text: str) -> Refused | None:
+    """Why a pasted text cannot be a corpus (it is too long: a longer one
+    goes through Upload), or None; the corpus menu and its label both ask."""
+    if len(text) <= MAX_PASTED_CHARS:
+        return None
+    return Refused(
+        "too long",
+        f"The pasted text has {len(text):,} characters; pasting is limited to {MAX_PASTED_CHARS:,}. "
+        f"Save it as a .txt file and use Upload (up to {MAX_UPLOAD_BYTES / 1e6:.0f} MB).",
+    )
 
 
 def settings_label() -> str:

@@ -31,10 +31,10 @@ from bpe_core.analysis.vocabulary import (
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
+from pages.common.menus import id_or_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
-from pages.common.url_state import LINKED, whole_number_input
+from pages.common.url_state import LINKED, labelled_choice, whole_number_input
 from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
@@ -116,7 +116,7 @@ def filter_label() -> str:
 
 
 def sort_label() -> str:
-    return "Sort: " + SORTS[shown_value("vocab_sort", "id", by_label(SORTS))]
+    return "Sort: " + SORTS[shown_value("vocab_sort", "id", id_or_label(SORTS))]
 
 
 # ---------------------------------------------------------------- results
@@ -246,9 +246,8 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
     with st.popover(filter_label()):
         filters = filter_settings()
     with st.popover(sort_label()):
-        sort = st.segmented_control(
-            "Sort by", list(SORTS), key="vocab_sort", format_func=SORTS.get, default="id", required=True, **LINKED
-        )
+        sort = labelled_choice(st, "Sort by", SORTS, key="vocab_sort", default="id", widget="segmented_control",
+                               required=True)
     # Drawn only while open (a loaded tokenizer stays in the picker when it closes).
     with st.popover("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
         if loading.open:

@@ -62,10 +62,12 @@ def choose_section(at: AppTest, section: str) -> AppTest:
 
 
 def chosen_section(at: AppTest) -> str:
-    """The section whose button is highlighted (the others are not), as a reader sees it."""
-    (chosen,) = [button.key.removeprefix("tax_section_") for button in at.button
-                 if button.key.startswith("tax_section_") and button.proto.type == "primary"]
-    return chosen
+    """The section whose button is highlighted (the others are not), as a reader sees it, and as
+    assistive technology hears it: the chosen button alone is disabled, its help saying it is shown."""
+    buttons = [button for button in at.button if button.key.startswith("tax_section_")]
+    (chosen,) = [button for button in buttons if button.proto.type == "primary"]
+    assert [button for button in buttons if button.disabled] == [chosen] and chosen.help.startswith("Shown now.")
+    return chosen.key.removeprefix("tax_section_")
 
 
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:

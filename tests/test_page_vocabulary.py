@@ -239,8 +239,20 @@ def test_the_popover_labels_say_what_is_chosen_from_a_link_and_after_a_change():
 
 
 def test_a_label_says_what_the_control_shows_when_a_link_names_no_option_it_offers():
-    """Streamlit takes a sort from the link by its label and drops anything else (an id, a script it does
-    not offer): the labels say what the controls then show, not what the link asked for."""
-    at = open_page(vocab_sort="length", vocab_scripts=["Latin", "Klingon"])
+    """A link's sort or script that the page does not offer is dropped: the labels say what the controls
+    then show, not what the link asked for."""
+    at = open_page(vocab_sort="shortest", vocab_scripts=["Latin", "Klingon"])
     assert at.segmented_control(key="vocab_sort").value == "id" and at.multiselect(key="vocab_scripts").value == ["Latin"]
     assert [apptest.shown(label) for label in apptest.popover_labels(at)][2:4] == ["Filter: Latin", "Sort: id"]
+
+
+@pytest.mark.parametrize("linked", ["length", "longest first"])  # the id; the label, as older links carry it
+def test_a_link_naming_the_sort_by_its_id_or_its_label_opens_that_sort(linked):
+    at = open_page(vocab_sort=linked)
+    assert at.segmented_control(key="vocab_sort").value == "length"
+    assert apptest.shown(apptest.popover_labels(at)[3]) == "Sort: longest first"
+    assert at.query_params["vocab_sort"] == "length"  # the link keeps the id
+    at.segmented_control(key="vocab_sort").set_value("id").run()
+    assert "vocab_sort" not in at.query_params  # the default leaves the link
+    at.segmented_control(key="vocab_sort").set_value("step").run()
+    assert at.query_params["vocab_sort"] == "step"

@@ -100,6 +100,41 @@ def labelled_choice(place, label: str, options: Mapping[str, str], *, key: str, 
     return chosen
 
 
+# A `choice_buttons` row's chosen button is disabled (not to be chosen again)
+# but drawn as chosen, in the theme's primary colour, not faded as unavailable.
+CHOSEN_BUTTON_CSS = """<style>
+.st-key-KEY button:disabled { background-color: COLOUR; border-color: COLOUR; color: #fff; cursor: default; }
+</style>"""
+
+
+def choice_buttons(place, options: Mapping[str, str], *, key: str, default: str, help: str | None = None) -> str:
+    """A `labelled_choice` drawn as a row of buttons, one per option (id ->
+    label): where a segmented control would be on a page's first view (a
+    page's header draws buttons already; a segmented control's code costs a
+    visit a tenth of a second the first time). It reads and writes the link
+    as `labelled_choice` does (a link naming the label opens it too). The
+    chosen button is primary and disabled, and its help says it is shown:
+    assistive technology hears which one is chosen, not only the eye by
+    colour (which a disabled button would lose: `CHOSEN_BUTTON_CSS` keeps
+    it); the others choose their option when clicked."""
+    chosen = current_choice(key, options, default)
+    row = place.container(horizontal=True, gap="small", key=f"{key}_choices")
+    colour = st.get_option("theme.primaryColor") or "#FF4B4B"  # Streamlit's own when the theme names none
+    row.html(CHOSEN_BUTTON_CSS.replace("KEY", f"{key}_choices").replace("COLOUR", colour))  # styles: no room taken
+    for option, label in options.items():
+        shown = option == chosen
+        row.button(label, key=f"{key}_{option}", type="primary" if shown else "secondary", disabled=shown,
+                   help=" ".join(filter(None, ["Shown now." if shown else None, help])) or None,
+                   on_click=_choose, args=(key, option))
+    keep_in_link(key, chosen, default)
+    return chosen
+
+
+def _choose(key: str, option: str) -> None:
+    """A choice button's callback: its option is chosen before the page runs."""
+    st.session_state[key] = option
+
+
 def labelled_choices(place, label: str, options: Mapping[str, str], *, key: str, default: list[str],
                      **widget_options) -> list[str]:
     """`labelled_choice` for several ids at once (a multiselect)."""

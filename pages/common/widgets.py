@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -169,25 +170,50 @@ def shared_text(label: str = "Text", height: int = 160) -> str:
     return text
 
 
-def read_upload(uploaded) -> str | None:
-    """The text of an uploaded file, or None after showing why it cannot be used."""
-    data = uploaded.getvalue()
+class Refused(NamedTuple):
+    """Why a text cannot be used: `reason` in a few words, for a menu's
+    label ("not UTF-8 text"), and `message` in full, with what to do, for
+    the menu itself. One reading gives both, so they cannot disagree."""
+
+    reason: str
+    message: str
+
+
+UPLOAD_READ = "upload_read"  # session key: the last upload read, and what reading it gave
+
+
+def uploaded_text(uploaded) -> str | Refused:
+    """The text of an uploaded file, or why it cannot be used: over
+    MAX_UPLOAD_BYTES, not UTF-8, or empty. A file is decoded once (a menu's
+    label and the menu itself both ask, on every run)."""
+    read = st.session_state.get(UPLOAD_READ)
+    if read is None or read[0] != uploaded.file_id:
+        read = (uploaded.file_id, _read_upload(uploaded))
+        st.session_state[UPLOAD_READ] = read
+    return read[1]
+
+
+def _read_upload(uploaded) -> str | Refused:
     name = markdown_literal(uploaded.name)
-    if len(data) > MAX_UPLOAD_BYTES:
-        st.error(
-            f"“{name}” is {len(data) / 1e6:.1f} MB; the limit is "
-            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a shorter excerpt."
+    if uploaded.size > MAX_UPLOAD_BYTES:
+        return Refused(
+            f"over the {MAX_UPLOAD_BYTES / 1e6:.0f} MB limit",
+            f"“{name}” is {uploaded.size / 1e6:.1f} MB; the limit is "
+            f"{MAX_UPLOAD_BYTES / 1e6:.0f} MB. Upload a shorter excerpt.",
         )
-        return None
+    data = uploaded.getvalue()
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        st.error(
+        return Refused(
+            "not UTF-8 text",
             f"“{name}” is not UTF-8 text: byte 0x{data[error.start]:02X} at offset "
-            f"{error.start:,} (line {line}) cannot be decoded. Save the file as UTF-8 and try again."
+            f"{error.start:,} (line {line}) cannot be decoded. Save the file as UTF-8 and try again.",
         )
-        return None
+    if not text.strip():
+        return Refused("empty", f"“{name}” is empty.")
+    return text
 
 
 # ------------------------------------------------------------- token view

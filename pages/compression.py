@@ -225,10 +225,10 @@ def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
     bar = None
     for done, corpus_id in enumerate(corpus_ids):
         label = options[corpus_id]
-        progress = dict(value=done / len(corpus_ids),
-                        text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
+        progress = {"value": done / len(corpus_ids),
+                    "text": f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…"}
 
-        def working() -> None:
+        def working(progress: dict = progress) -> None:
             nonlocal bar
             if bar is None:
                 bar = st.progress(**progress)

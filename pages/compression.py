@@ -6,6 +6,8 @@ sessions, so changing the metric or the axis only redraws the chart. The
 measuring and the chart are in `bpe_core.compression`.
 """
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from bpe_core import PRESETS, Tokenizer
@@ -168,15 +170,6 @@ def curves_for(corpus_id: str, vocab_size: int, pattern: str, _tokenizer: Tokeni
     return corpus_curves(_tokenizer, training_text, held_out_text)
 
 
-def bundled_curves(corpus_id: str, vocab_size: int, pattern: str) -> Curves:
-    """A bundled corpus's curves: shipped with the app for the default
-    chart, else trained and measured once for every session."""
-    shipped = shipped_curves(*parts_of(corpus_id), vocab_size, pattern)
-    if shipped is not None:
-        return shipped
-    return curves_for(corpus_id, vocab_size, pattern, tokenizer_for(corpus_id, vocab_size, pattern))
-
-
 @st.cache_data(max_entries=256, show_spinner=False)
 def reference_for(corpus_id: str, encoding: str) -> list[ReferencePoint]:
     """An encoding's point on a bundled corpus's held-out text: shipped with
@@ -200,25 +193,27 @@ def trained_here_reference(corpus_fingerprint: str, encoding: str, _corpus) -> l
     return reference_points(_corpus, [encoding]) if isinstance(_corpus, str) else []
 
 
-def measure(corpus_id: str, settings: dict) -> tuple[Curves, list[ReferencePoint]]:
+def measure(corpus_id: str, settings: dict, working: Callable[[], None]) -> tuple[Curves, list[ReferencePoint]]:
+    """A corpus's curves and reference points: shipped with the app for the
+    default chart, else trained and measured once for every session, after
+    calling `working` (the page shows its progress bar)."""
     if corpus_id == TRAINED_HERE:
+        working()
         trained = session_trained()
         fingerprint = corpus_fingerprint(trained.corpus)
         curves = trained_here_curves(trained.tokenizer.fingerprint, fingerprint, trained)
         return curves, [point for name in settings["references"]
                         for point in trained_here_reference(fingerprint, name, trained.corpus)]
-    curves = bundled_curves(corpus_id, settings["vocab_size"], settings["pattern"])
-    return curves, [point for name in settings["references"] for point in reference_for(corpus_id, name)]
-
-
-def is_shipped(corpus_id: str, settings: dict) -> bool:
-    """Whether a corpus's curves and reference points are all shipped with
-    the app (`bundled_curves`, `reference_for`): nothing to wait for."""
-    if corpus_id == TRAINED_HERE:
-        return False
+    vocab_size, pattern = settings["vocab_size"], settings["pattern"]
     training_text, held_out_text = parts_of(corpus_id)
-    return (shipped_curves(training_text, held_out_text, settings["vocab_size"], settings["pattern"]) is not None
-            and all(shipped_reference(held_out_text, name) is not None for name in settings["references"]))
+    curves = shipped_curves(training_text, held_out_text, vocab_size, pattern)
+    shipped_points = {name: shipped_reference(held_out_text, name) for name in settings["references"]}
+    if curves is None or None in shipped_points.values():
+        working()
+    if curves is None:
+        curves = curves_for(corpus_id, vocab_size, pattern, tokenizer_for(corpus_id, vocab_size, pattern))
+    return curves, [point for name, shipped in shipped_points.items()
+                    for point in ([shipped] if shipped is not None else reference_for(corpus_id, name))]
 
 
 def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
@@ -230,12 +225,18 @@ def measure_all(corpus_ids: list[str], options: dict[str, str], settings: dict):
     bar = None
     for done, corpus_id in enumerate(corpus_ids):
         label = options[corpus_id]
-        if bar is None and not is_shipped(corpus_id, settings):
-            bar = st.progress(0.0)
+        progress = {"value": done / len(corpus_ids),
+                    "text": f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…"}
+
+        def working(progress: dict = progress) -> None:
+            nonlocal bar
+            if bar is None:
+                bar = st.progress(**progress)
+
         if bar is not None:
-            bar.progress(done / len(corpus_ids), text=f"Training and measuring {label} ({done + 1} of {len(corpus_ids)})…")
+            bar.progress(**progress)
         try:
-            curves[label], reference[label] = measure(corpus_id, settings)
+            curves[label], reference[label] = measure(corpus_id, settings, working)
         except ValueError as error:
             st.warning(f"{markdown_literal(label)} cannot be measured: {markdown_literal(str(error))}")
     if bar is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ROOT, StreamlitServer, assert_no_exception, new_page, open_page, screenshot
+from tests.browser import ROOT, StreamlitServer, assert_no_exception, new_page, open_page, open_popover, run, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +53,57 @@ def test_compression_draws_its_chart_with_the_partial_plotly(server, page):
     expect(chart.locator(".hoverlayer .hovertext")).to_contain_text("gpt2")
     assert_no_exception(page)
     screenshot(page, "compression-chart")
+
+
+# Counts the ResizeObservers watching a chart that are still connected.
+OBSERVERS = """window.__chartObservers = 0;
+const NativeResizeObserver = window.ResizeObserver;
+window.ResizeObserver = class extends NativeResizeObserver {
+  observe(target, options) {
+    if (target.classList?.contains("bpe-chart")) { this.watched = (this.watched || 0) + 1; window.__chartObservers++; }
+    return super.observe(target, options);
+  }
+  disconnect() { window.__chartObservers -= this.watched || 0; this.watched = 0; return super.disconnect(); }
+};"""
+
+
+def test_a_rerun_keeps_the_drawn_chart_as_the_visitor_left_it(server, page):
+    """A rerun that leaves the figure as it was (opening the numbers) leaves
+    the chart drawn by plotly.js: not the shipped drawing again, not drawn
+    again (a corpus hidden from the legend stays hidden), one observer of its width."""
+    page.add_init_script(STATES + OBSERVERS)
+    open_page(page, f"{server.url}/compression", "Compression")
+    chart = page.locator(".bpe-chart")
+    expect(chart).to_have_attribute("data-state", "drawn")
+    hidden = chart.locator(".legend .traces").first
+    hidden.locator(".legendtoggle").click()
+    expect(hidden).to_have_css("opacity", "0.5")  # plotly.js: the corpus's lines hidden
+    expect(chart.locator(".scatterlayer .trace")).to_have_count(7)
+    assert page.evaluate("window.__chartObservers") == 1
+    numbers = page.get_by_test_id("stPopoverButton").filter(has_text="The numbers")
+    run(page, lambda: open_popover(page, numbers))  # a rerun: the popover's table is drawn once open
+    expect(page.locator('[data-testid="stPopoverBody"] [data-testid="stDataFrame"]')).to_be_visible()
+    run(page, lambda: page.keyboard.press("Escape"))  # and another as it closes
+    expect(numbers).to_have_attribute("aria-expanded", "false")
+    page.evaluate("() => new Promise(done => requestIdleCallback(done, {timeout: 3000}))")  # a redraw would start by now
+    assert page.evaluate("window.__chartStates") == ["preview", "drawn"]
+    assert page.evaluate("window.__chartObservers") == 1
+    expect(chart).to_have_attribute("data-state", "drawn")
+    expect(chart.locator(".legend .traces")).to_have_count(3)
+    expect(chart.locator(".legend .traces").first).to_have_css("opacity", "0.5")
+    expect(chart.locator(".scatterlayer .trace")).to_have_count(7)  # the hidden corpus's lines and markers are not drawn
+    assert_no_exception(page)
+
+
+def test_a_browser_without_idle_callbacks_draws_the_chart(server, page):
+    """Safari has no requestIdleCallback: the shipped drawing is still drawn again by plotly.js."""
+    page.add_init_script("delete window.requestIdleCallback; delete window.cancelIdleCallback;" + STATES)
+    open_page(page, f"{server.url}/compression", "Compression")
+    chart = page.locator(".bpe-chart")
+    expect(chart).to_have_attribute("data-state", "drawn")
+    assert page.evaluate("window.__chartStates") == ["preview", "drawn"]
+    expect(chart.locator(".scatterlayer .trace")).to_have_count(10)
+    assert_no_exception(page)
 
 
 def test_compare_draws_its_bars_without_plotly(server, page):

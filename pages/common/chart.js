@@ -133,20 +133,77 @@ function afterTheRun(then) {
   watching.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
 }
 
-export default function (component) {
-  const { parentElement, setStateValue } = component;
-  const data = JSON.parse(new TextDecoder().decode(component.data)); // chart.py sends it as JSON bytes
-  const chart = parentElement.querySelector(".bpe-chart");
-  const height = data.height;
-  chart.style.height = `${height}px`; // the chart's place is kept while plotly.js loads
-  let current = true;
+/** Calls `then` once the browser is idle (after a short wait where it cannot say: Safari); a function cancels it. */
+function whenIdle(then) {
+  if (!window.requestIdleCallback) {
+    const waiting = setTimeout(then, 200);
+    return () => clearTimeout(waiting);
+  }
+  const waiting = requestIdleCallback(then, { timeout: 3000 });
+  return () => cancelIdleCallback(waiting);
+}
 
-  const draw = (Plotly) => {
-    if (!current) return;
+/** One chart element, across the script runs that send it data: Streamlit runs this module's
+ * function again for each run's data, and runs only the last cleanup, as the chart leaves the page. */
+class Chart {
+  constructor(chart) {
+    this.chart = chart;
+    this.shown = null; // what is drawn, or being drawn: the data's text and the theme
+    this.cancelIdle = null;
+    this.stopped = false;
+    // The column's width, followed as it changes (the sidebar, the window).
+    this.width = chart.clientWidth;
+    this.resized = new ResizeObserver(() => {
+      if (chart.dataset.state !== "drawn" || chart.clientWidth === this.width || !chart.clientWidth) return;
+      this.width = chart.clientWidth;
+      window.Plotly.relayout(chart, { width: this.width });
+    });
+    this.resized.observe(chart);
+  }
+
+  show(component) {
+    this.tell = component.setStateValue;
+    const text = new TextDecoder().decode(component.data); // chart.py sends it as JSON bytes
+    const theme = appTheme(this.chart);
+    const shown = text + JSON.stringify(theme);
+    if (shown === this.shown) return; // a rerun that changed nothing here: the chart stays as the visitor left it
+    const first = this.shown === null;
+    this.shown = shown;
+    const data = (this.data = JSON.parse(text));
+    const chart = this.chart;
+    chart.style.height = `${data.height}px`; // the chart's place is kept while plotly.js loads
+    this.cancelIdle?.();
+    this.cancelIdle = null;
+    if (first && data.preview && !isDark(theme.background)) {
+      // The figure as this component drew it when the app was built (chart.py, `previews`): shown at
+      // once, on the page's first view; plotly.js draws it again, to hover and click, once the page
+      // has drawn and the browser is idle.
+      chart.innerHTML = data.preview; // the app's own file, never a visitor's text
+      const svg = chart.querySelector("svg");
+      svg.setAttribute("width", "100%");
+      svg.setAttribute("height", "100%");
+      chart.dataset.state = "preview";
+      afterTheRun(() => {
+        if (this.data !== data || this.stopped) return;
+        this.cancelIdle = whenIdle(() => { this.cancelIdle = null; this.load(data); });
+      });
+    } else {
+      chart.dataset.state = "loading";
+      this.load(data);
+    }
+  }
+
+  load(data) {
+    loadPlotly().then((Plotly) => this.draw(Plotly, data), (error) => this.failed(error));
+  }
+
+  draw(Plotly, data) {
+    if (this.data !== data || this.stopped) return; // newer data came, or the chart has gone
+    const chart = this.chart;
     const theme = appTheme(chart);
     const figure = streamlitLook(themedSpec(data.spec, theme), theme);
     const layout = figure.layout;
-    layout.height = height;
+    layout.height = data.height;
     layout.width = chart.clientWidth || undefined;
     layout.autosize = false;
     if (data.selectable) {
@@ -156,53 +213,46 @@ export default function (component) {
     }
     const config = { displaylogo: false, showSendToCloud: false, responsive: false,
       modeBarButtonsToRemove: ["lasso2d", "select2d", "sendChartToCloud"], ...data.config };
-    if (chart.dataset.state === "preview") chart.replaceChildren();
+    if (chart.dataset.state === "preview") {
+      Plotly.purge(chart); // plotly.js draws afresh where the shipped drawing is
+      chart.replaceChildren();
+    }
     Plotly.react(chart, figure.data, layout, config).then(() => {
-      if (!current) return;
+      if (this.data !== data || this.stopped) return;
       chart.dataset.state = "drawn"; // for tests and benchmarks: a page is drawn once no chart is "loading"
       if (data.selectable) {
         chart.removeAllListeners?.("plotly_click");
-        chart.on("plotly_click", (event) => setStateValue("selection", selection(event)));
+        chart.on("plotly_click", (event) => this.tell("selection", selection(event)));
       }
     });
-  };
+  }
 
-  // The column's width, followed as it changes (the sidebar, the window).
-  let width = chart.clientWidth;
-  const resized = new ResizeObserver(() => {
-    if (chart.dataset.state !== "drawn" || chart.clientWidth === width || !chart.clientWidth) return;
-    width = chart.clientWidth;
-    window.Plotly.relayout(chart, { width });
-  });
-  resized.observe(chart);
-
-  const failed = (error) => {
+  failed(error) {
+    const chart = this.chart;
     if (chart.dataset.state === "preview") chart.title = String(error.message); // the drawing stays, without hover
     else {
       chart.textContent = String(error.message);
       chart.classList.add("bpe-chart-error");
     }
     chart.dataset.state = "failed";
-  };
-  let idle = null;
-  if (data.preview && !isDark(appTheme(chart).background)) {
-    // The figure as this component drew it when the app was built (chart.py, `previews`): shown at
-    // once; plotly.js draws it again, to hover and click, once the page has drawn and the browser is idle.
-    chart.innerHTML = data.preview; // the app's own file, never a visitor's text
-    const svg = chart.querySelector("svg");
-    svg.setAttribute("width", "100%");
-    svg.setAttribute("height", "100%");
-    chart.dataset.state = "preview";
-    afterTheRun(() => {
-      if (current) idle = requestIdleCallback(() => { idle = null; loadPlotly().then(draw, failed); }, { timeout: 3000 });
-    });
-  } else {
-    chart.dataset.state = "loading";
-    loadPlotly().then(draw, failed);
   }
+
+  stop() {
+    this.stopped = true;
+    this.cancelIdle?.();
+    this.resized.disconnect();
+  }
+}
+
+const charts = new WeakMap(); // chart element -> its Chart
+
+export default function (component) {
+  const element = component.parentElement.querySelector(".bpe-chart");
+  let chart = charts.get(element);
+  if (!chart) charts.set(element, (chart = new Chart(element)));
+  chart.show(component);
   return () => {
-    current = false;
-    if (idle !== null) cancelIdleCallback(idle);
-    resized.disconnect();
+    chart.stop();
+    charts.delete(element);
   };
 }

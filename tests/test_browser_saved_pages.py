@@ -194,7 +194,7 @@ def test_user_text_in_a_saved_page_stays_text(browser, tmp_path):
 def downloaded(page, tmp_path: Path, name: str, menu: str | None = None) -> Path:
     """Save what the page's "Download as a page" button gives (in `menu`, if the page keeps it in one)."""
     if menu:
-        open_popover(page, page.get_by_role("button", name=menu))
+        open_popover(page, page.get_by_role("button", name=menu, exact=True))  # not the buttons inside it
     with page.expect_download() as download:
         page.get_by_role("button", name="Download as a page").click()
     path = tmp_path / name

@@ -125,16 +125,22 @@ RUN_DONE = {
 }
 
 
+def finishes_a_run(payload) -> bool:
+    """Whether a message the server sent on a websocket ends a script run that is done."""
+    if not isinstance(payload, bytes):
+        return False
+    message = ForwardMsg()
+    message.ParseFromString(payload)
+    return message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE
+
+
 def track_runs(page):
     """Count the script runs Streamlit finishes for this page (see `run`)."""
     page.finished_runs = 0
 
     def on_frame(payload) -> None:
-        if isinstance(payload, bytes):
-            message = ForwardMsg()
-            message.ParseFromString(payload)
-            if message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE:
-                page.finished_runs += 1
+        if finishes_a_run(payload):
+            page.finished_runs += 1
 
     page.on("websocket", lambda websocket: websocket.on("framereceived", on_frame))
     return page

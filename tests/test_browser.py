@@ -5,10 +5,9 @@ text. (Stepping through training: test_browser_stepping.py.)"""
 import pytest
 from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from pages.common.names import PAGES as PAGE_INFO
-from tests.browser import RUN_DONE, StreamlitServer, assert_no_exception, new_page, open_page, run, screenshot, type_into
+from tests.browser import StreamlitServer, assert_no_exception, finishes_a_run, new_page, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
 
@@ -49,11 +48,8 @@ def count_runs(page):
                 asked.append(message)
 
     def on_received(payload) -> None:
-        if isinstance(payload, bytes):
-            message = ForwardMsg()
-            message.ParseFromString(payload)
-            if message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE:
-                finished.append(message)
+        if finishes_a_run(payload):
+            finished.append(payload)
 
     def on_websocket(websocket) -> None:
         if not hasattr(page, "_counted_socket"):

@@ -288,7 +288,7 @@ def memory_report(pid: int | None) -> str:
 LOAD_EVERY_TOKENIZER = """
 import gc
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
+from bpe_core.vocabularies.encodings import CATALOGUE
 def resident():
     with open("/proc/self/status", encoding="ascii") as status:
         return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))

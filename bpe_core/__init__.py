@@ -32,8 +32,13 @@ written), `analysis` (what the pages compute) and `drawing` (HTML, charts,
 slides, saved pages and GIFs).
 """
 
-from .encoding_base import EncodingBase
-from .encodings import (
+from .engine.encoding_base import EncodingBase
+from .engine.merge_learning import MergeStep
+from .engine.patterns import PRESETS, PatternError
+from .engine.tokenizer import Tokenizer, TokenSpan
+from .engine.training import train
+from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
+from .vocabularies.encodings import (
     ENCODING_NAMES,
     Encoding,
     encoding_for_model,
@@ -43,11 +48,6 @@ from .encodings import (
     load_encoding,
     tiktoken_encoding,
 )
-from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
-from .merge_learning import MergeStep
-from .patterns import PRESETS, PatternError
-from .tokenizer import Tokenizer, TokenSpan
-from .training import train
 
 __all__ = [
     "ENCODING_NAMES",

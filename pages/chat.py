@@ -1,18 +1,18 @@
 """Chat prompts: a conversation as two model families' prompts, side by side.
 
-Widgets only; the templates are `bpe_core.chat`, the drawing
+Widgets only; the templates are `bpe_core.vocabularies.chat`, the drawing
 `bpe_core.drawing.chat`.
 """
 
 import streamlit as st
 
 from bpe_core.analysis.token_cards import token_origins
-from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.drawing.tokens import figures_html
-from bpe_core.encodings import CATALOGUE
-from bpe_core.zoo import ModelPackageMissing
+from bpe_core.vocabularies.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
+from bpe_core.vocabularies.encodings import CATALOGUE
+from bpe_core.vocabularies.zoo import ModelPackageMissing
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header

@@ -28,8 +28,8 @@ from bpe_core.analysis.shipped_compression import (  # noqa: E402
     reference_key,
     write_shipped,
 )
-from bpe_core.encodings import CATALOGUE  # noqa: E402
-from bpe_core.zoo import ModelPackageMissing  # noqa: E402
+from bpe_core.vocabularies.encodings import CATALOGUE  # noqa: E402
+from bpe_core.vocabularies.zoo import ModelPackageMissing  # noqa: E402
 
 
 def main() -> None:

@@ -20,8 +20,8 @@ from bpe_core.analysis.atlas import (
     words_per_declaration,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding, tiktoken_encoding
-from bpe_core.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+from bpe_core.corpora.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+from bpe_core.vocabularies.encodings import CATALOGUE, encoding_source, load_encoding, tiktoken_encoding
 from tests.cli import run_cli
 
 # A dozen languages over nine scripts, with and without NFC as written.
@@ -208,7 +208,7 @@ def small_tokenizer():
 
 @pytest.mark.slow  # a worker process
 def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_tokenizer, job_worker_gone):
-    from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
+    from bpe_core.jobs.budgeted_counting import COUNTING_BUDGET, count_within_budget
 
     heard = []
     sample = {code: declaration_texts()[code] for code in ("eng", "vie", "bod")}
@@ -229,8 +229,8 @@ def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_to
 
 @pytest.mark.slow  # a worker process
 def test_counting_past_its_budget_stops_with_a_message(small_tokenizer, job_worker_gone):
-    from bpe_core.budgeted_counting import Budget, count_within_budget
-    from bpe_core.budgeted_jobs import OverBudgetError
+    from bpe_core.jobs.budgeted_counting import Budget, count_within_budget
+    from bpe_core.jobs.budgeted_jobs import OverBudgetError
 
     with pytest.raises(OverBudgetError, match=r"Counting this tokenizer .* in the 0\.5 s .*count_tokenizer"):
         count_within_budget(small_tokenizer, Budget(seconds=0.5, memory_bytes=1_500_000_000))

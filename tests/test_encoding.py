@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import PRESETS, TokenSpan, train
-from bpe_core import encodings as encodings_module
-from bpe_core import tokenizer as tokenizer_module
-from bpe_core.bundled_files import BundledFileError
-from bpe_core.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
+from bpe_core.engine import tokenizer as tokenizer_module
+from bpe_core.vocabularies import encodings as encodings_module
+from bpe_core.vocabularies.bundled_files import BundledFileError
+from bpe_core.vocabularies.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 NAMES = list_encoding_names()  # every OpenAI encoding tiktoken knows
@@ -77,11 +77,11 @@ def test_sizes_and_specials_match_tiktoken():
 
 
 def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
-    original = (encodings_module.RANK_FILES / "r50k_base.tiktoken.gz").read_bytes()
+    original = (encodings_module.BUNDLED_DIR / "r50k_base.tiktoken.gz").read_bytes()
     tampered = gzip.decompress(original).replace(b"IQ== 0", b"Ig== 0", 1)
     assert hashlib.sha256(tampered).hexdigest() != encodings_module.ENCODINGS["gpt2"].sha256
     (tmp_path / "r50k_base.tiktoken.gz").write_bytes(gzip.compress(tampered))
-    monkeypatch.setattr(encodings_module, "RANK_FILES", tmp_path)
+    monkeypatch.setattr(encodings_module, "BUNDLED_DIR", tmp_path)
     encodings_module._verified_ranks.cache_clear()  # the files are read once per process
     try:
         with pytest.raises(BundledFileError, match="SHA-256"):
@@ -307,7 +307,7 @@ def test_offsets_leave_out_what_the_pattern_drops_in_both_engines():
 
 @given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=50), reads=st.lists(st.integers(-60, 60), max_size=8))
 def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(sizes, reads):
-    from bpe_core.tokenizer import TokenSpans
+    from bpe_core.engine.tokenizer import TokenSpans
 
     ids = list(range(len(sizes)))
     ends = list(itertools.accumulate(sizes))

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bpe_core.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
+from bpe_core.jobs.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
 from tests.conftest import ROOT
 
 # Another server process on the same machine: takes a turn, says what it

@@ -4,8 +4,8 @@ change, from a link, after an upload), and the presenter button."""
 
 from bpe_core import train
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE
 from bpe_core.formats import tokenizer_to_json
+from bpe_core.vocabularies.encodings import CATALOGUE
 from pages.common.names import PAGES
 from pages.common.presenter import PRESENTER_CSS
 from pages.common.widgets import MODEL_NAMES

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bpe_core import load_encoding
-from bpe_core.chat import OPENAI_COUNT_NOTE, TEMPLATES, Message, chat_prompt
+from bpe_core.vocabularies.chat import OPENAI_COUNT_NOTE, TEMPLATES, Message, chat_prompt
 from pages.chat import DEFAULT_TEXTS, slots
 from tests.apptest import all_html, messages, open_page, shown
 from tests.openai_cookbook import num_tokens_from_messages

@@ -10,7 +10,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import budgeted_jobs, train
+from bpe_core import train
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     languages,
@@ -21,8 +21,9 @@ from bpe_core.analysis.tax import (
     training_mix,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.encodings import CATALOGUE, tiktoken_encoding
-from bpe_core.machine_turns import MachineTurns
+from bpe_core.jobs import budgeted_jobs
+from bpe_core.jobs.machine_turns import MachineTurns
+from bpe_core.vocabularies.encodings import CATALOGUE, tiktoken_encoding
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer

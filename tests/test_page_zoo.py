@@ -11,8 +11,8 @@ import pytest
 import streamlit as st
 
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
-from bpe_core.zoo import ZOO, load_zoo_encoding
+from bpe_core.vocabularies.encodings import CATALOGUE
+from bpe_core.vocabularies.zoo import ZOO, load_zoo_encoding
 from pages.common.widgets import DEMO_TEXT
 from tests.apptest import all_html, component_data, html_tables, messages, metric, open_page
 from tests.test_page_vocabulary import matches

@@ -22,7 +22,7 @@ from bpe_core.analysis.shipped_compression import (
     shipped_reference,
     write_shipped,
 )
-from bpe_core.encodings import CATALOGUE
+from bpe_core.vocabularies.encodings import CATALOGUE
 from pages.common import tokenizers
 from tests.apptest import open_page
 

@@ -26,7 +26,7 @@ from bpe_core.drawing.tax import (
     premium_frame,
     premium_heatmap_figure,
 )
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.encodings import load_encoding, tiktoken_encoding
 from tests.apptest import horizontal_bars
 
 LANGUAGES = languages()
@@ -175,7 +175,7 @@ def test_the_bars_have_one_bar_per_tokenizer_most_taxed_language_first(rows):
 def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
     """Every bundled tokenizer at once is told apart by colour: none
     repeats, and the first are the tokens' own."""
-    from bpe_core.encodings import CATALOGUE
+    from bpe_core.vocabularies.encodings import CATALOGUE
 
     texts = {code: parallel_text(code) for code in ("en", "hi")}
     every_one = tax_table({name: load_encoding("gpt2") for name in CATALOGUE}, texts, "en")

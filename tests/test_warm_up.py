@@ -17,7 +17,16 @@ from pages.common import tokenizers
 from pages.common.names import PAGES
 from pages.common.warm_up import FIRST_PAGES_ENCODING, FIRST_VIEW_TOKENIZERS, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
 from tests.apptest import open_page as open_page_in_apptest
-from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run, run_coroutine
+from tests.browser import (
+    ROOT,
+    WAIT_SECONDS,
+    StreamlitServer,
+    assert_no_exception,
+    new_page,
+    open_page,
+    run,
+    run_coroutine,
+)
 
 pytestmark = pytest.mark.slow
 

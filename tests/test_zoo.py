@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
+from bpe_core.engine.patterns import pattern_name
 from bpe_core.formats import to_tiktoken
-from bpe_core.patterns import pattern_name
-from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from bpe_core.zoo import ZOO, ModelPackageMissing, mistral_v3_model_file, tekkenizer
+from bpe_core.vocabularies.encodings import CATALOGUE
+from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
+from bpe_core.vocabularies.zoo import ZOO, ModelPackageMissing, mistral_v3_model_file, tekkenizer
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS
 
@@ -223,8 +223,8 @@ def test_a_makers_encoding_is_shared_only_when_it_is_the_same_tokenizer():
     """Llama's tokenizer encodes with the very Encoding llama-models built
     (not a second copy); an Encoding over other ranks, pattern or special
     tokens is never taken for it."""
-    from bpe_core.encodings import tiktoken_encoding
-    from bpe_core.tokenizer import Tokenizer
+    from bpe_core.engine.tokenizer import Tokenizer
+    from bpe_core.vocabularies.encodings import tiktoken_encoding
 
     gpt2 = tiktoken_encoding("gpt2")
     ranks = gpt2._mergeable_ranks

@@ -25,8 +25,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..encodings import encoding_source
-from ..samples import SAMPLES_DIR
+from ..corpora.samples import SAMPLES_DIR
+from ..vocabularies.encodings import encoding_source
 from .compression import Curves, Point, ReferencePoint
 
 SHIPPED_FILE = SAMPLES_DIR / "compression.json"

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..encodings import encoding_source
+from ..vocabularies.encodings import encoding_source
 from .tax import PARALLEL_DIR, Cost, languages
 
 COSTS_FILE = PARALLEL_DIR / "token_costs.json"

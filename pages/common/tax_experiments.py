@@ -30,8 +30,8 @@ from bpe_core.analysis.tax import (
     tax_table,
     training_mix,
 )
-from bpe_core.budgeted_training import parity_within_budget
-from bpe_core.shared_jobs import Listener
+from bpe_core.jobs.budgeted_training import parity_within_budget
+from bpe_core.jobs.shared_jobs import Listener
 from pages.common.tokenizers import (
     OPENAI_ENCODINGS,
     TRAINING_BUDGET,

@@ -4,7 +4,7 @@ cached across sessions.
 A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
 small one trained on a sample at start ("starter"), the bundled OpenAI
-encodings and the model zoo (`bpe_core.encodings.CATALOGUE`: Llama, Tekken,
+encodings and the model zoo (`bpe_core.vocabularies.encodings.CATALOGUE`: Llama, Tekken,
 Mistral, Qwen, Whisper, Claude 1/2), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
@@ -21,15 +21,15 @@ import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.analysis.shipped_training import shipped_training
-from bpe_core.budgeted_training import Budget, train_within_budget
-from bpe_core.corpus import corpus_fingerprint, count_pieces
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
-from bpe_core.patterns import PRESET_LABELS
-from bpe_core.samples import catalog
-from bpe_core.shared_jobs import Listener, SharedJobs
-from bpe_core.training import MAX_VOCAB_SIZE
-from bpe_core.zoo import ModelPackageMissing
+from bpe_core.engine.corpus import corpus_fingerprint, count_pieces
+from bpe_core.engine.patterns import PRESET_LABELS
+from bpe_core.engine.training import MAX_VOCAB_SIZE
+from bpe_core.jobs.budgeted_training import Budget, train_within_budget
+from bpe_core.jobs.shared_jobs import Listener, SharedJobs
+from bpe_core.vocabularies.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
+from bpe_core.vocabularies.zoo import ModelPackageMissing
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
@@ -142,7 +142,7 @@ def starter_tokenizer() -> Tokenizer:
     return train(catalog()["english_prose"].load(), **STARTER_RECIPE)
 
 
-# Training happens in a process of its own (see bpe_core.budgeted_training):
+# Training happens in a process of its own (see bpe_core.jobs.budgeted_training):
 # one visitor's upload neither holds other visitors' clicks nor the server's
 # memory for long. The command line has no such budget.
 TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
@@ -194,7 +194,7 @@ def merges_learned(done: int, total: int) -> str:
 def trained_once(key: Hashable, training: Callable[[Listener, Listener], Result], *,
                  describe: Callable[[int, int], str], size_of: Callable[[Result], int]) -> Result:
     """What `training(progress, waiting)` gives, once per `key` for every
-    session. The training is a job on `bpe_core.budgeted_jobs` (a worker
+    session. The training is a job on `bpe_core.jobs.budgeted_jobs` (a worker
     process within TRAINING_BUDGET); visitors who ask at the same moment
     share it, and its result is kept for the next ones. Meanwhile a
     progress bar says `describe(done, total)`, or the visitor's place in

@@ -229,7 +229,7 @@ def _streamlits_first_element_check() -> None:
 
 
 def _prepare_spare_worker() -> None:
-    from bpe_core.budgeted_jobs import SPARE_WORKERS
+    from bpe_core.jobs.budgeted_jobs import SPARE_WORKERS
 
     SPARE_WORKERS.prepare()
 

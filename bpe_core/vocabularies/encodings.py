@@ -5,7 +5,7 @@ downloaded.
 
 tiktoken fetches its rank files from the internet on first use, which fails
 offline (a conference hall, a CI runner). The official files are bundled in
-`rank_files/` (gzip-compressed) and checked against the SHA-256 that tiktoken
+`files/` (gzip-compressed) and checked against the SHA-256 that tiktoken
 itself pins before anything uses them. Patterns and special tokens are
 tiktoken's own (`tiktoken_ext/openai_public.py`).
 
@@ -27,13 +27,12 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .bundled_files import RANK_FILES, read_checked
-from .formats.tiktoken_file import parse_pinned_ranks
-from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..engine.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..engine.tokenizer import Tokenizer
+from ..formats.tiktoken_file import parse_pinned_ranks
+from .bundled_files import BUNDLED_DIR, read_checked
 from .sentencepiece_model import SentencePieceTokenizer
-from .tokenizer import Tokenizer
 from .zoo import ZOO, load_zoo_encoding, zoo_source
-
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -44,7 +43,7 @@ ENDOFPROMPT = "<|endofprompt|>"
 
 @dataclass(frozen=True)
 class EncodingSpec:
-    rank_file: str  # in RANK_FILES, gzip-compressed
+    rank_file: str  # in BUNDLED_DIR, gzip-compressed
     sha256: str  # of the decompressed file, as pinned by tiktoken
     pattern: str
     special_tokens: dict[str, int] = field(default_factory=dict)
@@ -58,7 +57,7 @@ _R50K = dict(
     special_tokens={ENDOFTEXT: 50256},
     explicit_n_vocab=50257,
 )
-# GPT-3's Codex vocabulary: r50k_base and 24 runs of spaces (rebuilt by rank_files/rebuild_p50k.py).
+# GPT-3's Codex vocabulary: r50k_base and 24 runs of spaces (rebuilt by files/rebuild_p50k.py).
 _P50K = dict(
     rank_file="p50k_base.tiktoken.gz",
     sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
@@ -164,8 +163,8 @@ def load_ranks(name: str) -> dict[bytes, int]:
 @functools.cache
 def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     """A bundled rank file, read once however many encodings share it."""
-    rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/rank_files/rebuild_p50k.py)."
-    return parse_pinned_ranks(read_checked(RANK_FILES / rank_file, sha256, rebuild))
+    rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/vocabularies/files/rebuild_p50k.py)."
+    return parse_pinned_ranks(read_checked(BUNDLED_DIR / rank_file, sha256, rebuild))
 
 
 @functools.cache

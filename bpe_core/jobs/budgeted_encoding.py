@@ -18,10 +18,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .encoding_base import EncodingBase
-from .specials import SpecialChoice, split_on_specials
-from .tokenizer import TokenSpan
-from .utf8 import encodable
+from ..engine.encoding_base import EncodingBase
+from ..engine.specials import SpecialChoice, split_on_specials
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 
 MAX_VIEW_CHARS = 200_000
 VIEW_SECONDS = 3.0

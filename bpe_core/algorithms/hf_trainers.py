@@ -28,11 +28,11 @@ import hashlib
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
-from .encoding_base import EncodingBase
-from .formats.hf_json import byte_to_unicode
-from .specials import SpecialChoice
-from .tokenizer import TokenSpan, TokenSpans
-from .utf8 import encodable
+from ..engine.encoding_base import EncodingBase
+from ..engine.specials import SpecialChoice
+from ..engine.tokenizer import TokenSpan, TokenSpans
+from ..engine.utf8 import encodable
+from ..formats.hf_json import byte_to_unicode
 
 WORDPIECE_UNKNOWN = "[UNK]"
 UNIGRAM_UNKNOWN = "<unk>"

@@ -18,8 +18,8 @@ import functools
 
 import regex
 
-from .untrusted_regex import compile_untrusted
-from .untrusted_split import looped, spans_within, split_within
+from ..sandbox.untrusted_regex import compile_untrusted
+from ..sandbox.untrusted_split import looped, spans_within, split_within
 
 # GPT-2 and GPT-3 (tiktoken's r50k_base); an equivalent, faster form of the
 # pattern in the GPT-2 release.

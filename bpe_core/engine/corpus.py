@@ -26,10 +26,10 @@ from concurrent.futures.process import BrokenProcessPool
 
 import regex
 
+from ..sandbox.worker_processes import helper_context
 from .patterns import compile_pattern, pattern_name, split_pieces
 from .specials import special_spans, split_on_specials
 from .utf8 import encodable
-from .worker_processes import helper_context
 
 SPLIT_CHARS = 250_000  # text split at once: its pieces are a list in memory until counted
 MAX_CHUNK_CHARS = 1_000_000  # text a worker process counts at once, and returns one table for

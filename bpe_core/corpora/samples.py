@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "sample_corpora"
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_corpora"
 
 
 @dataclass(frozen=True)

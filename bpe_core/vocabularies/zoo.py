@@ -45,11 +45,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.patterns import register_model_pattern
+from ..engine.tokenizer import Tokenizer
 from .bundled_files import BundledFile
 from .normalized import NormalizingTokenizer
-from .patterns import register_model_pattern
 from .sentencepiece_model import SentencePieceTokenizer
-from .tokenizer import Tokenizer
 
 TEKKEN_FILE = "tekken_240911.json"  # Mistral NeMo and later
 MISTRAL_V3_FILE = "mistral_instruct_tokenizer_240323.model.v3"  # Mistral 7B v0.3, Mixtral 8x22B, Codestral
@@ -174,7 +174,7 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
     pattern and special tokens numbered from `special_start` (by default
     right after the ranks, as Whisper numbers them); with `nfc`, text is
     composed first with Python's `unicodedata`, as Qwen's code does."""
-    from .formats.tiktoken_file import parse_pinned_ranks
+    from ..formats.tiktoken_file import parse_pinned_ranks
 
     ranks = parse_pinned_ranks(ZOO[name].bundled.read())
     lines = len(ranks)
@@ -209,7 +209,7 @@ def _claude_legacy(name: str) -> Tokenizer:
     as typed."""
     import json
 
-    from .formats.hf_json import tokenizer_from_hf_json
+    from ..formats.hf_json import tokenizer_from_hf_json
 
     normalizers = _import("tokenizers.normalizers", name, "tokenizers")
 

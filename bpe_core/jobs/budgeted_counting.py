@@ -16,9 +16,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from .analysis.atlas import TokenizerCounts, count_tokenizer
+from ..analysis.atlas import TokenizerCounts, count_tokenizer
+from ..engine.tokenizer import Tokenizer
 from .budgeted_jobs import Budget, JobWords, OutOfTime, run_within_budget
-from .tokenizer import Tokenizer
 
 COUNTING_BUDGET = Budget(seconds=120, memory_bytes=1_500_000_000)  # a small vocabulary takes about a minute
 COUNTING = JobWords(

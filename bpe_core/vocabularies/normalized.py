@@ -36,9 +36,9 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
-from .specials import SpecialChoice, split_on_specials
-from .tokenizer import Tokenizer, TokenSpan
-from .utf8 import encodable
+from ..engine.specials import SpecialChoice, split_on_specials
+from ..engine.tokenizer import Tokenizer, TokenSpan
+from ..engine.utf8 import encodable
 
 Form = Literal["NFC", "NFKC"]
 Normalize = Callable[[str], str]  # text -> its normalized form (Python's, or a maker's own function)

@@ -31,11 +31,11 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from .encoding_base import EncodingBase
-from .merge_loop import OnMerge, merge_lowest_rank_first
-from .specials import SpecialChoice, split_on_specials
-from .tokenizer import TokenSpan
-from .utf8 import encodable
+from ..engine.encoding_base import EncodingBase
+from ..engine.merge_loop import OnMerge, merge_lowest_rank_first
+from ..engine.specials import SpecialChoice, split_on_specials
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 
 SPACE = "\N{LOWER ONE EIGHTH BLOCK}"  # "▁", SentencePiece's stand-in for a space
 _BYTE_PIECE = re.compile(r"<0x([0-9A-F]{2})>")

@@ -32,9 +32,9 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ..engine.patterns import PatternError
+from ..sandbox.worker_processes import worker_context
 from .machine_turns import MACHINE_TURNS, NoTurnError
-from .patterns import PatternError
-from .worker_processes import worker_context
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs

@@ -11,10 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .encodings import ENCODING_NAMES, load_encoding
-from .formats import tokenizer_from_file
-from .patterns import PRESETS
-from .tokenizer import Tokenizer
+from ..engine.patterns import PRESETS
+from ..engine.tokenizer import Tokenizer
+from ..formats import tokenizer_from_file
+from ..vocabularies.encodings import ENCODING_NAMES, load_encoding
 
 
 class UserError(Exception):

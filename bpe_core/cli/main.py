@@ -13,11 +13,22 @@ import os
 import sys
 from pathlib import Path
 
-from .analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
-from .analysis.tax import corpus_table, languages, parity_experiment, row_figures
-from .analysis.words import HOW_WORDS_ARE_COUNTED
-from .chat import OPENAI_COUNT_NOTE, TEMPLATES, chat_prompt, messages_from_json
-from .cli_inputs import (
+from ..algorithms.hf_trainers import train_unigram, train_wordpiece
+from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
+from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
+from ..analysis.words import HOW_WORDS_ARE_COUNTED
+from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
+from ..corpora.udhr import declarations
+from ..engine.corpus import count_chunks, worker_count
+from ..engine.patterns import PRESETS, compile_pattern
+from ..engine.specials import found_in
+from ..engine.token_ids import parse_token_ids
+from ..engine.training import train
+from ..formats import save_tokenizer
+from ..vocabularies.chat import OPENAI_COUNT_NOTE, TEMPLATES, chat_prompt, messages_from_json
+from ..vocabularies.encodings import CATALOGUE, ENCODING_NAMES, load_encoding
+from ..vocabularies.zoo import ModelPackageMissing
+from .inputs import (
     TOKENIZER_FILE_HELP,
     UserError,
     add_rank_file_pattern,
@@ -26,18 +37,7 @@ from .cli_inputs import (
     read_text,
     read_tokenizer_file,
 )
-from .corpus import count_chunks, worker_count
-from .corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from .encodings import CATALOGUE, ENCODING_NAMES, load_encoding
-from .formats import save_tokenizer
-from .hf_trainers import train_unigram, train_wordpiece
-from .patterns import PRESETS, compile_pattern
-from .specials import found_in
-from .stage_commands import add_stage_commands
-from .token_ids import parse_token_ids
-from .training import train
-from .udhr import declarations
-from .zoo import ModelPackageMissing
+from .stage import add_stage_commands
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
 TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
@@ -121,7 +121,7 @@ def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: 
     cluster at `address` (or "local:N"): the same counts as `count_corpus`."""
     compile_pattern(pattern)
     try:
-        from . import dask_counting
+        from ..corpora import dask_counting
     except ImportError as error:
         raise UserError(f"--dask needs Dask ({error}): pip install -r requirements-dask.txt") from None
     bar = ProgressBar("counting", "MB", scale=1e6)

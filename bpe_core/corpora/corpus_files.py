@@ -22,8 +22,17 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .corpus import MAX_CHUNK_CHARS, add_counts, can_cut, checked_counts, chunk_size, count_chunks, last_cut, worker_count
-from .formats.reading import strict_json
+from ..engine.corpus import (
+    MAX_CHUNK_CHARS,
+    add_counts,
+    can_cut,
+    checked_counts,
+    chunk_size,
+    count_chunks,
+    last_cut,
+    worker_count,
+)
+from ..formats.reading import strict_json
 
 READ_BYTES = MAX_CHUNK_CHARS  # a block of a file read at once (at most), and counted as one chunk
 COUNTS_SUFFIX = ".json"  # a file of ready-made counts (or word counts), not text

@@ -13,8 +13,8 @@ byte for byte OpenAI's.
 
 Development time only (the app never runs npm):
 
-    python bpe_core/rank_files/rebuild_p50k.py              # npm pack js-tiktoken@1.0.21 into a temporary folder
-    python bpe_core/rank_files/rebuild_p50k.py PACKAGE_DIR  # an unpacked js-tiktoken package
+    python bpe_core/vocabularies/files/rebuild_p50k.py              # npm pack js-tiktoken@1.0.21 into a temporary folder
+    python bpe_core/vocabularies/files/rebuild_p50k.py PACKAGE_DIR  # an unpacked js-tiktoken package
 """
 
 from __future__ import annotations

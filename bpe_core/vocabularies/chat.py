@@ -52,8 +52,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..engine.tokenizer import TokenSpan
 from .harmony import harmony_encoding
-from .tokenizer import TokenSpan
 
 ROLES = ("system", "user", "assistant")
 MAX_TURNS = 64

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import multiprocessing
 
-_PRELOADED = ["bpe_core.training", "bpe_core.formats", "bpe_core.untrusted_regex", "bpe_core.fork_server_main"]
+_PRELOADED = ["bpe_core.engine.training", "bpe_core.formats", "bpe_core.sandbox.untrusted_regex", "bpe_core.sandbox.fork_server_main"]
 
 
 @functools.cache

@@ -38,8 +38,9 @@ import distributed
 import fsspec
 import regex
 
-from . import corpus, corpus_files, patterns, specials, utf8
-from .corpus import LETTER_THEN_OTHER, add_counts, can_cut, count_chunk
+from ..engine import corpus, patterns, specials, utf8
+from ..engine.corpus import LETTER_THEN_OTHER, add_counts, can_cut, count_chunk
+from . import corpus_files
 from .corpus_files import COUNTS_SUFFIX, CorpusFileError, corpus_paths, parse_counts, stream_chunks
 
 BLOCK_BYTES = 32_000_000  # a file's stretch one task reads and counts: a few per worker for a 1 GB corpus

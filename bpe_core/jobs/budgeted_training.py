@@ -15,11 +15,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
-from .analysis.tax import ParityExperiment, parity_experiment
+from ..algorithms.hf_trainers import HFTokenizer
+from ..analysis.tax import ParityExperiment, parity_experiment
+from ..engine.tokenizer import Tokenizer
+from ..engine.training import train
 from .budgeted_jobs import Budget, JobWords, OutOfTime, OverBudgetError, run_within_budget
-from .hf_trainers import HFTokenizer
-from .tokenizer import Tokenizer
-from .training import train
 
 __all__ = ["Budget", "OverBudgetError", "parity_within_budget", "train_rival_within_budget", "train_within_budget"]
 

@@ -6,7 +6,7 @@ Left to itself it downloads o200k_base's rank file on first use, which fails
 offline; told a folder through the `TIKTOKEN_ENCODINGS_BASE` environment
 variable, it reads `o200k_base.tiktoken` from there instead and checks the
 file's SHA-256 against the one it pins. This module hands it the rank file
-shipped in `rank_files/` (already checked against tiktoken's SHA-256, the same
+shipped in `files/` (already checked against tiktoken's SHA-256, the same
 digest), so nothing is fetched.
 """
 
@@ -18,7 +18,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .bundled_files import RANK_FILES, read_checked
+from .bundled_files import BUNDLED_DIR, read_checked
 from .encodings import ENCODINGS
 from .zoo import ModelPackageMissing
 
@@ -40,7 +40,7 @@ def harmony_encoding():
             "Add it with: pip install openai-harmony"
         ) from None
     spec = ENCODINGS["o200k_base"]
-    ranks = read_checked(RANK_FILES / spec.rank_file, spec.sha256, "Restore it from the project's repository.")
+    ranks = read_checked(BUNDLED_DIR / spec.rank_file, spec.sha256, "Restore it from the project's repository.")
     with _loading, tempfile.TemporaryDirectory() as folder:
         (Path(folder) / RANK_FILE_NAME).write_bytes(ranks)
         earlier = os.environ.get(ENCODINGS_BASE_VARIABLE)

@@ -18,11 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_inputs import UserError, add_tokenizer_choice, pick_tokenizer, read_text
-from .patterns import PRESETS
-from .samples import catalog
-from .tokenizer import Tokenizer
-from .training import train
+from ..corpora.samples import catalog
+from ..engine.patterns import PRESETS
+from ..engine.tokenizer import Tokenizer
+from ..engine.training import train
+from .inputs import UserError, add_tokenizer_choice, pick_tokenizer, read_text
 
 
 def add_stage_commands(commands) -> None:
@@ -110,7 +110,7 @@ def _trained(args: argparse.Namespace) -> tuple[Tokenizer, str | dict, str, int]
 
 
 def command_html_train(args: argparse.Namespace) -> None:
-    from .drawing.standalone import training_page
+    from ..drawing.standalone import training_page
 
     if args.step < 0:
         raise UserError(f"--step takes a number of merges from 0 on, not {args.step}")
@@ -119,13 +119,13 @@ def command_html_train(args: argparse.Namespace) -> None:
 
 
 def command_html_replay(args: argparse.Namespace) -> None:
-    from .drawing.standalone import replay_page
+    from ..drawing.standalone import replay_page
 
     _write(args.output, replay_page(pick_tokenizer(args), args.text))
 
 
 def command_html_view(args: argparse.Namespace) -> None:
-    from .drawing.standalone import token_view_page
+    from ..drawing.standalone import token_view_page
 
     text = args.text if args.text is not None else read_text(args.file)
     page = token_view_page(pick_tokenizer(args), text, allow_special=args.allow_special, show_ids=args.ids,
@@ -134,14 +134,14 @@ def command_html_view(args: argparse.Namespace) -> None:
 
 
 def command_html_deck(args: argparse.Namespace) -> None:
-    from .deck import parse_deck
-    from .drawing.standalone import deck_page
+    from ..analysis.deck import parse_deck
+    from ..drawing.standalone import deck_page
 
     _write(args.output, deck_page(parse_deck(read_text(args.file)), app_address=args.app))
 
 
 def command_gif_train(args: argparse.Namespace) -> None:
-    from .drawing.merges_gif import merge_range, merges_gif
+    from ..drawing.merges_gif import merge_range, merges_gif
 
     merge_range(args.steps, sys.maxsize)  # a malformed range is told before training
     tokenizer, corpus, _, opening = _trained(args)

@@ -156,7 +156,7 @@ def at_step(kind: str, path: Path) -> None:
 
 def interface(name: str) -> None:
     """Loading by name, and batches, as tiktoken's interface does them."""
-    ranks = f"from bpe_core.vocabularies.encodings import ENCODINGS, load_ranks\nranks = load_ranks({name!r})\nspec = ENCODINGS[{name!r}]\n"
+    ranks = f"from bpe_core.vocabularies.openai import ENCODINGS, load_ranks\nranks = load_ranks({name!r})\nspec = ENCODINGS[{name!r}]\n"
     runs = cold({
         "get_encoding": (ranks + "import bpe_core", f"[bpe_core.get_encoding({name!r})]"),
         "tiktoken": (ranks + "import tiktoken",

@@ -12,7 +12,7 @@ from bpe_core import train
 from bpe_core.analysis.deck import parse_deck
 from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.standalone import deck_page, replay_page, training_page
-from bpe_core.vocabularies.encodings import load_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
 from tests.browser import (
     SCREENSHOTS,
     assert_no_exception,

@@ -93,7 +93,8 @@ def test_copy_link_copies_the_address(server, browser):
 
 
 def test_upload_a_rank_file_then_download_the_view_as_slides(server, page, tmp_path):
-    from bpe_core.vocabularies.encodings import BUNDLED_DIR, tiktoken_encoding
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+    from bpe_core.vocabularies.openai import tiktoken_encoding
 
     open_page(page, f"{server.url}/inspect?text=Hello%20slides%2012345", "Inspect")
     open_menu(page, "inspect_tokenizer_menu")

@@ -29,16 +29,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
+from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
 from bpe_core.vocabularies.chat import (
     MAX_CHAT_CHARS,
-    TEMPLATES,
     ChatError,
     Message,
-    chat_prompt,
     check_conversation,
     messages_from_json,
 )
-from bpe_core.vocabularies.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from bpe_core.vocabularies.zoo import MISTRAL_V3_FILE, TEKKEN_FILE, ModelPackageMissing
 from tests.cli import run_cli
 from tests.conftest import ROOT
@@ -347,7 +346,7 @@ def test_the_command_line_refuses_bad_conversations_in_one_line(tmp_path):
         assert code == 1 and err.startswith("error: ") and message in err and err.count("\n") == 1
     code, _, err = run_cli("chat", file, "--with", "gpt2")
     assert code == 2 and "invalid choice" in err
-    assert set(TEMPLATES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
+    assert set(CHAT_NAMES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
                               "qwen"}
 
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from bpe_core import PRESETS, TokenSpan, train
 from bpe_core.engine import tokenizer as tokenizer_module
-from bpe_core.vocabularies import encodings as encodings_module
+from bpe_core.vocabularies import openai as openai_module
 from bpe_core.vocabularies.bundled_files import BundledFileError
-from bpe_core.vocabularies.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import list_encoding_names, load_encoding
+from bpe_core.vocabularies.openai import load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 NAMES = list_encoding_names()  # every OpenAI encoding tiktoken knows
@@ -27,7 +28,7 @@ def test_patterns_and_specials_are_tiktokens_own(name, monkeypatch):
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
     monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: {})
     official = getattr(openai_public, name)()
-    spec = encodings_module.ENCODINGS[name]
+    spec = openai_module.ENCODINGS[name]
     assert spec.pattern == official["pat_str"]
     assert spec.special_tokens == official["special_tokens"]
 
@@ -77,17 +78,17 @@ def test_sizes_and_specials_match_tiktoken():
 
 
 def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
-    original = (encodings_module.BUNDLED_DIR / "r50k_base.tiktoken.gz").read_bytes()
+    original = (openai_module.BUNDLED_DIR / "r50k_base.tiktoken.gz").read_bytes()
     tampered = gzip.decompress(original).replace(b"IQ== 0", b"Ig== 0", 1)
-    assert hashlib.sha256(tampered).hexdigest() != encodings_module.ENCODINGS["gpt2"].sha256
+    assert hashlib.sha256(tampered).hexdigest() != openai_module.ENCODINGS["gpt2"].sha256
     (tmp_path / "r50k_base.tiktoken.gz").write_bytes(gzip.compress(tampered))
-    monkeypatch.setattr(encodings_module, "BUNDLED_DIR", tmp_path)
-    encodings_module._verified_ranks.cache_clear()  # the files are read once per process
+    monkeypatch.setattr(openai_module, "BUNDLED_DIR", tmp_path)
+    openai_module._verified_ranks.cache_clear()  # the files are read once per process
     try:
         with pytest.raises(BundledFileError, match="SHA-256"):
             load_ranks("gpt2")
     finally:
-        encodings_module._verified_ranks.cache_clear()
+        openai_module._verified_ranks.cache_clear()
 
 
 def test_unknown_encoding_name_lists_the_choices():
@@ -342,6 +343,6 @@ def test_ranks_that_name_a_token_twice_are_not_taken_as_the_table():
     """A constructed Encoding whose ranks give two tokens one id keeps a
     table of its own, as `vocab` has it (one token per id)."""
     ranks = {bytes([byte]): byte for byte in range(256)} | {b"ab": 256, b"ba": 256}
-    encoding = encodings_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
+    encoding = openai_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
     assert encoding._ids_by_token is not ranks
     assert encoding.decode(encoding.encode("ab ba")) == "ab ba"

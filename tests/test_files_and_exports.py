@@ -18,7 +18,8 @@ from bpe_core.formats import (
     tokenizer_from_json,
     tokenizer_to_json,
 )
-from bpe_core.vocabularies.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4

@@ -25,7 +25,8 @@ from bpe_core.corpora.samples import catalog
 from bpe_core.engine import tokenizer as tokenizer_module
 from bpe_core.engine.utf8 import encodable
 from bpe_core.formats import to_tiktoken
-from bpe_core.vocabularies.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 pytestmark = pytest.mark.slow  # many awkward texts each; HYPOTHESIS_PROFILE=fuzz runs far more

@@ -26,7 +26,9 @@ from bpe_core.formats import (
     tokenizer_to_json,
 )
 from bpe_core.formats.hf_json import byte_to_unicode
-from bpe_core.vocabularies.encodings import BUNDLED_DIR, load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4
@@ -304,7 +306,7 @@ def test_character_level_export_is_refused_as_not_byte_level():
 @pytest.mark.slow
 def test_any_tokenizer_file_is_recognised_by_its_content():
     from bpe_core.formats import tokenizer_from_file, tokenizer_to_json
-    from bpe_core.vocabularies.encodings import BUNDLED_DIR
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
 
     trained = train("hello hello world, hello tokens", num_merges=8, pattern="gpt2")
     text = "hello tokens, hello world"

@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 import bpe_core.analysis.atlas
 import bpe_core.corpora.udhr
 from bpe_core.corpora.udhr import declaration_texts, declarations
-from bpe_core.vocabularies.encodings import CATALOGUE, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import all_html, charts
 from tests.apptest import open_page as open_app
 
@@ -132,7 +133,7 @@ def test_the_script_view_ranks_writing_systems_per_tokenizer():
 
 def test_every_openai_and_zoo_tokenizer_is_measured_and_four_are_by_default():
     assert open_atlas().multiselect(key="tax_tokenizers").value == ["gpt2", "cl100k_base", "o200k_base", "llama3"]
-    distinct = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # variants are a choice away
+    distinct = [name for name in LISTED if CATALOGUE[name].variant_of is None]  # variants are a choice away
     at = open_atlas(tax_tokenizers=distinct)
     assert set(distinct) <= set(declaration_table(at).columns)
     assert not at.warning
@@ -194,7 +195,7 @@ def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeyp
 
     from bpe_core.formats import tokenizer_from_file
     from bpe_core.jobs import budgeted_counting
-    from bpe_core.vocabularies.encodings import BUNDLED_DIR
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
     from pages.common import declaration_counts
     from pages.common.names import LOADED_TOKENIZERS
 

@@ -8,7 +8,7 @@ import pytest
 from bpe_core import train
 from bpe_core.corpora.samples import catalog
 from bpe_core.formats import hf_tokenizer_json
-from bpe_core.vocabularies.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import (
     all_html,
     component_data,
@@ -342,7 +342,8 @@ def test_loading_a_tokenizer_file_adds_it_to_the_picker():
 
 @pytest.mark.slow
 def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
-    from bpe_core.vocabularies.encodings import BUNDLED_DIR, load_encoding
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+    from bpe_core.vocabularies.catalogue import load_encoding
 
     at = open_page("pages/inspect.py", inspect_upload_open=True)
     type_text(at, "Hello tokens 12345")

@@ -34,9 +34,8 @@ from hypothesis import strategies as st
 
 from bpe_core import load_encoding
 from bpe_core.vocabularies.bundled_files import BundledFile, BundledFileError
-from bpe_core.vocabularies.encodings import CATALOGUE, ENCODING_NAMES
+from bpe_core.vocabularies.catalogue import CATALOGUE, ENCODING_NAMES
 from bpe_core.vocabularies.normalized import chunks
-from bpe_core.vocabularies.zoo import ZOO
 from tests.cli import run_cli
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS, assigned_characters
@@ -56,7 +55,7 @@ TEXTS = TRICKY_TEXTS + PARALLEL + NORMALIZATION_TEXTS
 
 
 def bundled_bytes(name: str) -> bytes:
-    return gzip.decompress((ROOT / "bpe_core" / "vocabularies" / "files" / ZOO[name].bundled.file).read_bytes())
+    return gzip.decompress((ROOT / "bpe_core" / "vocabularies" / "files" / CATALOGUE[name].source.file).read_bytes())
 
 
 def plain_base64_ranks(contents: bytes) -> dict[bytes, int]:
@@ -220,7 +219,7 @@ def test_a_bundled_file_that_is_not_the_makers_is_refused(tmp_path, monkeypatch)
 def test_the_bundled_files_match_their_pins_and_ship_with_their_licences():
     sources = (ROOT / "bpe_core" / "vocabularies" / "files" / "SOURCES.md").read_text(encoding="utf-8")
     for name in NAMES:
-        bundled = ZOO[name].bundled
+        bundled = CATALOGUE[name].source
         assert bundled.read()  # checked against its SHA-256
         assert (ROOT / "bpe_core" / "vocabularies" / "files" / bundled.licence).read_text().strip()
         row = f"| `{bundled.file}` | {bundled.package} | {bundled.version} | `{bundled.path}` | `{bundled.sha256}` |"

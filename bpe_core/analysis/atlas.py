@@ -15,7 +15,7 @@ things are new here:
   same seconds for every visitor, so the counts of the bundled tokenizers
   are made once (`sample_corpora/udhr/build_counts.py`) and kept in
   `token_counts.json`, each under the tokenizer's fingerprint and its
-  source (`encodings.encoding_source`: the pinned SHA-256 of the file it is
+  source (`catalogue.encoding_source`: the pinned SHA-256 of the file it is
   read from, or its maker's package and version). A page finds a bundled
   tokenizer's counts by its source, without loading it (`shipped_counts`);
   one that is missing there, or changed since, is counted again.
@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..corpora.udhr import UDHR_DIR, declaration_texts, declarations, source
-from ..vocabularies.encodings import encoding_source
+from ..vocabularies.catalogue import encoding_source
 from .tax import Cost, TaxRow, measure
 
 COUNTS_FILE = UDHR_DIR / "token_counts.json"

@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ..corpora.samples import SAMPLES_DIR, catalog
 from ..engine.corpus import corpus_size, count_pieces
 from ..engine.tokenizer import Tokenizer
-from ..vocabularies.encodings import OPENAI_GENERATIONS, load_encoding
+from ..vocabularies.catalogue import OPENAI_GENERATIONS, load_encoding
 from .tax import languages, parallel_text
 
 HELD_OUT_FRACTION = 0.1

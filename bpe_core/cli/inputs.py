@@ -14,7 +14,7 @@ from pathlib import Path
 from ..engine.patterns import PRESETS
 from ..engine.tokenizer import Tokenizer
 from ..formats import tokenizer_from_file
-from ..vocabularies.encodings import ENCODING_NAMES, load_encoding
+from ..vocabularies.catalogue import ENCODING_NAMES, load_encoding
 
 
 class UserError(Exception):

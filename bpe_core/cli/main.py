@@ -25,8 +25,8 @@ from ..engine.specials import found_in
 from ..engine.token_ids import parse_token_ids
 from ..engine.training import train
 from ..formats import save_tokenizer
-from ..vocabularies.chat import OPENAI_COUNT_NOTE, TEMPLATES, chat_prompt, messages_from_json
-from ..vocabularies.encodings import CATALOGUE, ENCODING_NAMES, load_encoding
+from ..vocabularies.catalogue import CHAT_NAMES, ENCODING_NAMES, LISTED, chat_prompt, load_encoding
+from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
 from ..vocabularies.zoo import ModelPackageMissing
 from .inputs import (
     TOKENIZER_FILE_HELP,
@@ -310,7 +310,7 @@ def every_loadable_encoding() -> dict:
     """OpenAI's encodings and every zoo model whose package is installed; a
     note on standard error names each one left out and its pip command."""
     tokenizers = {}
-    for name in CATALOGUE:
+    for name in LISTED:
         try:
             tokenizers[name] = load_encoding(name)
         except ModelPackageMissing as error:
@@ -407,8 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
                                "tokens: the ids of the prompt that asks for the next assistant turn.")
     chat.add_argument("file", metavar="MESSAGES.json",
                       help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
-    chat.add_argument("--with", dest="with_", required=True, choices=list(TEMPLATES), metavar="NAME",
-                      help=f"the model family's template and tokenizer: {', '.join(TEMPLATES)}")
+    chat.add_argument("--with", dest="with_", required=True, choices=CHAT_NAMES, metavar="NAME",
+                      help=f"the model family's template and tokenizer: {', '.join(CHAT_NAMES)}")
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '

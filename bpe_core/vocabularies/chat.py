@@ -376,27 +376,23 @@ def _text_part(spans: list[TokenSpan], kind: Kind, turn: int | None, tokenizer) 
     return Part(text, kind, turn), tuple(TokenSpan(span.id, span.start - start, span.end - start) for span in spans)
 
 
-TEMPLATES: dict[str, Template] = {
-    "cl100k_base": Template("GPT-3.5 / GPT-4: OpenAI's published token count (its format's tokens are not published)",
-                            from_parts(openai_counted_parts)),
-    "o200k_base": Template("GPT-4o / GPT-4o mini: OpenAI's published token count (its format's tokens are not "
-                           "published)", from_parts(openai_counted_parts)),
-    "o200k_harmony": Template("gpt-oss (harmony, rendered by OpenAI's openai-harmony)", harmony_render),
-    "llama3": Template("Llama 3 / 3.1 / 3.2 / 3.3 (llama-models' ChatFormat)", from_parts(llama3_parts)),
-    "llama4": Template("Llama 4 (llama-models' Llama 4 ChatFormat)", from_parts(llama4_parts)),
-    "tekken": Template("Mistral NeMo and later, Tekken (mistral-common, instruct V3)", from_parts(mistral_parts)),
-    "mistral_v3": Template("Mistral 7B v0.3 / Mixtral / Codestral (mistral-common, instruct V3)",
-                           from_parts(mistral_parts)),
-    "qwen": Template("Qwen (ChatML, as Qwen's make_context builds it)", from_parts(chatml_parts)),
-}
+# The templates, by who wrote them; `catalogue` says which name uses which.
+OPENAI_GPT4_COUNT = Template("GPT-3.5 / GPT-4: OpenAI's published token count (its format's tokens are not published)",
+                             from_parts(openai_counted_parts))
+OPENAI_GPT4O_COUNT = Template("GPT-4o / GPT-4o mini: OpenAI's published token count (its format's tokens are not "
+                              "published)", from_parts(openai_counted_parts))
+HARMONY = Template("gpt-oss (harmony, rendered by OpenAI's openai-harmony)", harmony_render)
+LLAMA3 = Template("Llama 3 / 3.1 / 3.2 / 3.3 (llama-models' ChatFormat)", from_parts(llama3_parts))
+LLAMA4 = Template("Llama 4 (llama-models' Llama 4 ChatFormat)", from_parts(llama4_parts))
+MISTRAL_TEKKEN = Template("Mistral NeMo and later, Tekken (mistral-common, instruct V3)", from_parts(mistral_parts))
+MISTRAL_V3 = Template("Mistral 7B v0.3 / Mixtral / Codestral (mistral-common, instruct V3)", from_parts(mistral_parts))
+CHATML_QWEN = Template("Qwen (ChatML, as Qwen's make_context builds it)", from_parts(chatml_parts))
 
 
-def chat_prompt(messages: Sequence[Message], encoding: str, tokenizer) -> ChatPrompt:
-    """`messages` as the prompt of the model family `encoding` (a name in
-    TEMPLATES), encoded with that family's `tokenizer`."""
-    if encoding not in TEMPLATES:
-        raise ChatError(f"No chat template for {encoding!r}; choose one of {', '.join(TEMPLATES)}.")
+def render_prompt(messages: Sequence[Message], encoding: str, template: Template, tokenizer) -> ChatPrompt:
+    """`messages` as the prompt `template` builds, encoded with the family's
+    `tokenizer` (the encoding named `encoding`)."""
     check_conversation(messages)
-    encoded = TEMPLATES[encoding].render(messages, tokenizer)
+    encoded = template.render(messages, tokenizer)
     return ChatPrompt(encoding, tuple(messages), tuple(part for part, _ in encoded),
                       tuple(spans for _, spans in encoded))

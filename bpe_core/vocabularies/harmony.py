@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from .bundled_files import BUNDLED_DIR, read_checked
-from .encodings import ENCODINGS
+from .openai import ENCODINGS
 from .zoo import ModelPackageMissing
 
 ENCODINGS_BASE_VARIABLE = "TIKTOKEN_ENCODINGS_BASE"  # openai-harmony's src/tiktoken_ext/public_encodings.rs

@@ -30,19 +30,18 @@ tokens, normalization) is written below as the maker's code builds it:
   shipped until 2024, the tokenizer of Claude 1 and 2 (not of later Claude
   models, whose tokenizer is not published): NFKC, then GPT-2's split.
 
-A model whose package is missing raises `ModelPackageMissing`, a message
-naming the pip command that adds it.
+Each loader takes the name it is listed under (`catalogue` lists them, with
+what each is and where its file comes from). A model whose package is
+missing raises `ModelPackageMissing`, a message naming the pip command that
+adds it.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import importlib.resources
 import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.patterns import register_model_pattern
@@ -59,31 +58,13 @@ class ModelPackageMissing(ValueError):
     """A model's tokenizer ships in a package that is not installed here."""
 
 
-@dataclass(frozen=True)
-class ZooModel:
-    """A model in the zoo: what it is, and which package ships its tokenizer."""
-
-    maker: str
-    models: str  # the model family, in a few words
-    n_vocab: int  # ids, special tokens included (checked against the loaded tokenizer by the tests)
-    kind: str
-    package: str  # as pip names it
-    source: str  # the file in that package
-    licence: str  # what covers the file (see README)
-    load: Callable[[str], Tokenizer | SentencePieceTokenizer]
-    bundled: BundledFile | None = None  # the file ships here, not in an installed package
-
-
-def _import(module: str, name: str, package: str | None = None):
-    """Import a module model `name` needs (by default from the package that
-    ships its tokenizer), or say which pip command adds it."""
-    package = package or ZOO[name].package
+def _import(module: str, package: str):
+    """Import a module a loader needs, or say which pip command adds its package."""
     try:
         return importlib.import_module(module)
     except ImportError as error:
         raise ModelPackageMissing(
-            f"{name} ({ZOO[name].maker} {ZOO[name].models}) needs the package {package}, "
-            f"which cannot be imported here ({error}). Add it with: pip install {package}"
+            f"needs the package {package}, which cannot be imported here ({error}). Add it with: pip install {package}"
         ) from None
 
 
@@ -103,36 +84,36 @@ def _from_tiktoken(name: str, encoding, special_tokens: dict[str, int], id_offse
     )
 
 
-def _llama(name: str) -> Tokenizer:
+def llama(name: str) -> Tokenizer:
     """llama-models' Tokenizer for Llama 3 or 4, built as its `get_instance`
     builds it, from the tokenizer.model beside its module."""
-    module = _import(f"llama_models.{name}.tokenizer", name)
+    module = _import(f"llama_models.{name}.tokenizer", "llama-models")
     maker = module.Tokenizer(Path(module.__file__).with_name("tokenizer.model"))
     return _from_tiktoken(name, maker.model, maker.special_tokens)
 
 
-def tekkenizer(name: str = "tekken"):
+def tekkenizer():
     """mistral-common's own Tekkenizer for the bundled Tekken file."""
-    tekken = _import("mistral_common.tokens.tokenizers.tekken", name)
+    tekken = _import("mistral_common.tokens.tokenizers.tekken", "mistral-common")
     files = importlib.resources.files("mistral_common") / "data"
     return tekken.Tekkenizer.from_file(str(files / TEKKEN_FILE))
 
 
-def _tekken(name: str) -> Tokenizer:
-    maker = tekkenizer(name)
+def tekken(name: str) -> Tokenizer:
+    maker = tekkenizer()
     specials = {maker.id_to_piece(token_id): token_id for token_id in range(maker.num_special_tokens)}
     return _from_tiktoken(name, maker._model, specials, id_offset=maker.num_special_tokens)
 
 
-def mistral_v3_model_file(name: str = "mistral_v3") -> Path:
+def mistral_v3_model_file() -> Path:
     """Mistral's v3 SentencePiece model, as mistral-common ships it."""
-    _import("mistral_common", name)
+    _import("mistral_common", "mistral-common")
     return Path(str(importlib.resources.files("mistral_common") / "data" / MISTRAL_V3_FILE))
 
 
-def _mistral_v3(name: str) -> SentencePieceTokenizer:
-    model_file = mistral_v3_model_file(name)
-    _import("sentencepiece", name, "sentencepiece")  # the engine it runs on
+def mistral_v3(name: str) -> SentencePieceTokenizer:
+    model_file = mistral_v3_model_file()
+    _import("sentencepiece", "sentencepiece")  # the engine it runs on
     return SentencePieceTokenizer(name=name, model_proto=model_file.read_bytes())
 
 
@@ -168,15 +149,15 @@ CLAUDE_LEGACY_FILE = BundledFile(
 )
 
 
-def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], special_start: int | None = None,
-                      nfc: bool = False) -> Tokenizer:
+def _bundled_tiktoken(name: str, bundled: BundledFile, pattern: str, special_tokens: list[str],
+                      special_start: int | None = None, nfc: bool = False) -> Tokenizer:
     """A tiktoken-style vocabulary that ships here, with its maker's split
     pattern and special tokens numbered from `special_start` (by default
     right after the ranks, as Whisper numbers them); with `nfc`, text is
     composed first with Python's `unicodedata`, as Qwen's code does."""
     from ..formats.tiktoken_file import parse_pinned_ranks
 
-    ranks = parse_pinned_ranks(ZOO[name].bundled.read())
+    ranks = parse_pinned_ranks(bundled.read())
     lines = len(ranks)
     # Whisper's file ends with an empty token ("=", base64 of nothing) at
     # 50256, GPT-2's <|endoftext|> place. No text encodes to it, and a token
@@ -194,15 +175,15 @@ def _bundled_tiktoken(name: str, pattern: str, special_tokens: list[str], specia
     return NormalizingTokenizer(normalizer=nfc_of, normalization="NFC", specials_first=False, **tokenizer)
 
 
-def _qwen(name: str) -> Tokenizer:
-    return _bundled_tiktoken(name, QWEN_PATTERN, QWEN_SPECIAL_TOKENS, QWEN_SPECIAL_START_ID, nfc=True)
+def qwen(name: str) -> Tokenizer:
+    return _bundled_tiktoken(name, QWEN_FILE, QWEN_PATTERN, QWEN_SPECIAL_TOKENS, QWEN_SPECIAL_START_ID, nfc=True)
 
 
-def _whisper(name: str) -> Tokenizer:
-    return _bundled_tiktoken(name, WHISPER_PATTERN, WHISPER_SPECIAL_TOKENS)
+def whisper(name: str) -> Tokenizer:
+    return _bundled_tiktoken(name, WHISPER_FILE, WHISPER_PATTERN, WHISPER_SPECIAL_TOKENS)
 
 
-def _claude_legacy(name: str) -> Tokenizer:
+def claude_legacy(name: str) -> Tokenizer:
     """The tokenizer.json read by this project's loader, its NFKC normalizer
     set aside for `NormalizingTokenizer`, which applies Hugging Face's own
     NFKC as Hugging Face does: after finding the special tokens in the text
@@ -211,67 +192,10 @@ def _claude_legacy(name: str) -> Tokenizer:
 
     from ..formats.hf_json import tokenizer_from_hf_json
 
-    normalizers = _import("tokenizers.normalizers", name, "tokenizers")
+    normalizers = _import("tokenizers.normalizers", "tokenizers")
 
-    document = json.loads(ZOO[name].bundled.read())  # its normalizer is {"type": "NFKC"} (the file is pinned)
+    document = json.loads(CLAUDE_LEGACY_FILE.read())  # its normalizer is {"type": "NFKC"} (the file is pinned)
     ranks = tokenizer_from_hf_json({**document, "normalizer": None}, name)
     return NormalizingTokenizer(normalizer=normalizers.NFKC().normalize_str, normalization="NFKC",
                                 specials_first=True, name=name, pattern=ranks.pattern, vocab=ranks.vocab,
                                 special_tokens=ranks.special_tokens)
-
-
-LLAMA_LICENCE = "Llama {} Community License Agreement (llama-models' LICENSE points to each model's licence)"
-
-ZOO: dict[str, ZooModel] = {
-    "llama3": ZooModel(
-        "Meta", "Llama 3 / 3.1 / 3.2 / 3.3", 128_256, "byte-level BPE", "llama-models",
-        "llama_models/llama3/tokenizer.model", LLAMA_LICENCE.format("3"), _llama,
-    ),
-    "llama4": ZooModel(
-        "Meta", "Llama 4", 202_048, "byte-level BPE", "llama-models",
-        "llama_models/llama4/tokenizer.model", LLAMA_LICENCE.format("4"), _llama,
-    ),
-    "tekken": ZooModel(
-        "Mistral", "NeMo and later (Tekken)", 131_072, "byte-level BPE", "mistral-common",
-        f"mistral_common/data/{TEKKEN_FILE}", "Apache License 2.0 (mistral-common)", _tekken,
-    ),
-    "mistral_v3": ZooModel(
-        "Mistral", "7B v0.3 / Mixtral / Codestral (v3)", 32_768, "SentencePiece BPE with byte fallback",
-        "mistral-common", f"mistral_common/data/{MISTRAL_V3_FILE}", "Apache License 2.0 (mistral-common)",
-        _mistral_v3,
-    ),
-    "qwen": ZooModel(
-        "Alibaba", "Qwen (as DashScope counts its tokens)", 151_851, "byte-level BPE over NFC text", "dashscope",
-        QWEN_FILE.path, "Apache License 2.0 (dashscope)", _qwen, QWEN_FILE,
-    ),
-    "whisper": ZooModel(
-        "OpenAI", "Whisper, multilingual (speech)", 51_866, "byte-level BPE", "openai-whisper",
-        WHISPER_FILE.path, "MIT License (openai-whisper)", _whisper, WHISPER_FILE,
-    ),
-    "claude_legacy": ZooModel(
-        "Anthropic", "Claude 1 / 2 only (later Claude's is unpublished)", 65_000, "byte-level BPE over NFKC text",
-        "anthropic", CLAUDE_LEGACY_FILE.path, "MIT License (anthropic)", _claude_legacy, CLAUDE_LEGACY_FILE,
-    ),
-}
-
-
-@functools.cache  # a process keeps the package it imported
-def zoo_source(name: str) -> str | None:
-    """What a zoo model's tokenizer is read from, said without reading it:
-    its shipped file's pinned SHA-256, or its maker's package and the
-    version installed; None when that package is not installed. Data
-    computed once from a model (shipped measurements) is current while
-    this stays the same."""
-    model = ZOO[name]
-    if model.bundled is not None:
-        return f"sha256:{model.bundled.sha256}"
-    try:
-        return f"{model.package}=={importlib.metadata.version(model.package)}"
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-@functools.cache
-def load_zoo_encoding(name: str) -> Tokenizer | SentencePieceTokenizer:
-    """A zoo model's tokenizer, read from its maker's package once and kept."""
-    return ZOO[name].load(name)

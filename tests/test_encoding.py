@@ -331,7 +331,7 @@ def test_a_bundled_encoding_keeps_its_ranks_once():
     `vocab` is that table the other way round."""
     ranks = load_ranks("o200k_base")
     for name in ("o200k_base", "o200k_harmony"):
-        encoding = load_encoding.__wrapped__(name)  # built now: another test may have emptied the ranks' cache
+        encoding = openai_module.openai_encoding(name)  # built now: another test may have emptied the ranks' cache
         assert encoding._ids_by_token is ranks
         assert encoding._rust_bpe._mergeable_ranks is ranks
         assert encoding.mergeable_ranks == ranks
@@ -377,3 +377,10 @@ def test_threads_asking_for_an_encoding_at_once_share_one_load(monkeypatch):
         assert loads == ["p50k_base"] and len(got) == 4 and all(encoding is got[0] for encoding in got)
     finally:
         catalogue.load_encoding.cache_clear()
+
+
+def test_the_catalogue_says_each_openai_encodings_size_as_tiktoken_counts_it():
+    from bpe_core.vocabularies.catalogue import CATALOGUE
+
+    for name in openai_module.ENCODINGS:
+        assert CATALOGUE[name].n_vocab == tiktoken_encoding(name).n_vocab, name

@@ -53,6 +53,7 @@ class Entry:
     """What a name means."""
 
     maker: str
+    known_as: str  # the models it is best known by, in a word or two (a picker's button names them)
     models: str  # the models that use it, in a few words
     n_vocab: int  # ids, special tokens included (the tests hold the loaded tokenizer to it)
     kind: str
@@ -73,36 +74,54 @@ _LLAMA_LICENCE = "Llama {} Community License Agreement (llama-models' LICENSE po
 _MISTRAL_LICENCE = "Apache License 2.0 (mistral-common)"
 
 
-def _openai(models: str, n_vocab: int, name: str, **more) -> Entry:
-    return Entry("OpenAI", models, n_vocab, _BYTE_BPE, OpenAIRankFile(name), openai_encoding, **more)
+def _openai(name: str, known_as: str, models: str, n_vocab: int, **more) -> Entry:
+    return Entry(maker="OpenAI", known_as=known_as, models=models, n_vocab=n_vocab, kind=_BYTE_BPE,
+                 source=OpenAIRankFile(name), load=openai_encoding, **more)
 
 
 CATALOGUE: dict[str, Entry] = {
-    "gpt2": _openai("GPT-2 / GPT-3", 50_257, "gpt2"),
-    "r50k_base": _openai("GPT-2 / GPT-3", 50_257, "r50k_base", variant_of="gpt2", listed=False),
-    "p50k_base": _openai("Codex / text-davinci-003", 50_281, "p50k_base", variant_of="gpt2"),
-    "p50k_edit": _openai("Codex edits", 50_284, "p50k_edit", variant_of="gpt2", listed=False),
-    "cl100k_base": _openai("GPT-3.5 / GPT-4", 100_277, "cl100k_base", chat=chat.OPENAI_GPT4_COUNT),
-    "o200k_base": _openai("GPT-4o / GPT-4.1 / GPT-5 / o-series", 200_019, "o200k_base", chat=chat.OPENAI_GPT4O_COUNT),
-    "o200k_harmony": _openai("gpt-oss (o200k_base, harmony chat tokens)", 201_088, "o200k_harmony",
+    "gpt2": _openai("gpt2", "GPT-2", "GPT-2 / GPT-3", 50_257),
+    "r50k_base": _openai("r50k_base", "GPT-2", "GPT-2 / GPT-3", 50_257, variant_of="gpt2", listed=False),
+    "p50k_base": _openai("p50k_base", "Codex", "Codex / text-davinci-003", 50_281, variant_of="gpt2"),
+    "p50k_edit": _openai("p50k_edit", "Codex", "Codex edits", 50_284, variant_of="gpt2", listed=False),
+    "cl100k_base": _openai("cl100k_base", "GPT-4", "GPT-3.5 / GPT-4", 100_277, chat=chat.OPENAI_GPT4_COUNT),
+    "o200k_base": _openai("o200k_base", "GPT-4o", "GPT-4o / GPT-4.1 / GPT-5 / o-series", 200_019,
+                          chat=chat.OPENAI_GPT4O_COUNT),
+    "o200k_harmony": _openai("o200k_harmony", "gpt-oss", "gpt-oss (o200k_base, harmony chat tokens)", 201_088,
                              chat=chat.HARMONY, variant_of="o200k_base"),
-    "llama3": Entry("Meta", "Llama 3 / 3.1 / 3.2 / 3.3", 128_256, _BYTE_BPE,
-                    PackageFile("llama-models", "llama_models/llama3/tokenizer.model", _LLAMA_LICENCE.format("3")),
-                    zoo.llama, chat.LLAMA3),
-    "llama4": Entry("Meta", "Llama 4", 202_048, _BYTE_BPE,
-                    PackageFile("llama-models", "llama_models/llama4/tokenizer.model", _LLAMA_LICENCE.format("4")),
-                    zoo.llama, chat.LLAMA4),
-    "tekken": Entry("Mistral", "NeMo and later (Tekken)", 131_072, _BYTE_BPE,
-                    PackageFile("mistral-common", f"mistral_common/data/{zoo.TEKKEN_FILE}", _MISTRAL_LICENCE),
-                    zoo.tekken, chat.MISTRAL_TEKKEN),
-    "mistral_v3": Entry("Mistral", "7B v0.3 / Mixtral / Codestral (v3)", 32_768, "SentencePiece BPE with byte fallback",
-                        PackageFile("mistral-common", f"mistral_common/data/{zoo.MISTRAL_V3_FILE}", _MISTRAL_LICENCE),
-                        zoo.mistral_v3, chat.MISTRAL_V3),
-    "qwen": Entry("Alibaba", "Qwen (as DashScope counts its tokens)", 151_851, "byte-level BPE over NFC text",
-                  zoo.QWEN_FILE, zoo.qwen, chat.CHATML_QWEN),
-    "whisper": Entry("OpenAI", "Whisper, multilingual (speech)", 51_866, _BYTE_BPE, zoo.WHISPER_FILE, zoo.whisper),
-    "claude_legacy": Entry("Anthropic", "Claude 1 / 2 only (later Claude's is unpublished)", 65_000,
-                           "byte-level BPE over NFKC text", zoo.CLAUDE_LEGACY_FILE, zoo.claude_legacy),
+    "llama3": Entry(
+        maker="Meta", known_as="Llama 3", models="Llama 3 / 3.1 / 3.2 / 3.3", n_vocab=128_256, kind=_BYTE_BPE,
+        source=PackageFile("llama-models", "llama_models/llama3/tokenizer.model", _LLAMA_LICENCE.format("3")),
+        load=zoo.llama, chat=chat.LLAMA3,
+    ),
+    "llama4": Entry(
+        maker="Meta", known_as="Llama 4", models="Llama 4", n_vocab=202_048, kind=_BYTE_BPE,
+        source=PackageFile("llama-models", "llama_models/llama4/tokenizer.model", _LLAMA_LICENCE.format("4")),
+        load=zoo.llama, chat=chat.LLAMA4,
+    ),
+    "tekken": Entry(
+        maker="Mistral", known_as="Mistral NeMo", models="NeMo and later (Tekken)", n_vocab=131_072, kind=_BYTE_BPE,
+        source=PackageFile("mistral-common", f"mistral_common/data/{zoo.TEKKEN_FILE}", _MISTRAL_LICENCE),
+        load=zoo.tekken, chat=chat.MISTRAL_TEKKEN,
+    ),
+    "mistral_v3": Entry(
+        maker="Mistral", known_as="Mistral v3", models="7B v0.3 / Mixtral / Codestral (v3)", n_vocab=32_768,
+        kind="SentencePiece BPE with byte fallback",
+        source=PackageFile("mistral-common", f"mistral_common/data/{zoo.MISTRAL_V3_FILE}", _MISTRAL_LICENCE),
+        load=zoo.mistral_v3, chat=chat.MISTRAL_V3,
+    ),
+    "qwen": Entry(
+        maker="Alibaba", known_as="Qwen", models="Qwen (as DashScope counts its tokens)", n_vocab=151_851,
+        kind="byte-level BPE over NFC text", source=zoo.QWEN_FILE, load=zoo.qwen, chat=chat.CHATML_QWEN,
+    ),
+    "whisper": Entry(
+        maker="OpenAI", known_as="Whisper", models="Whisper, multilingual (speech)", n_vocab=51_866, kind=_BYTE_BPE,
+        source=zoo.WHISPER_FILE, load=zoo.whisper,
+    ),
+    "claude_legacy": Entry(
+        maker="Anthropic", known_as="Claude 1/2", models="Claude 1 / 2 only (later Claude's is unpublished)",
+        n_vocab=65_000, kind="byte-level BPE over NFKC text", source=zoo.CLAUDE_LEGACY_FILE, load=zoo.claude_legacy,
+    ),
 }
 ENCODING_NAMES = list(CATALOGUE)  # every name `load_encoding` takes
 LISTED = [name for name, entry in CATALOGUE.items() if entry.listed]

@@ -123,31 +123,24 @@ def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     return parse_pinned_ranks(read_checked(BUNDLED_DIR / rank_file, sha256, rebuild))
 
 
+def _constructor_arguments(name: str) -> dict:
+    """What tiktoken's `Encoding` constructor takes for `name`, ranks verified."""
+    spec = _spec(name)
+    return dict(pat_str=spec.pattern, mergeable_ranks=load_ranks(name), special_tokens=spec.special_tokens,
+                explicit_n_vocab=spec.explicit_n_vocab)
+
+
 @functools.cache
 def tiktoken_encoding(name: str):
     """tiktoken's own `Encoding` for `name`, built offline from the bundled ranks."""
     import tiktoken
 
-    spec = _spec(name)
-    return tiktoken.Encoding(
-        name,
-        pat_str=spec.pattern,
-        mergeable_ranks=load_ranks(name),
-        special_tokens=spec.special_tokens,
-        explicit_n_vocab=spec.explicit_n_vocab,
-    )
+    return tiktoken.Encoding(name, **_constructor_arguments(name))
 
 
 def openai_encoding(name: str) -> Encoding:
     """The bundled encoding in this project's engine: the same ids as tiktoken."""
-    spec = _spec(name)
-    return Encoding(
-        name,
-        pat_str=spec.pattern,
-        mergeable_ranks=load_ranks(name),
-        special_tokens=spec.special_tokens,
-        explicit_n_vocab=spec.explicit_n_vocab,
-    )
+    return Encoding(name, **_constructor_arguments(name))
 
 
 def rank_file_source(name: str) -> str:

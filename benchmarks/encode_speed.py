@@ -18,7 +18,7 @@ both. Rows:
   preset pattern and a custom one, against their own tiktoken export, on the
   8 scripts and the long pieces; the character-level variant, which
   tiktoken cannot load, against the export of its byte-level twin. A custom
-  pattern splits under a deadline (see `bpe_core.untrusted_split`): the
+  pattern splits under a deadline (see `bpe_core.sandbox.untrusted_split`): the
   same tokenizer with a capturing group in its pattern, which the split's
   loop turns away, shows what one guarded match per piece costs;
 - `encode_at_step` (the vocabulary half-way through training) on 100 KB,
@@ -156,7 +156,7 @@ def at_step(kind: str, path: Path) -> None:
 
 def interface(name: str) -> None:
     """Loading by name, and batches, as tiktoken's interface does them."""
-    ranks = f"from bpe_core.encodings import ENCODINGS, load_ranks\nranks = load_ranks({name!r})\nspec = ENCODINGS[{name!r}]\n"
+    ranks = f"from bpe_core.vocabularies.openai import ENCODINGS, load_ranks\nranks = load_ranks({name!r})\nspec = ENCODINGS[{name!r}]\n"
     runs = cold({
         "get_encoding": (ranks + "import bpe_core", f"[bpe_core.get_encoding({name!r})]"),
         "tiktoken": (ranks + "import tiktoken",

@@ -288,14 +288,14 @@ def memory_report(pid: int | None) -> str:
 LOAD_EVERY_TOKENIZER = """
 import gc
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
+from bpe_core.vocabularies.catalogue import LISTED
 def resident():
     with open("/proc/self/status", encoding="ascii") as status:
         return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmRSS:"))
 gc.collect()
 first = last = resident()
 kept = []
-for name in CATALOGUE:
+for name in LISTED:
     kept.append(load_encoding(name))
     kept[-1].encode("The lowest, newest and widest. Привет, 世界 👋🏽")
     gc.collect()

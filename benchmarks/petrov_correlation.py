@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from bpe_core.analysis.atlas import atlas_rows, precomputed  # noqa: E402
 from bpe_core.analysis.tax import premiums  # noqa: E402
-from bpe_core.encodings import load_encoding  # noqa: E402
-from bpe_core.udhr import declarations  # noqa: E402
+from bpe_core.corpora.udhr import declarations  # noqa: E402
+from bpe_core.vocabularies.catalogue import load_encoding  # noqa: E402
 
 PETROV = Path(__file__).parent / "petrov2023" / "tokenization_lengths.csv"
 TOKENIZERS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base"}  # ours: theirs

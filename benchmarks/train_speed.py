@@ -37,7 +37,7 @@ from pathlib import Path
 from measure import ROOT, machine_load, ratio, run_in_turns, run_isolated
 
 ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
-PATTERN_SETUP = "from bpe_core.patterns import CL100K_PATTERN\n"
+PATTERN_SETUP = "from bpe_core.engine.patterns import CL100K_PATTERN\n"
 
 
 def python_source(megabytes: int) -> Path:
@@ -60,7 +60,7 @@ def python_source(megabytes: int) -> Path:
 
 def bpe_core(path: Path, vocab_size: int) -> tuple[str, str]:
     return (
-        "from pathlib import Path\nfrom bpe_core import train\nfrom bpe_core.corpus_files import count_files",
+        "from pathlib import Path\nfrom bpe_core import train\nfrom bpe_core.corpora.corpus_files import count_files",
         f"counts = count_files([Path({str(path)!r})], 'cl100k')\n"
         f"tok = train(counts, vocab_size={vocab_size}, pattern='cl100k')\n"
         "result = [s.corpus_tokens for s in tok.trace]",
@@ -73,8 +73,8 @@ def bpe_core(path: Path, vocab_size: int) -> tuple[str, str]:
 # do not queue with it. The fork server is up, as in a server that has run a
 # job before (or warmed its workers at start).
 APP_WORKER_SETUP = (
-    "import tempfile\nfrom bpe_core import budgeted_jobs\nfrom bpe_core.machine_turns import MachineTurns\n"
-    "from bpe_core.budgeted_training import Budget, train_within_budget\n"
+    "import tempfile\nfrom bpe_core import budgeted_jobs\nfrom bpe_core.jobs.machine_turns import MachineTurns\n"
+    "from bpe_core.jobs.budgeted_training import Budget, train_within_budget\n"
     "budgeted_jobs.MACHINE_TURNS = MachineTurns(tempfile.mkdtemp(), 2)\n"
     "BUDGET = Budget(seconds=600, memory_bytes=4_000_000_000)\n"
     "train_within_budget('warm up', BUDGET, num_merges=1)\n"

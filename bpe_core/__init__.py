@@ -8,46 +8,39 @@
     import bpe_core as tiktoken                  # a drop-in for tiktoken's public interface
     enc = tiktoken.encoding_for_model("gpt-4o")
 
-The engine, at the top of the package: `encoding_base` (tiktoken's
-interface, once for every kind of tokenizer), `patterns` (pre-tokenization),
-`specials` (special tokens), `utf8`, `corpus` (text to weighted pieces),
-`merge_learning` (the training algorithm), `merge_loop` (encoding one
-piece), `tokenizer` (the Tokenizer), `training` (`train`), `encodings` (the
-bundled OpenAI vocabularies, and every name `load_encoding` takes), `zoo`
-(Llama, Tekken, Mistral, Qwen, Whisper and Claude 1/2, from their makers'
-packages or files shipped here: `bundled_files`, `normalized`),
-`sentencepiece_model` (SentencePiece BPE with the Tokenizer's interface),
-`hf_trainers` (Hugging Face's WordPiece, Unigram and parity-aware BPE),
-`chat` (chat templates; gpt-oss's through `harmony`), `samples` and `udhr` (the bundled texts), `deck`
-(a talk's links), `token_ids` and `cli`; bounded work for a web page:
-`untrusted_regex`, `budgeted_encoding`, and `budgeted_jobs` (a job in a
-worker process, its turn at the machine's cores from `machine_turns`,
-shared by identical requests through `shared_jobs`) with its uses
-`budgeted_training` and `budgeted_counting`; `dask_counting` (a corpus
-counted on a Dask cluster, optional). Importing it loads neither
-Streamlit nor plotly, pandas or PIL.
+The package, floor by floor (each subpackage's docstring says more):
 
-Beside it: `formats` (each file format a tokenizer travels in, read and
-written), `analysis` (what the pages compute) and `drawing` (HTML, charts,
-slides, saved pages and GIFs).
+    sandbox/       fresh capped processes; a visitor's regex compiled and run under bounds
+    engine/        the algorithm: split, count, learn merges, encode (`Tokenizer`, `train`)
+    formats/       the files a tokenizer travels in, read and written
+    vocabularies/  published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
+    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE)
+    corpora/       the bundled texts, the UDHR, corpora in files, Dask counting
+    analysis/      what the pages compute
+    jobs/          a web page's heavy work, bounded in time, memory and turns at the cores
+    drawing/       HTML, charts, slides, saved pages and GIFs
+    cli/           python -m bpe_core
+
+Imports run only downward in that list. Importing the engine loads neither
+Streamlit nor plotly, pandas or PIL.
 """
 
-from .encoding_base import EncodingBase
-from .encodings import (
+from .engine.encoding import Encoding
+from .engine.encoding_base import EncodingBase
+from .engine.merge_learning import MergeStep
+from .engine.patterns import PRESETS, PatternError
+from .engine.tokenizer import Tokenizer, TokenSpan
+from .engine.training import train
+from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
+from .vocabularies.catalogue import (
     ENCODING_NAMES,
-    Encoding,
     encoding_for_model,
     encoding_name_for_model,
     get_encoding,
     list_encoding_names,
     load_encoding,
-    tiktoken_encoding,
 )
-from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
-from .merge_learning import MergeStep
-from .patterns import PRESETS, PatternError
-from .tokenizer import Tokenizer, TokenSpan
-from .training import train
+from .vocabularies.openai import tiktoken_encoding
 
 __all__ = [
     "ENCODING_NAMES",

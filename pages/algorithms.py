@@ -2,7 +2,7 @@
 same vocabulary size, then the same text through each.
 
 Widgets only: training and measuring are `bpe_core.analysis.algorithms`
-(Hugging Face's trainers behind `bpe_core.hf_trainers`), the table, bars
+(Hugging Face's trainers behind `bpe_core.algorithms.hf_trainers`), the table, bars
 and chips `bpe_core.drawing.algorithms`. Training is cached for every session,
 and so is what the page measures of the three tokenizers (`measured`).
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from bpe_core.algorithms.hf_trainers import HFTokenizer
 from bpe_core.analysis.algorithms import (
     ALGORITHMS,
     RIVALS,
@@ -28,14 +29,13 @@ from bpe_core.analysis.algorithms import (
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_algorithms import BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE, shipped_three
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
-from bpe_core.budgeted_training import OverBudgetError, train_rival_within_budget
 from bpe_core.drawing.algorithms import algorithm_bars, algorithm_frame, only_here_html
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.hf_trainers import HFTokenizer
+from bpe_core.jobs.budgeted_training import OverBudgetError, train_rival_within_budget
+from pages.common.menus import by_label, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
 from pages.common.tokenizers import TRAINING_BUDGET, TrainingCancelled, train_on
-from pages.common.menus import by_label, shown_value, whole_number
 from pages.common.url_state import LINKED, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 

@@ -1,18 +1,17 @@
 """Chat prompts: a conversation as two model families' prompts, side by side.
 
-Widgets only; the templates are `bpe_core.chat`, the drawing
-`bpe_core.drawing.chat`.
+Widgets only; the templates are `bpe_core.vocabularies.chat` (which name uses
+which is the catalogue's), the drawing `bpe_core.drawing.chat`.
 """
 
 import streamlit as st
 
 from bpe_core.analysis.token_cards import token_origins
-from bpe_core.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, TEMPLATES, ChatError, Message, chat_prompt
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.drawing.tokens import figures_html
-from bpe_core.encodings import CATALOGUE
-from bpe_core.zoo import ModelPackageMissing
+from bpe_core.vocabularies.catalogue import CATALOGUE, CHAT_NAMES, ModelPackageMissing, chat_prompt
+from bpe_core.vocabularies.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, ChatError, Message
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header
@@ -36,7 +35,7 @@ DEFAULT_TEXTS = {
     "assistant1": "It cuts text into tokens, the units a model reads and writes.",
     "user2": "Et en français ? Und auf Deutsch? 日本語では？",
 }
-FAMILY_LABELS = {name: f"{name} — {template.family}" for name, template in TEMPLATES.items()}
+FAMILY_LABELS = {name: f"{name} — {CATALOGUE[name].chat.family}" for name in CHAT_NAMES}
 DEFAULT_LEFT, DEFAULT_RIGHT = "llama3", "qwen"
 TEMPLATE_NOTE = ("Special tokens, role headers and the newlines between turns: what the prompt costs beyond the turns' "
                  "own text.")
@@ -85,7 +84,7 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     """One family's prompt: its counts, its tokens turn by turn, the table."""
     tokenizer = bundled_encoding(name)
     prompt = chat_prompt(messages, name, tokenizer)
-    st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(TEMPLATES[name].family)}")
+    st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(CATALOGUE[name].chat.family)}")
     counts = {"Tokens": f"{prompt.token_count:,}", "Template adds": f"{prompt.template_tokens:,}"}
     st.html(figures_html(counts, notes={"Template adds": TEMPLATE_NOTE})
             + chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
@@ -175,6 +174,6 @@ with toolbar.popover(turns_label(), key="chat_turns_menu"):
     with_system = st.toggle("System turn", key="chat_system", value=True, **LINKED)
     exchanges = whole_number_input(st, "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
                                    max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
-st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in TEMPLATES)} · up to "
+st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in CHAT_NAMES)} · up to "
            f"{MAX_CHAT_CHARS:,} characters in all.")
 conversation_and_prompts(list(dict.fromkeys([left, right])), with_system, exchanges if exchanges is not None else 1)

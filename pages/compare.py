@@ -9,12 +9,17 @@ import streamlit as st
 from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.drawing.comparison import aligned_rows_html, stretches_html, token_count_bars
+from pages.common.menus import shown_flag
 from pages.common.names import COMPARE_TOKENIZERS
 from pages.common.navigation import page_header
-from pages.common.menus import shown_flag
 from pages.common.presenter import show_table
 from pages.common.tokenizers import (
-    OPENAI_ENCODINGS, STARTER, TRAINED_HERE, short_label, tokenizer_by_name, tokenizer_choices,
+    OPENAI_ENCODINGS,
+    STARTER,
+    TRAINED_HERE,
+    short_label,
+    tokenizer_by_name,
+    tokenizer_choices,
 )
 from pages.common.url_state import LINKED
 from pages.common.widgets import encode_for_view, pick_tokenizers, shared_text, special_token_notice

@@ -23,10 +23,11 @@ from bpe_core.analysis.compression import (
 )
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.shipped_compression import DEFAULT_CORPORA, DEFAULT_SETTINGS, shipped_curves, shipped_reference
-from bpe_core.corpus import corpus_fingerprint
 from bpe_core.drawing.compression import CORPUS_COLOURS, compression_figure, compression_table, plotted_points
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.patterns import PRESET_LABELS
+from bpe_core.engine.corpus import corpus_fingerprint
+from bpe_core.engine.patterns import PRESET_LABELS
+from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_figure, show_table
 from pages.common.tokenizers import (
@@ -38,7 +39,6 @@ from pages.common.tokenizers import (
     session_trained,
     train_on,
 )
-from pages.common.menus import by_label, listed, shown_choices, shown_flag, shown_value, whole_number
 from pages.common.url_state import LINKED, whole_number_input
 
 TRAINED_HERE_LABEL = "Trained here"

@@ -1,7 +1,7 @@
 """Deck: a talk's states in order, walked with a clicker.
 
 The speaker lists permalinks of this app, each with an optional title and
-note (the format is `bpe_core.deck`'s); the deck shows one at a time in a
+note (the format is `bpe_core.analysis.deck`'s); the deck shows one at a time in a
 frame, with "3 / 12", the keys a clicker sends, and a speaker view. The deck
 is in this page's link; saved as a page, it also plays pages saved as HTML.
 """
@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from bpe_core.deck import MAX_DECK_CHARS, deck_text, parse_deck
+from bpe_core.analysis.deck import MAX_DECK_CHARS, deck_text, parse_deck
 from bpe_core.drawing.deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_PARAM, deck_data
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.standalone import deck_page

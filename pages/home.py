@@ -2,9 +2,9 @@
 
 import streamlit as st
 
+from pages.common.menus import shown_flag
 from pages.common.names import HOME, PAGES
 from pages.common.navigation import page_header, page_links
-from pages.common.menus import shown_flag
 from pages.common.url_state import LINKED
 from pages.common.widgets import text_with_tokens, tokenizer_menu
 

@@ -5,10 +5,10 @@ import streamlit as st
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.slides import tokens_png, tokens_svg
 from bpe_core.drawing.standalone import token_view_page
-from bpe_core.token_ids import parse_token_ids
+from bpe_core.engine.token_ids import parse_token_ids
+from pages.common.menus import shown_flag
 from pages.common.names import INSPECT_TOKENIZER
 from pages.common.navigation import page_header
-from pages.common.menus import shown_flag
 from pages.common.url_state import LINKED, initial_value
 from pages.common.widgets import text_with_tokens, tokenizer_menu, tokenizer_upload
 

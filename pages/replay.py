@@ -12,8 +12,8 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.replay import merge_tree_html, replay_frames
 from bpe_core.drawing.standalone import replay_page
 from bpe_core.drawing.step_control import view_json
-from bpe_core.patterns import PatternError
-from bpe_core.specials import found_in
+from bpe_core.engine.patterns import PatternError
+from bpe_core.engine.specials import found_in
 from pages.common.menus import shown_text
 from pages.common.navigation import page_header
 from pages.common.stepper import linked_step, stepper, told_position

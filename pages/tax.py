@@ -30,7 +30,8 @@ from bpe_core.analysis.tax import (
     tax_table,
 )
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
-from bpe_core.budgeted_training import OverBudgetError
+from bpe_core.corpora.udhr import declaration_texts, declarations
+from bpe_core.corpora.udhr import source as udhr_source
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
     POINT_SIZE,
@@ -58,9 +59,8 @@ from bpe_core.drawing.tax import (
     premium_bars_html,
     premium_frame,
 )
-from bpe_core.patterns import PRESET_LABELS
-from bpe_core.udhr import declaration_texts, declarations
-from bpe_core.udhr import source as udhr_source
+from bpe_core.engine.patterns import PRESET_LABELS
+from bpe_core.jobs.budgeted_training import OverBudgetError
 from pages.common.declaration_counts import declaration_counts
 from pages.common.menus import id_or_label, shown_value
 from pages.common.navigation import page_header
@@ -85,7 +85,11 @@ from pages.common.tokenizers import (
     tokenizer_choices,
 )
 from pages.common.url_state import (
-    LINKED, choice_buttons, labelled_choice, labelled_choices, whole_number_input,
+    LINKED,
+    choice_buttons,
+    labelled_choice,
+    labelled_choices,
+    whole_number_input,
 )
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 

@@ -9,30 +9,42 @@ import streamlit as st
 from bpe_core import PRESETS
 from bpe_core.analysis.downloads import merges_csv
 from bpe_core.analysis.training_view import held_steps
-from bpe_core.budgeted_training import OverBudgetError
-from bpe_core.corpus import corpus_fingerprint
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.standalone import MAX_SAVED_STEPS, training_page
 from bpe_core.drawing.step_control import compressed_view
 from bpe_core.drawing.tokens import pieces_html
 from bpe_core.drawing.training_view import WINDOW_CHARS, training_run_view
+from bpe_core.engine.corpus import corpus_fingerprint
+from bpe_core.engine.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
 from bpe_core.formats import hf_export_problem, hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
-from bpe_core.patterns import PRESET_LABELS, PatternError, piece_spans, uncovered_spans
-from bpe_core.samples import catalog
-from bpe_core.untrusted_regex import MAX_REGEX_CHARS
-from pages.common.names import TRAINED
-from pages.common.navigation import page_header
-from pages.common.tokenizers import (
-    TRAINING_BUDGET, Recipe, TrainedTokenizer, TrainingCancelled, corpus_pieces, session_trained, train_on,
-    training_key,
-)
+from bpe_core.jobs.budgeted_training import OverBudgetError
+from bpe_core.sandbox.untrusted_regex import MAX_REGEX_CHARS
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, one_of, shown_value, whole_number
-from pages.common.url_state import (
-    LINK_TEXT_LIMIT, LINKED, keep_in_link, labelled_choice, link_text, linked_text, whole_number_input,
-)
+from pages.common.names import TRAINED
+from pages.common.navigation import page_header
 from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.tokenizers import (
+    TRAINING_BUDGET,
+    Recipe,
+    TrainedTokenizer,
+    TrainingCancelled,
+    corpus_pieces,
+    session_trained,
+    train_on,
+    training_key,
+)
+from pages.common.url_state import (
+    LINK_TEXT_LIMIT,
+    LINKED,
+    keep_in_link,
+    labelled_choice,
+    link_text,
+    linked_text,
+    whole_number_input,
+)
 from pages.common.widgets import MAX_UPLOAD_BYTES, Refused, encode_for_view, show_tokens, uploaded_text
 
 MAX_PASTED_CHARS = 1_000_000

@@ -30,7 +30,7 @@ from bpe_core.analysis.vocabulary import (
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
-from bpe_core.sentencepiece_model import SentencePieceTokenizer
+from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
 from pages.common.menus import id_or_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table

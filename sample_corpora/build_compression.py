@@ -28,8 +28,7 @@ from bpe_core.analysis.shipped_compression import (  # noqa: E402
     reference_key,
     write_shipped,
 )
-from bpe_core.encodings import CATALOGUE  # noqa: E402
-from bpe_core.zoo import ModelPackageMissing  # noqa: E402
+from bpe_core.vocabularies.catalogue import LISTED, ModelPackageMissing  # noqa: E402
 
 
 def main() -> None:
@@ -40,7 +39,7 @@ def main() -> None:
             tokenizer = train(training_text, **DEFAULT_SETTINGS)
             key = curves_key(training_text, held_out_text, **DEFAULT_SETTINGS)
             curves[key] = corpus_curves(tokenizer, training_text, held_out_text)
-        for name in CATALOGUE:
+        for name in LISTED:
             try:
                 (point,) = reference_points(held_out_text, [name])
             except ModelPackageMissing as error:

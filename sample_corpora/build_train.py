@@ -13,9 +13,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bpe_core import train  # noqa: E402
-from bpe_core.corpus import corpus_fingerprint  # noqa: E402
-from bpe_core.samples import catalog  # noqa: E402
 from bpe_core.analysis.shipped_training import DEFAULT_SAMPLE, DEFAULT_SETTINGS, write_shipped  # noqa: E402
+from bpe_core.corpora.samples import catalog  # noqa: E402
+from bpe_core.engine.corpus import corpus_fingerprint  # noqa: E402
 
 
 def main() -> None:

@@ -42,8 +42,9 @@ def pytest_collection_modifyitems(items):
 def quick_regex_deadlines(monkeypatch):
     """Regex deadlines of milliseconds: a test of what happens when a pattern
     runs out of time need not wait the seconds a user is given."""
-    from bpe_core import patterns, untrusted_regex
     from bpe_core.analysis import vocabulary
+    from bpe_core.engine import patterns
+    from bpe_core.sandbox import untrusted_regex
 
     monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
     monkeypatch.setattr(untrusted_regex, "PROBE_MATCH_SECONDS", 0.05)
@@ -61,7 +62,7 @@ def job_worker_gone():
     worker, started for the next job, is meant to be left.)"""
     import multiprocessing
 
-    from bpe_core.budgeted_jobs import SPARE_WORKERS
+    from bpe_core.jobs.budgeted_jobs import SPARE_WORKERS
 
     def children() -> set[int]:
         return {child.pid for child in multiprocessing.active_children()}

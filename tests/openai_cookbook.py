@@ -33,7 +33,7 @@ offline).
 
 import tiktoken as _tiktoken
 
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 
 
 class tiktoken:  # stands where the cookbook's `import tiktoken` does

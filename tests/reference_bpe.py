@@ -7,8 +7,8 @@ corpus after every merge.
 
 from __future__ import annotations
 
-from bpe_core.patterns import split_pieces
-from bpe_core.specials import split_on_specials
+from bpe_core.engine.patterns import split_pieces
+from bpe_core.engine.specials import split_on_specials
 
 
 def pair_counts(chunks: list[list[int]]) -> dict[tuple[int, int], int]:

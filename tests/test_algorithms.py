@@ -9,6 +9,7 @@ import pytest
 from tokenizers import Tokenizer as HuggingFaceTokenizer
 
 from bpe_core import train
+from bpe_core.algorithms.hf_trainers import train_unigram, train_wordpiece
 from bpe_core.analysis.algorithms import (
     ALGORITHMS,
     RIVALS,
@@ -21,7 +22,6 @@ from bpe_core.analysis.algorithms import (
     unknown_stretches,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.hf_trainers import train_unigram, train_wordpiece
 from tests.apptest import charts, html_tables, open_page, popover_labels
 from tests.cli import run_cli
 
@@ -155,7 +155,6 @@ def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypa
         raise AssertionError("the page measured the same tokenizers again")
 
     from bpe_core.analysis import algorithms
-
     from bpe_core.drawing import algorithms as drawing
 
     for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):

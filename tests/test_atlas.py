@@ -20,8 +20,9 @@ from bpe_core.analysis.atlas import (
     words_per_declaration,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding, tiktoken_encoding
-from bpe_core.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+from bpe_core.corpora.udhr import UDHR_DIR, CorpusFileError, declaration_texts, declarations, source
+from bpe_core.vocabularies.catalogue import LISTED, encoding_source, load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.cli import run_cli
 
 # A dozen languages over nine scripts, with and without NFC as written.
@@ -128,7 +129,7 @@ def test_the_precomputed_counts_are_todays_tokenizers_on_todays_texts():
 
 def test_a_tokenizer_missing_from_the_precomputed_counts_or_changed_is_counted_afresh():
     stored = read_precomputed()
-    assert set(CATALOGUE) >= set(stored.tokenizers)
+    assert set(LISTED) >= set(stored.tokenizers)
     kept = stored.tokenizers["gpt2"]
     changed = Precomputed(stored.declarations_sha256, stored.words,
                           {"gpt2": TokenizerCounts("another fingerprint", kept.tokens)})
@@ -182,7 +183,7 @@ def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default():
     code, out, err = run_cli("tax", "--corpus", "udhr", "--json")
     assert code == 0, err
     printed = json.loads(out)
-    assert printed["base"] == "eng" and list(printed["tokenizers"]) == list(CATALOGUE)
+    assert printed["base"] == "eng" and list(printed["tokenizers"]) == LISTED
     assert all(len(figures) == len(declarations()) for figures in printed["tokenizers"].values())
 
 
@@ -208,7 +209,7 @@ def small_tokenizer():
 
 @pytest.mark.slow  # a worker process
 def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_tokenizer, job_worker_gone):
-    from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
+    from bpe_core.jobs.budgeted_counting import COUNTING_BUDGET, count_within_budget
 
     heard = []
     sample = {code: declaration_texts()[code] for code in ("eng", "vie", "bod")}
@@ -229,8 +230,8 @@ def test_a_visitors_tokenizer_is_counted_in_a_worker_as_in_this_process(small_to
 
 @pytest.mark.slow  # a worker process
 def test_counting_past_its_budget_stops_with_a_message(small_tokenizer, job_worker_gone):
-    from bpe_core.budgeted_counting import Budget, count_within_budget
-    from bpe_core.budgeted_jobs import OverBudgetError
+    from bpe_core.jobs.budgeted_counting import Budget, count_within_budget
+    from bpe_core.jobs.budgeted_jobs import OverBudgetError
 
     with pytest.raises(OverBudgetError, match=r"Counting this tokenizer .* in the 0\.5 s .*count_tokenizer"):
         count_within_budget(small_tokenizer, Budget(seconds=0.5, memory_bytes=1_500_000_000))

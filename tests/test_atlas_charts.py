@@ -7,6 +7,7 @@ import statistics
 import pytest
 
 from bpe_core.analysis.atlas import TokenizerCounts, atlas_rows, precomputed
+from bpe_core.corpora.udhr import declarations
 from bpe_core.drawing.atlas import (
     MAP_CONFIG,
     TOPOJSON_URL,
@@ -16,7 +17,6 @@ from bpe_core.drawing.atlas import (
     language_frame,
     script_figure,
 )
-from bpe_core.udhr import declarations
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,14 @@ from streamlit.testing.v1 import AppTest
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
 from tests.apptest import (
-    messages, metric, open_page, popover_labels, shared_box_text, shown, type_in_box, type_text,
+    messages,
+    metric,
+    open_page,
+    popover_labels,
+    shared_box_text,
+    shown,
+    type_in_box,
+    type_text,
 )
 from tests.cli import run_cli
 from tests.conftest import ROOT

@@ -7,7 +7,16 @@ from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from pages.common.names import PAGES as PAGE_INFO
-from tests.browser import StreamlitServer, assert_no_exception, finishes_a_run, new_page, open_page, run, screenshot, type_into
+from tests.browser import (
+    StreamlitServer,
+    assert_no_exception,
+    finishes_a_run,
+    new_page,
+    open_page,
+    run,
+    screenshot,
+    type_into,
+)
 
 pytestmark = pytest.mark.browser
 

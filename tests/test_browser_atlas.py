@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core.analysis.atlas import DEFAULT_BASE
-from bpe_core.udhr import declarations
+from bpe_core.corpora.udhr import declarations
 from tests.browser import ROOT, assert_no_exception, new_page, open_page, run, screenshot
 
 pytestmark = pytest.mark.browser

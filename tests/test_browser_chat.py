@@ -6,10 +6,11 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core import load_encoding
-from bpe_core.chat import Message, chat_prompt
+from bpe_core.vocabularies.catalogue import chat_prompt
+from bpe_core.vocabularies.chat import Message
 from pages.chat import DEFAULT_TEXTS
-from tests.openai_cookbook import num_tokens_from_messages
 from tests.browser import assert_no_exception, new_page, open_page, screenshot
+from tests.openai_cookbook import num_tokens_from_messages
 
 pytestmark = pytest.mark.browser
 

@@ -9,12 +9,20 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core import train
-from bpe_core.deck import parse_deck
+from bpe_core.analysis.deck import parse_deck
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.standalone import deck_page, replay_page, training_page
-from bpe_core.encodings import load_encoding
-from bpe_core.samples import catalog
+from bpe_core.vocabularies.catalogue import load_encoding
 from tests.browser import (
-    SCREENSHOTS, assert_no_exception, closed_cleanly, menu_label, new_page, open_menu, open_offline, open_page, type_into,
+    SCREENSHOTS,
+    assert_no_exception,
+    closed_cleanly,
+    menu_label,
+    new_page,
+    open_menu,
+    open_offline,
+    open_page,
+    type_into,
 )
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ token never wraps inside itself, and right-to-left text keeps its order."""
 import pytest
 from playwright.sync_api import expect
 
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.browser import ROOT, assert_no_exception, new_page, open_page, screenshot
 
 pytestmark = pytest.mark.browser

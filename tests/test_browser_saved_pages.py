@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core import load_encoding, train
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.standalone import replay_page, token_view_page, training_page
-from bpe_core.samples import catalog
 from tests.browser import SCREENSHOTS, closed_cleanly, new_page, open_menu, open_offline, open_page, open_popover
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core import train
-from bpe_core.samples import catalog
+from bpe_core.corpora.samples import catalog
 from tests.browser import assert_no_exception, new_page, open_menu, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser
@@ -93,13 +93,14 @@ def test_copy_link_copies_the_address(server, browser):
 
 
 def test_upload_a_rank_file_then_download_the_view_as_slides(server, page, tmp_path):
-    from bpe_core.encodings import RANK_FILES, tiktoken_encoding
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+    from bpe_core.vocabularies.openai import tiktoken_encoding
 
     open_page(page, f"{server.url}/inspect?text=Hello%20slides%2012345", "Inspect")
     open_menu(page, "inspect_tokenizer_menu")
     run(page, page.get_by_text("Load your own tokenizer").click)
     upload = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
-    run(page, lambda: upload.set_input_files(str(RANK_FILES / "o200k_base.tiktoken.gz")))
+    run(page, lambda: upload.set_input_files(str(BUNDLED_DIR / "o200k_base.tiktoken.gz")))
     expect(page.get_by_text("Loaded “o200k_base.tiktoken.gz” and selected it.")).to_be_visible()
     expected = len(tiktoken_encoding("o200k_base").encode("Hello slides 12345"))
     expect(page.locator(".bpe-count").filter(has_text="Tokens")).to_contain_text(str(expected))

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bpe_core import train
-from bpe_core.samples import catalog
+from bpe_core.corpora.samples import catalog
 from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_page, run, screenshot, type_into
 
 pytestmark = pytest.mark.browser

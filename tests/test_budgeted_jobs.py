@@ -1,12 +1,12 @@
 """Budgeted jobs are one core's work each, and their worker processes start
-cheaply (see `bpe_core.budgeted_jobs`)."""
+cheaply (see `bpe_core.jobs.budgeted_jobs`)."""
 
 import os
 
 import pytest
 
-from bpe_core.budgeted_jobs import Budget
-from bpe_core.budgeted_training import train_rival_within_budget
+from bpe_core.jobs.budgeted_jobs import Budget
+from bpe_core.jobs.budgeted_training import train_rival_within_budget
 
 ROOMY = Budget(seconds=60, memory_bytes=1_000_000_000)
 
@@ -35,9 +35,9 @@ import os, sys, tempfile
 with open(os.environ["RUNS"], "a") as runs:
     print(os.getpid(), file=runs)
 if __name__ == "__main__":
-    from bpe_core import budgeted_jobs
-    from bpe_core.budgeted_training import train_within_budget
-    from bpe_core.machine_turns import MachineTurns
+    from bpe_core.jobs import budgeted_jobs
+    from bpe_core.jobs.budgeted_training import train_within_budget
+    from bpe_core.jobs.machine_turns import MachineTurns
     budgeted_jobs.MACHINE_TURNS = MachineTurns(tempfile.mkdtemp(), 1)  # not in line with other programs' jobs
     budget = budgeted_jobs.Budget(seconds=60, memory_bytes=1_000_000_000)
     for _ in range(2):

@@ -29,17 +29,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
-from bpe_core.chat import (
+from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
+from bpe_core.vocabularies.chat import (
     MAX_CHAT_CHARS,
-    TEMPLATES,
     ChatError,
     Message,
-    chat_prompt,
     check_conversation,
     messages_from_json,
 )
-from bpe_core.encodings import tiktoken_encoding
-from bpe_core.zoo import MISTRAL_V3_FILE, TEKKEN_FILE, ModelPackageMissing
+from bpe_core.vocabularies.openai import tiktoken_encoding
+from bpe_core.vocabularies.zoo import MISTRAL_V3_FILE, TEKKEN_FILE, ModelPackageMissing
 from tests.cli import run_cli
 from tests.conftest import ROOT
 from tests.openai_cookbook import num_tokens_from_messages
@@ -112,7 +111,7 @@ def harmony_ids(messages):
     from openai_harmony import Conversation, DeveloperContent, Role, SystemContent
     from openai_harmony import Message as HarmonyMessage
 
-    from bpe_core.harmony import harmony_encoding
+    from bpe_core.vocabularies.harmony import harmony_encoding
 
     rendered = [HarmonyMessage.from_role_and_content(Role.SYSTEM, SystemContent.new())]
     for message in messages:
@@ -200,7 +199,7 @@ def test_openai_harmony_loads_from_the_bundled_rank_file_with_no_network(tmp_pat
 
     alone = run("import openai_harmony as h; h.load_harmony_encoding(h.HarmonyEncodingName.HARMONY_GPT_OSS)")
     assert alone.returncode != 0 and "error downloading" in alone.stderr  # the network really is closed
-    ours = run("import os; from bpe_core.harmony import harmony_encoding; "
+    ours = run("import os; from bpe_core.vocabularies.harmony import harmony_encoding; "
                "print(harmony_encoding().name, 'TIKTOKEN_ENCODINGS_BASE' in os.environ)")
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout.split() == ["HarmonyGptOss", "False"]
@@ -208,7 +207,7 @@ def test_openai_harmony_loads_from_the_bundled_rank_file_with_no_network(tmp_pat
 
 
 def test_without_openai_harmony_gpt_oss_says_which_pip_command_adds_it(monkeypatch):
-    from bpe_core.harmony import harmony_encoding
+    from bpe_core.vocabularies.harmony import harmony_encoding
 
     monkeypatch.setitem(sys.modules, "openai_harmony", None)  # what an import finds when the package is absent
     with pytest.raises(ModelPackageMissing, match="pip install openai-harmony"):
@@ -347,7 +346,7 @@ def test_the_command_line_refuses_bad_conversations_in_one_line(tmp_path):
         assert code == 1 and err.startswith("error: ") and message in err and err.count("\n") == 1
     code, _, err = run_cli("chat", file, "--with", "gpt2")
     assert code == 2 and "invalid choice" in err
-    assert set(TEMPLATES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
+    assert set(CHAT_NAMES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
                               "qwen"}
 
 

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from bpe_core import train
-from bpe_core.encodings import tiktoken_encoding
 from bpe_core.formats import hf_tokenizer_json, tiktoken_file_text, tokenizer_to_json
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.cli import run_cli as run
 from tests.conftest import ROOT
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.cli import run_cli as run
 
 

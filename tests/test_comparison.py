@@ -12,7 +12,8 @@ from bpe_core.analysis.comparison import differing_stretches, display_lines, str
 from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.comparison import BEST_COLOUR, OTHER_COLOUR, aligned_rows_html, stretches_html, token_count_bars
 from bpe_core.drawing.palette import PALETTE
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 MIXED_TEXT = "Hello, world!  naïve café\n\tdef f(x): return x**2  # 12345\nこんにちは 👩‍💻 <|endoftext|>"

@@ -23,9 +23,9 @@ from bpe_core.analysis.compression import (
     training_size,
 )
 from bpe_core.analysis.tax import languages
+from bpe_core.corpora.samples import SAMPLES_DIR
 from bpe_core.drawing.compression import compression_figure, compression_table, plotted_points
-from bpe_core.encodings import tiktoken_encoding
-from bpe_core.samples import SAMPLES_DIR
+from bpe_core.vocabularies.openai import tiktoken_encoding
 
 ENGLISH = (SAMPLES_DIR / "parallel" / "en.txt").read_text(encoding="utf-8")  # ASCII, 20 lines
 JAPANESE = (SAMPLES_DIR / "parallel" / "ja.txt").read_text(encoding="utf-8")

@@ -5,20 +5,23 @@ order (which decides ties in training), so the same merges."""
 import io
 import json
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from collections import Counter
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_core import corpus, corpus_files, train, worker_processes
+from bpe_core import train
 from bpe_core.cli import main
-from bpe_core.corpus import count_pieces, cut_points, text_chunks
-from bpe_core.corpus_files import CorpusFileError, corpus_paths, count_files, read_counts, stream_chunks
-from bpe_core.patterns import split_pieces
-from bpe_core.samples import catalog
-from bpe_core.specials import split_on_specials
+from bpe_core.corpora import corpus_files
+from bpe_core.corpora.corpus_files import CorpusFileError, corpus_paths, count_files, read_counts, stream_chunks
+from bpe_core.corpora.samples import catalog
+from bpe_core.engine import corpus
+from bpe_core.engine.corpus import count_pieces, cut_points, text_chunks
+from bpe_core.engine.patterns import split_pieces
+from bpe_core.engine.specials import split_on_specials
+from bpe_core.sandbox import worker_processes
 from tests.cli import run_cli
 from tests.texts import TRICKY_TEXTS
 

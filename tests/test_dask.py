@@ -32,12 +32,13 @@ if importlib.util.find_spec("distributed") is None:
 import distributed  # noqa: E402
 import fsspec  # noqa: E402
 
-import bpe_core  # noqa: E402
-from bpe_core import corpus, dask_counting  # noqa: E402
+import bpe_core.corpora  # noqa: E402
 from bpe_core.cli import main  # noqa: E402
-from bpe_core.corpus_files import CorpusFileError, corpus_paths, count_files  # noqa: E402
-from bpe_core.dask_counting import CorpusFile, count_block, dask_version_problem, safe_cut  # noqa: E402
-from bpe_core.samples import catalog  # noqa: E402
+from bpe_core.corpora import dask_counting  # noqa: E402
+from bpe_core.corpora.corpus_files import CorpusFileError, corpus_paths, count_files  # noqa: E402
+from bpe_core.corpora.dask_counting import CorpusFile, count_block, dask_version_problem, safe_cut  # noqa: E402
+from bpe_core.corpora.samples import catalog  # noqa: E402
+from bpe_core.engine import corpus  # noqa: E402
 from tests.browser import free_port  # noqa: E402
 from tests.cli import run_cli  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
@@ -103,8 +104,8 @@ def test_machines_with_other_dask_versions_are_named():
 def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
     (tmp_path / "a.txt").write_text("some text")
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
-    monkeypatch.delitem(sys.modules, "bpe_core.dask_counting")
-    monkeypatch.delattr(bpe_core, "dask_counting")
+    monkeypatch.delitem(sys.modules, "bpe_core.corpora.dask_counting")
+    monkeypatch.delattr(bpe_core.corpora, "dask_counting")
     code, _, err = run_cli("train", tmp_path / "a.txt", "--merges", 3, "-o", tmp_path / "t.json", "--dask", "local:2")
     assert code == 1 and err.count("\n") == 1
     assert err.startswith("error: --dask needs Dask") and "pip install -r requirements-dask.txt" in err

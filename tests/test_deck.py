@@ -1,4 +1,4 @@
-"""A talk deck's text (bpe_core.deck), its data for the browser and its saved
+"""A talk deck's text (bpe_core.analysis.deck), its data for the browser and its saved
 page (bpe_core.drawing.deck), and the Deck page's messages."""
 
 import json
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bpe_core.deck import MAX_DECK_CHARS, Slide, deck_text, parse_deck
+from bpe_core.analysis.deck import MAX_DECK_CHARS, Slide, deck_text, parse_deck
 from bpe_core.drawing.deck import deck_data
 from bpe_core.drawing.standalone import deck_page
 from tests.apptest import messages, open_page, popover_labels

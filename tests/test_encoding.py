@@ -10,10 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import PRESETS, TokenSpan, train
-from bpe_core import encodings as encodings_module
-from bpe_core import tokenizer as tokenizer_module
-from bpe_core.bundled_files import BundledFileError
-from bpe_core.encodings import list_encoding_names, load_encoding, load_ranks, tiktoken_encoding
+from bpe_core.engine import tokenizer as tokenizer_module
+from bpe_core.vocabularies import openai as openai_module
+from bpe_core.vocabularies.bundled_files import BundledFileError
+from bpe_core.vocabularies.catalogue import list_encoding_names, load_encoding
+from bpe_core.vocabularies.openai import load_ranks, tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 NAMES = list_encoding_names()  # every OpenAI encoding tiktoken knows
@@ -27,7 +28,7 @@ def test_patterns_and_specials_are_tiktokens_own(name, monkeypatch):
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
     monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: {})
     official = getattr(openai_public, name)()
-    spec = encodings_module.ENCODINGS[name]
+    spec = openai_module.ENCODINGS[name]
     assert spec.pattern == official["pat_str"]
     assert spec.special_tokens == official["special_tokens"]
 
@@ -77,17 +78,17 @@ def test_sizes_and_specials_match_tiktoken():
 
 
 def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
-    original = (encodings_module.RANK_FILES / "r50k_base.tiktoken.gz").read_bytes()
+    original = (openai_module.BUNDLED_DIR / "r50k_base.tiktoken.gz").read_bytes()
     tampered = gzip.decompress(original).replace(b"IQ== 0", b"Ig== 0", 1)
-    assert hashlib.sha256(tampered).hexdigest() != encodings_module.ENCODINGS["gpt2"].sha256
+    assert hashlib.sha256(tampered).hexdigest() != openai_module.ENCODINGS["gpt2"].sha256
     (tmp_path / "r50k_base.tiktoken.gz").write_bytes(gzip.compress(tampered))
-    monkeypatch.setattr(encodings_module, "RANK_FILES", tmp_path)
-    encodings_module._verified_ranks.cache_clear()  # the files are read once per process
+    monkeypatch.setattr(openai_module, "BUNDLED_DIR", tmp_path)
+    openai_module._verified_ranks.cache_clear()  # the files are read once per process
     try:
         with pytest.raises(BundledFileError, match="SHA-256"):
             load_ranks("gpt2")
     finally:
-        encodings_module._verified_ranks.cache_clear()
+        openai_module._verified_ranks.cache_clear()
 
 
 def test_unknown_encoding_name_lists_the_choices():
@@ -307,7 +308,7 @@ def test_offsets_leave_out_what_the_pattern_drops_in_both_engines():
 
 @given(sizes=st.lists(st.integers(1, 4), min_size=1, max_size=50), reads=st.lists(st.integers(-60, 60), max_size=8))
 def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(sizes, reads):
-    from bpe_core.tokenizer import TokenSpans
+    from bpe_core.engine.tokenizer import TokenSpans
 
     ids = list(range(len(sizes)))
     ends = list(itertools.accumulate(sizes))
@@ -330,7 +331,7 @@ def test_a_bundled_encoding_keeps_its_ranks_once():
     `vocab` is that table the other way round."""
     ranks = load_ranks("o200k_base")
     for name in ("o200k_base", "o200k_harmony"):
-        encoding = load_encoding.__wrapped__(name)  # built now: another test may have emptied the ranks' cache
+        encoding = openai_module.openai_encoding(name)  # built now: another test may have emptied the ranks' cache
         assert encoding._ids_by_token is ranks
         assert encoding._rust_bpe._mergeable_ranks is ranks
         assert encoding.mergeable_ranks == ranks
@@ -342,6 +343,44 @@ def test_ranks_that_name_a_token_twice_are_not_taken_as_the_table():
     """A constructed Encoding whose ranks give two tokens one id keeps a
     table of its own, as `vocab` has it (one token per id)."""
     ranks = {bytes([byte]): byte for byte in range(256)} | {b"ab": 256, b"ba": 256}
-    encoding = encodings_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
+    encoding = openai_module.Encoding("twice", pat_str=PRESETS["gpt2"], mergeable_ranks=ranks, special_tokens={})
     assert encoding._ids_by_token is not ranks
     assert encoding.decode(encoding.encode("ab ba")) == "ab ba"
+
+
+def test_threads_asking_for_an_encoding_at_once_share_one_load(monkeypatch):
+    """A server's visits and its warm-up ask at the same moment: the
+    vocabulary is read once, and every thread gets the same tokenizer."""
+    import dataclasses
+    import threading
+
+    from bpe_core.vocabularies import catalogue
+
+    loads, release = [], threading.Event()
+    real = catalogue.CATALOGUE["p50k_base"]
+
+    def slow_load(name):
+        loads.append(name)
+        release.wait(10)
+        return real.load(name)
+
+    monkeypatch.setitem(catalogue.CATALOGUE, "p50k_base", dataclasses.replace(real, load=slow_load))
+    catalogue.load_encoding.cache_clear()
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(catalogue.load_encoding("p50k_base"))) for _ in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        release.set()
+        for thread in threads:
+            thread.join(60)
+        assert loads == ["p50k_base"] and len(got) == 4 and all(encoding is got[0] for encoding in got)
+    finally:
+        catalogue.load_encoding.cache_clear()
+
+
+def test_the_catalogue_says_each_openai_encodings_size_as_tiktoken_counts_it():
+    from bpe_core.vocabularies.catalogue import CATALOGUE
+
+    for name in openai_module.ENCODINGS:
+        assert CATALOGUE[name].n_vocab == tiktoken_encoding(name).n_vocab, name

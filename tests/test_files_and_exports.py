@@ -8,7 +8,6 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import Tokenizer, train
-from bpe_core.encodings import load_encoding, tiktoken_encoding
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -19,6 +18,8 @@ from bpe_core.formats import (
     tokenizer_from_json,
     tokenizer_to_json,
 )
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4

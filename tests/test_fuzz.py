@@ -20,12 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core import tokenizer as tokenizer_module
 from bpe_core import train
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.corpora.samples import catalog
+from bpe_core.engine import tokenizer as tokenizer_module
+from bpe_core.engine.utf8 import encodable
 from bpe_core.formats import to_tiktoken
-from bpe_core.samples import catalog
-from bpe_core.utf8 import encodable
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS, assigned_characters
 
 pytestmark = pytest.mark.slow  # many awkward texts each; HYPOTHESIS_PROFILE=fuzz runs far more
@@ -163,7 +164,7 @@ def test_trained_tokenizers_give_their_tiktoken_exports_ids_in_both_engines(byte
 
 
 def _split_keeping(text: str, specials) -> list[str]:
-    from bpe_core.specials import split_on_specials
+    from bpe_core.engine.specials import split_on_specials
 
     return [segment for segment, _ in split_on_specials(text, specials)]
 

@@ -8,8 +8,6 @@ import json
 import pytest
 
 from bpe_core import PatternError, load_encoding, train
-from bpe_core.budgeted_encoding import encode_within_budget
-from bpe_core.budgeted_training import Budget, OverBudgetError, train_within_budget
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -17,7 +15,9 @@ from bpe_core.formats import (
     tokenizer_from_json,
     tokenizer_to_json,
 )
-from bpe_core.untrusted_regex import compile_untrusted
+from bpe_core.jobs.budgeted_encoding import encode_within_budget
+from bpe_core.jobs.budgeted_training import Budget, OverBudgetError, train_within_budget
+from bpe_core.sandbox.untrusted_regex import compile_untrusted
 from pages.common.names import PAGES
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import messages, open_page
@@ -191,7 +191,7 @@ def test_a_probe_is_stopped_by_its_processor_time_not_the_clock():
     """A regex that would keep the probe busy past its processor time is
     refused as too slow, by the kernel, whatever the clock says; a busy
     machine only makes the probe wait longer."""
-    from bpe_core import untrusted_regex
+    from bpe_core.sandbox import untrusted_regex
 
     too_slow = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
     assert too_slow == untrusted_regex.TOO_SLOW
@@ -295,7 +295,7 @@ def test_every_text_view_stops_at_its_budget_and_points_to_the_command_line(
     """A long text without spaces, cut by special tokens, under a custom split
     pattern (the readable engine), with no time to spare: each page shows a
     prefix, says how much, and how to encode all of it."""
-    from bpe_core import budgeted_encoding
+    from bpe_core.jobs import budgeted_encoding
 
     monkeypatch.setattr(budgeted_encoding, "VIEW_SECONDS", 0)
     text = ("newest" * 500 + "<|endoftext|>") * 30
@@ -363,7 +363,7 @@ def test_an_exception_in_progress_stops_the_job_at_once(job_worker_gone):
 @pytest.mark.slow  # seconds: worker processes
 def test_hugging_faces_trainers_run_in_a_budgeted_process_too():
     from bpe_core.analysis.algorithms import train_rival
-    from bpe_core.budgeted_training import train_rival_within_budget
+    from bpe_core.jobs.budgeted_training import train_rival_within_budget
 
     text = "the lowest and the newest and the widest of them all\n" * 200
     there = train_rival_within_budget(train_rival, ("unigram", text, 300), ROOMY)
@@ -374,8 +374,8 @@ def test_hugging_faces_trainers_run_in_a_budgeted_process_too():
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch, tmp_path):
-    from bpe_core import budgeted_jobs
-    from bpe_core.machine_turns import MachineTurns
+    from bpe_core.jobs import budgeted_jobs
+    from bpe_core.jobs.machine_turns import MachineTurns
 
     monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path, cores=1))
     monkeypatch.setattr(budgeted_jobs, "MAX_WAIT_SECONDS", 0.6)

@@ -67,3 +67,91 @@ def test_the_fingerprint_of_a_bundled_encoding_does_not_recover_its_merges(name)
     encoding = load_encoding(name)
     assert len(encoding.fingerprint) == 64
     assert encoding._merges is None
+
+
+# ------------------------------------------------------------------ the floors
+
+# bpe_core's subpackages from the ground up: each imports only from its own
+# floor and those below it (bpe_core/__init__.py says what each holds).
+FLOORS = ["sandbox", "engine", "formats", "vocabularies", "algorithms", "corpora", "analysis", "jobs", "drawing", "cli"]
+PACKAGE = ROOT / "bpe_core"
+
+
+def _imports_of(path) -> set[str]:
+    """The bpe_core modules a file imports, anywhere in it (a function's own
+    imports too), as dotted names, read from its syntax alone."""
+    import ast
+
+    module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    package = module.rsplit(".", 1)[0] if path.name != "__init__.py" else module.removesuffix(".__init__")
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("bpe_core")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.startswith("bpe_core"):
+                found.add(target)
+                found |= {f"{target}.{alias.name}" for alias in node.names}  # `from package import module`
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in PACKAGE.rglob("*.py")}
+    return {name for name in found if name in modules} - {module.removesuffix(".__init__")}
+
+
+def _floor(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in FLOORS) else None
+
+
+def test_only_the_public_api_stands_at_the_top_of_bpe_core():
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert top == ["__init__.py", "__main__.py"]
+    folders = sorted(path.name for path in PACKAGE.iterdir() if path.is_dir() and path.name != "__pycache__")
+    assert folders == sorted(FLOORS)
+    for floor in FLOORS:  # each opens with a docstring that says what it holds
+        import ast
+
+        init = PACKAGE / floor / "__init__.py"
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), init
+
+
+def test_imports_run_only_downward_from_floor_to_floor():
+    upward = []
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        here = _floor(module)
+        if here is None:  # bpe_core/__init__.py and __main__.py: the public API, above every floor
+            continue
+        for imported in _imports_of(path):
+            there = _floor(imported)
+            if there is None or FLOORS.index(there) > FLOORS.index(here):
+                upward.append(f"{module} -> {imported}")
+    assert upward == []
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        graph[module] = _imports_of(path)
+    done, on_path, circles = set(), [], []
+
+    def visit(module):
+        if module in on_path:
+            circles.append(on_path[on_path.index(module):] + [module])
+            return
+        if module in done:
+            return
+        on_path.append(module)
+        for imported in sorted(graph.get(module, ())):
+            visit(imported)
+        on_path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+    assert circles == []

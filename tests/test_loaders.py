@@ -16,7 +16,7 @@ from tokenizers import pre_tokenizers, trainers
 from tokenizers.models import BPE
 
 from bpe_core import train
-from bpe_core.encodings import RANK_FILES, load_encoding, tiktoken_encoding
+from bpe_core.engine.patterns import PRESETS
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -26,7 +26,9 @@ from bpe_core.formats import (
     tokenizer_to_json,
 )
 from bpe_core.formats.hf_json import byte_to_unicode
-from bpe_core.patterns import PRESETS
+from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
 CORPUS = "\n".join(TRICKY_TEXTS[2:26]) * 4
@@ -34,7 +36,7 @@ PROBES = TRICKY_TEXTS + [CORPUS[:3000]]
 SPECIALS = ["<|endoftext|>", "<|pad|>"]
 CUSTOM_PATTERN = r"\s?\w+|\s?[^\w\s]+|\s+"
 
-CL100K_GZ = (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes()
+CL100K_GZ = (BUNDLED_DIR / "cl100k_base.tiktoken.gz").read_bytes()
 CL100K_SPECIALS = tiktoken_encoding("cl100k_base")._special_tokens
 
 
@@ -303,14 +305,14 @@ def test_character_level_export_is_refused_as_not_byte_level():
 
 @pytest.mark.slow
 def test_any_tokenizer_file_is_recognised_by_its_content():
-    from bpe_core.encodings import RANK_FILES
     from bpe_core.formats import tokenizer_from_file, tokenizer_to_json
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
 
     trained = train("hello hello world, hello tokens", num_merges=8, pattern="gpt2")
     text = "hello tokens, hello world"
     saved = tokenizer_from_file("mine.json", tokenizer_to_json(trained).encode())
     from_hf = tokenizer_from_file("tokenizer.json", hf_tokenizer_json(load_encoding("gpt2")).encode())
-    ranks = tokenizer_from_file("cl100k_base.tiktoken.gz", (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes(), "cl100k")
+    ranks = tokenizer_from_file("cl100k_base.tiktoken.gz", (BUNDLED_DIR / "cl100k_base.tiktoken.gz").read_bytes(), "cl100k")
     assert saved.encode(text) == trained.encode(text)
     assert from_hf.encode(text) == tiktoken_encoding("gpt2").encode(text)
     assert ranks.encode(text) == tiktoken_encoding("cl100k_base").encode_ordinary(text)
@@ -329,5 +331,5 @@ def test_a_gzip_compressed_tokenizer_json_is_recognised_after_unpacking():
 def test_a_pinned_rank_file_reads_as_the_checking_parser_reads_it():
     from bpe_core.formats.tiktoken_file import parse_pinned_ranks, parse_tiktoken_ranks
 
-    contents = gzip.decompress((RANK_FILES / "r50k_base.tiktoken.gz").read_bytes())
+    contents = gzip.decompress((BUNDLED_DIR / "r50k_base.tiktoken.gz").read_bytes())
     assert parse_pinned_ranks(contents) == parse_tiktoken_ranks(contents)

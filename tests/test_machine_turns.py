@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from bpe_core.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
+from bpe_core.jobs.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
 from tests.conftest import ROOT
 
 # Another server process on the same machine: takes a turn, says what it
@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 # holds it until told to go (a line on its standard input) or killed.
 OTHER_PROCESS = f"""
 import importlib.util, sys
-spec = importlib.util.spec_from_file_location("machine_turns", {str(ROOT / "bpe_core" / "machine_turns.py")!r})
+spec = importlib.util.spec_from_file_location("machine_turns", {str(ROOT / "bpe_core" / "jobs" / "machine_turns.py")!r})
 turns = importlib.util.module_from_spec(spec); spec.loader.exec_module(turns)
 line = turns.MachineTurns(sys.argv[1], cores=int(sys.argv[2]))
 with line.turn(wait_seconds=60, waiting=lambda ahead: print("ahead", ahead, flush=True)):

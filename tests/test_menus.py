@@ -4,8 +4,8 @@ change, from a link, after an upload), and the presenter button."""
 
 from bpe_core import train
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE
 from bpe_core.formats import tokenizer_to_json
+from bpe_core.vocabularies.catalogue import LISTED
 from pages.common.names import PAGES
 from pages.common.presenter import PRESENTER_CSS
 from pages.common.widgets import MODEL_NAMES
@@ -13,7 +13,7 @@ from tests.apptest import open_page, popover_labels, shown
 
 
 def test_every_bundled_encoding_has_the_models_it_is_known_by():
-    assert set(MODEL_NAMES) == set(CATALOGUE)
+    assert set(MODEL_NAMES) == set(LISTED)
 
 
 def test_home_picker_says_what_is_chosen_after_a_change_and_from_a_link():

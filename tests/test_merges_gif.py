@@ -7,9 +7,9 @@ import pytest
 from PIL import Image
 
 from bpe_core import train
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.merges_gif import MAX_FRAMES, merge_range, merges_gif
 from bpe_core.drawing.slides import HIGHLIGHT_OUTLINE, layout_tokens, tokens_png
-from bpe_core.samples import catalog
 from tests.apptest import messages, open_page
 from tests.cli import run_cli as run
 

@@ -10,11 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import bpe_core.analysis.atlas
-import bpe_core.udhr
-from bpe_core.encodings import CATALOGUE, tiktoken_encoding
-from bpe_core.udhr import declaration_texts, declarations
-from tests.apptest import all_html
-from tests.apptest import charts
+import bpe_core.corpora.udhr
+from bpe_core.corpora.udhr import declaration_texts, declarations
+from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
+from bpe_core.vocabularies.openai import tiktoken_encoding
+from tests.apptest import all_html, charts
 from tests.apptest import open_page as open_app
 
 pytestmark = pytest.mark.slow  # each opens the page: seconds
@@ -48,8 +48,8 @@ def test_the_first_visit_reads_no_declaration(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the passage view read the UDHR corpus")
 
-    monkeypatch.setattr(bpe_core.udhr, "declaration_texts", refuse)
-    monkeypatch.setattr(bpe_core.udhr, "declarations", refuse)
+    monkeypatch.setattr(bpe_core.corpora.udhr, "declaration_texts", refuse)
+    monkeypatch.setattr(bpe_core.corpora.udhr, "declarations", refuse)
     monkeypatch.setattr(bpe_core.analysis.atlas, "precomputed", refuse)
     at = open_app(PAGE, tax_tokenizers=["gpt2"])
     assert at.button(key="tax_corpus_passage").proto.type == "primary"  # the corpus shown is highlighted
@@ -133,7 +133,7 @@ def test_the_script_view_ranks_writing_systems_per_tokenizer():
 
 def test_every_openai_and_zoo_tokenizer_is_measured_and_four_are_by_default():
     assert open_atlas().multiselect(key="tax_tokenizers").value == ["gpt2", "cl100k_base", "o200k_base", "llama3"]
-    distinct = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # variants are a choice away
+    distinct = [name for name in LISTED if CATALOGUE[name].variant_of is None]  # variants are a choice away
     at = open_atlas(tax_tokenizers=distinct)
     assert set(distinct) <= set(declaration_table(at).columns)
     assert not at.warning
@@ -193,9 +193,9 @@ def test_bundled_tokenizers_shipped_counts_are_drawn_without_loading_them(monkey
 def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeypatch):
     import gzip
 
-    from bpe_core import budgeted_counting
-    from bpe_core.encodings import RANK_FILES
     from bpe_core.formats import tokenizer_from_file
+    from bpe_core.jobs import budgeted_counting
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
     from pages.common import declaration_counts
     from pages.common.names import LOADED_TOKENIZERS
 
@@ -208,7 +208,7 @@ def test_a_tokenizer_loaded_from_a_file_is_counted_in_the_bounded_worker(monkeyp
 
     monkeypatch.setattr(declaration_counts, "count_within_budget", in_worker)
     # An upload of o200k_base's rank file: ranks, not a merge history, as such files are.
-    ranks = gzip.decompress((RANK_FILES / "o200k_base.tiktoken.gz").read_bytes())
+    ranks = gzip.decompress((BUNDLED_DIR / "o200k_base.tiktoken.gz").read_bytes())
     loaded = tokenizer_from_file("mine.tiktoken", ranks, "o200k")
     name = "loaded: mine.tiktoken"
     session = {"tax_tokenizers": [name], LOADED_TOKENIZERS: {"mine.tiktoken": loaded}}

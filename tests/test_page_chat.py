@@ -8,7 +8,8 @@ import re
 import pytest
 
 from bpe_core import load_encoding
-from bpe_core.chat import OPENAI_COUNT_NOTE, TEMPLATES, Message, chat_prompt
+from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
+from bpe_core.vocabularies.chat import OPENAI_COUNT_NOTE, Message
 from pages.chat import DEFAULT_TEXTS, slots
 from tests.apptest import all_html, messages, open_page, shown
 from tests.openai_cookbook import num_tokens_from_messages
@@ -54,7 +55,7 @@ def test_the_page_shows_two_families_prompts_with_the_templates_counts():
     prompt = chat_prompt(conversation(DEFAULT_TEXTS), "llama3", load_encoding("llama3"))
     assert at.code[0].value.rstrip("\n") == prompt.text.rstrip("\n")  # the template's text, to copy (a code block drops the final newline)
     labels = at.selectbox(key="chat_left").options
-    assert [label.split(" — ")[0] for label in labels] == list(TEMPLATES)
+    assert [label.split(" — ")[0] for label in labels] == CHAT_NAMES
 
 
 def test_the_prompts_follow_what_is_typed_and_the_shape_of_the_conversation():

@@ -4,7 +4,7 @@ import re
 
 from streamlit.testing.v1 import AppTest
 
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import all_html, html_tables, open_page, popover_labels, shown, type_text
 from tests.test_comparison import table_cells
 

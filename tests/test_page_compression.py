@@ -5,11 +5,10 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.analysis.compression import corpus_text, split_held_out
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
-from tests.apptest import chart_data, charts
+from tests.apptest import chart_data, charts, popover_labels
 from tests.apptest import open_page as open_app
-from tests.apptest import popover_labels
 
 PAGE = "pages/compression.py"
 

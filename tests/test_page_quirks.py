@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core.analysis.quirks import QUIRKS
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import component_data, html_tables, metric, open_page, shared_box_text
 from tests.test_render import visible_text
 

@@ -6,8 +6,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
-from bpe_core.encodings import tiktoken_encoding
-from bpe_core.samples import catalog
+from bpe_core.corpora.samples import catalog
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TrainedTokenizer
 from tests.apptest import component_data, open_page, popover_labels, shown, tell_position
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bpe_core import budgeted_jobs, train
+from bpe_core import train
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
     languages,
@@ -21,8 +21,10 @@ from bpe_core.analysis.tax import (
     training_mix,
 )
 from bpe_core.analysis.words import count_words
-from bpe_core.encodings import CATALOGUE, tiktoken_encoding
-from bpe_core.machine_turns import MachineTurns
+from bpe_core.jobs import budgeted_jobs
+from bpe_core.jobs.machine_turns import MachineTurns
+from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
@@ -32,7 +34,7 @@ from tests.test_zoo import maker_encode
 
 PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
-EVERY = [name for name, about in CATALOGUE.items() if about.variant_of is None]  # OpenAI's and the zoo's, but variants
+EVERY = [name for name in LISTED if CATALOGUE[name].variant_of is None]  # OpenAI's and the zoo's, but variants
 TRAINED_ON_MIX = "trained on this mix"
 NUMBERS_OPEN = {"tax_mix_numbers_open": True, "tax_parity_numbers_open": True}  # the experiments' tables, opened
 

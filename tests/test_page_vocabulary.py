@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TrainedTokenizer
 from tests import apptest
 from tests.test_vocabulary import decodes_alone

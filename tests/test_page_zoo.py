@@ -11,8 +11,7 @@ import pytest
 import streamlit as st
 
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
-from bpe_core.zoo import ZOO, load_zoo_encoding
+from bpe_core.vocabularies.catalogue import CATALOGUE, OpenAIRankFile
 from pages.common.widgets import DEMO_TEXT
 from tests.apptest import all_html, component_data, html_tables, messages, metric, open_page
 from tests.test_page_vocabulary import matches
@@ -25,6 +24,8 @@ PICKERS = {
     "pages/vocabulary.py": "vocab_tokenizer",
     "pages/replay.py": "replay_tokenizer",
 }
+
+ZOO = [name for name, entry in CATALOGUE.items() if not isinstance(entry.source, OpenAIRankFile)]  # other makers
 
 
 def on_page(path: str | None, key: str, name: str):
@@ -107,8 +108,7 @@ def test_a_missing_package_stops_the_page_with_its_pip_command(monkeypatch):
     for module in [key for key in sys.modules if key == "sentencepiece" or key.startswith("sentencepiece.")]:
         monkeypatch.delitem(sys.modules, module)
     monkeypatch.setitem(sys.modules, "sentencepiece", None)
-    for cache in (load_encoding, load_zoo_encoding):
-        cache.cache_clear()  # loaded already in this process: forget it, as a fresh server would not have it
+    load_encoding.cache_clear()  # loaded already in this process: forget it, as a fresh server would not have it
     st.cache_resource.clear()
     try:
         at = open_page("pages/inspect.py")
@@ -116,4 +116,4 @@ def test_a_missing_package_stops_the_page_with_its_pip_command(monkeypatch):
         assert not at.exception
         assert "pip install sentencepiece" in at.error[0].value
     finally:
-        load_encoding.cache_clear(), load_zoo_encoding.cache_clear()
+        load_encoding.cache_clear()

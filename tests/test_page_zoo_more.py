@@ -10,7 +10,7 @@ import pytest
 
 from bpe_core import load_encoding
 from bpe_core.analysis.tax import parallel_text
-from bpe_core.encodings import CATALOGUE
+from bpe_core.vocabularies.catalogue import CATALOGUE
 from pages.common.tokenizers import OPENAI_ENCODINGS
 from pages.common.widgets import DEMO_TEXT
 from tests.apptest import all_html, component_data, html_tables, metric, open_page

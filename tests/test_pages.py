@@ -6,12 +6,21 @@ from pathlib import Path
 import pytest
 
 from bpe_core import train
-from bpe_core.encodings import tiktoken_encoding
+from bpe_core.corpora.samples import catalog
 from bpe_core.formats import hf_tokenizer_json
-from bpe_core.samples import catalog
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import (
-    all_html, component_data, messages, metric, open_page, shared_box_text, shown, tell_position, training_text_at,
-    type_in_box, type_text,
+    all_html,
+    component_data,
+    messages,
+    metric,
+    open_page,
+    shared_box_text,
+    shown,
+    tell_position,
+    training_text_at,
+    type_in_box,
+    type_text,
 )
 from tests.conftest import ROOT
 from tests.test_render import visible_text
@@ -333,12 +342,13 @@ def test_loading_a_tokenizer_file_adds_it_to_the_picker():
 
 @pytest.mark.slow
 def test_loading_a_tiktoken_rank_file_and_a_hugging_face_json():
-    from bpe_core.encodings import RANK_FILES, load_encoding
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+    from bpe_core.vocabularies.catalogue import load_encoding
 
     at = open_page("pages/inspect.py", inspect_upload_open=True)
     type_text(at, "Hello tokens 12345")
     at.selectbox(key="inspect_upload_pattern").set_value("cl100k").run()
-    data = (RANK_FILES / "cl100k_base.tiktoken.gz").read_bytes()
+    data = (BUNDLED_DIR / "cl100k_base.tiktoken.gz").read_bytes()
     at.file_uploader(key="inspect_upload").upload("cl100k.tiktoken.gz", data, "application/gzip").run()
     assert at.selectbox(key="inspect_tokenizer").value == "loaded: cl100k.tiktoken.gz"
     assert metric(at, "Tokens") == str(len(tiktoken_encoding("cl100k_base").encode("Hello tokens 12345")))

@@ -14,7 +14,8 @@ from bpe_core.analysis import quirks
 from bpe_core.analysis.labels import label_text
 from bpe_core.analysis.quirks import QUIRKS, Quirk
 from bpe_core.drawing.quirks import CARDS_CSS, card_html
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.test_render import visible_text
 
 OPENAI = ("gpt2", "cl100k_base", "o200k_base")

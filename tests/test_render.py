@@ -5,11 +5,11 @@ import re
 from html.parser import HTMLParser
 
 from bpe_core import train
-from bpe_core.drawing.palette import PALETTE, colour_for
 from bpe_core.analysis.token_cards import token_origins
+from bpe_core.drawing.palette import PALETTE, colour_for
 from bpe_core.drawing.tokens import counts_html, label_html, pieces_html, token_html
-from bpe_core.encodings import load_encoding
-from bpe_core.patterns import piece_spans
+from bpe_core.engine.patterns import piece_spans
+from bpe_core.vocabularies.catalogue import load_encoding
 
 
 def visible_text(markup: str) -> str:

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from bpe_core import Tokenizer, train
 from bpe_core.analysis.replay import SPECIAL, UNIT, UNSPLITTABLE, merge_tree, replay
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.replay import merge_tree_html, replay_frames, replay_html, replay_state_html
-from bpe_core.encodings import load_encoding, tiktoken_encoding
-from bpe_core.samples import catalog
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.test_render import visible_text
 from tests.texts import TRICKY_TEXTS, assigned_characters
 

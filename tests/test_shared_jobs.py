@@ -2,7 +2,7 @@
 
 import threading
 
-from bpe_core.shared_jobs import SharedJobs
+from bpe_core.jobs.shared_jobs import SharedJobs
 
 
 class Stopped(Exception):

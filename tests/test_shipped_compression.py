@@ -22,7 +22,7 @@ from bpe_core.analysis.shipped_compression import (
     shipped_reference,
     write_shipped,
 )
-from bpe_core.encodings import CATALOGUE
+from bpe_core.vocabularies.catalogue import LISTED
 from pages.common import tokenizers
 from tests.apptest import open_page
 
@@ -35,7 +35,7 @@ def test_the_default_chart_and_every_reference_point_are_shipped():
     for corpus_id in DEFAULT_CORPORA:
         assert shipped_curves(*parts(corpus_id), **DEFAULT_SETTINGS) is not None, corpus_id
     for corpus_id in chart_corpora():
-        for name in CATALOGUE:
+        for name in LISTED:
             assert shipped_reference(parts(corpus_id)[1], name) is not None, (corpus_id, name)
 
 
@@ -47,7 +47,7 @@ def test_the_shipped_numbers_are_what_training_and_measuring_give_today():
         assert shipped_curves(training_text, held_out_text, **DEFAULT_SETTINGS) == fresh, corpus_id
     for corpus_id in ("english_prose", "parallel/hi"):
         held_out_text = parts(corpus_id)[1]
-        for point in reference_points(held_out_text, list(CATALOGUE)):
+        for point in reference_points(held_out_text, LISTED):
             assert shipped_reference(held_out_text, point.encoding) == point, (corpus_id, point.encoding)
 
 

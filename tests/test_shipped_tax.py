@@ -7,11 +7,11 @@ import pytest
 from bpe_core.analysis import shipped_tax
 from bpe_core.analysis.shipped_tax import corpus_sha256, read_shipped, shipped, shipped_costs
 from bpe_core.analysis.tax import costs_of, languages, parallel_text
-from bpe_core.encodings import CATALOGUE, encoding_source, load_encoding
+from bpe_core.vocabularies.catalogue import LISTED, encoding_source, load_encoding
 
 
 def test_every_bundled_tokenizer_is_shipped_for_what_it_is_read_from_here():
-    assert set(shipped()) == set(CATALOGUE)
+    assert set(shipped()) == set(LISTED)
     for name, entry in shipped().items():
         assert entry.source == encoding_source(name), f"{name} is read from other files: run build_costs.py"
         assert set(entry.costs) == set(languages())

@@ -5,12 +5,16 @@ page's first visit shows it without training."""
 import pytest
 
 from bpe_core import train
-from bpe_core.corpus import corpus_fingerprint
-from bpe_core.formats.native import tokenizer_to_dict
-from bpe_core.samples import catalog
 from bpe_core.analysis.shipped_training import (
-    DEFAULT_SAMPLE, DEFAULT_SETTINGS, read_shipped, shipped_training, write_shipped,
+    DEFAULT_SAMPLE,
+    DEFAULT_SETTINGS,
+    read_shipped,
+    shipped_training,
+    write_shipped,
 )
+from bpe_core.corpora.samples import catalog
+from bpe_core.engine.corpus import corpus_fingerprint
+from bpe_core.formats.native import tokenizer_to_dict
 from pages.common import tokenizers
 from tests.apptest import component_data, open_page
 

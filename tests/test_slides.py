@@ -15,7 +15,7 @@ from bpe_core import TokenSpan, train
 from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.drawing.slides import layout_tokens, tokens_png, tokens_svg
-from bpe_core.encodings import load_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
 from tests.texts import TRICKY_TEXTS
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from bpe_core import load_encoding, train
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.standalone import SavedPageError, replay_page, token_view_page, training_page
 from bpe_core.drawing.step_control import CONTROL_CSS, CONTROL_JS
-from bpe_core.samples import catalog
 
 XSS = '<img src=x onerror="alert(1)"></script><script>alert(2)</script>'
 

@@ -24,7 +24,8 @@ from bpe_core.analysis.tax import (
     training_mix,
 )
 from bpe_core.analysis.words import split_words, word_spans
-from bpe_core.encodings import CATALOGUE, load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import LISTED, load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.cli import run_cli
 
 REQUIRED = "en es fr de pt ru vi zh ja ko ar hi el th hy am my".split()
@@ -99,7 +100,7 @@ def test_words_are_found_in_scripts_written_without_spaces():
 
 
 def test_split_words_counts_token_boundaries_inside_words():
-    from bpe_core.tokenizer import TokenSpan
+    from bpe_core.engine.tokenizer import TokenSpan
 
     text = "ab cd"  # words (0, 2) and (3, 5)
     assert split_words(text, [TokenSpan(1, 0, 2), TokenSpan(2, 2, 5)]) == 0  # " cd" is one token
@@ -184,7 +185,7 @@ def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default_and_the_par
     code, out, err = run_cli("tax", "--json", "--parity", "800")
     assert code == 0, err
     printed = json.loads(out)
-    assert list(printed["tokenizers"]) == list(CATALOGUE)
+    assert list(printed["tokenizers"]) == LISTED
     experiment = parity_experiment(800)
     assert printed["parity"]["languages"]["hi"] == {
         "plain_premium": experiment.row("hi").plain.premium, "parity_premium": experiment.row("hi").parity.premium,

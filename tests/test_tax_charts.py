@@ -26,7 +26,8 @@ from bpe_core.drawing.tax import (
     premium_frame,
     premium_heatmap_figure,
 )
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import horizontal_bars
 
 LANGUAGES = languages()
@@ -175,12 +176,12 @@ def test_the_bars_have_one_bar_per_tokenizer_most_taxed_language_first(rows):
 def test_a_dozen_tokenizers_each_have_a_colour_of_their_own():
     """Every bundled tokenizer at once is told apart by colour: none
     repeats, and the first are the tokens' own."""
-    from bpe_core.encodings import CATALOGUE
+    from bpe_core.vocabularies.catalogue import LISTED
 
     texts = {code: parallel_text(code) for code in ("en", "hi")}
-    every_one = tax_table({name: load_encoding("gpt2") for name in CATALOGUE}, texts, "en")
+    every_one = tax_table({name: load_encoding("gpt2") for name in LISTED}, texts, "en")
     colours = list(horizontal_bars(premium_bars_html(every_one, languages(), "en")).legend.values())
-    assert len(colours) == len(CATALOGUE) >= 12 and len(set(colours)) == len(colours)
+    assert len(colours) == len(LISTED) >= 12 and len(set(colours)) == len(colours)
     assert colours[:len(PALETTE)] == PALETTE
 
 

@@ -12,9 +12,9 @@ import tiktoken
 
 import bpe_core
 from bpe_core import Encoding, get_encoding, train
-from bpe_core.encodings import tiktoken_encoding
-from bpe_core.hf_trainers import train_unigram, train_wordpiece
-from bpe_core.samples import catalog
+from bpe_core.algorithms.hf_trainers import train_unigram, train_wordpiece
+from bpe_core.corpora.samples import catalog
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
 
 OPENAI = bpe_core.list_encoding_names()

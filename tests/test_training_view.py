@@ -7,10 +7,17 @@ import json
 import pytest
 
 from bpe_core import train
-from bpe_core.analysis.training_view import held_steps, leading_pairs, piece_versions, window_pieces, word_list, word_pieces
-from bpe_core.corpus import corpus_size, count_pieces
+from bpe_core.analysis.training_view import (
+    held_steps,
+    leading_pairs,
+    piece_versions,
+    window_pieces,
+    word_list,
+    word_pieces,
+)
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.training_view import training_view_data
-from bpe_core.samples import catalog
+from bpe_core.engine.corpus import corpus_size, count_pieces
 from tests.apptest import training_text_at
 from tests.test_render import visible_text
 

@@ -1,5 +1,5 @@
 """Splitting with a custom pattern: the loop that reads the deadline once per
-256 pieces (see `bpe_core.untrusted_split`) gives exactly `findall`'s pieces,
+256 pieces (see `bpe_core.sandbox.untrusted_split`) gives exactly `findall`'s pieces,
 and a pattern that runs away on a text is still stopped with a message."""
 
 import pytest
@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from bpe_core import PatternError, train
-from bpe_core import untrusted_split
-from bpe_core.patterns import MODEL_PATTERNS, PRESETS, split_pieces
-from bpe_core.untrusted_split import looped, spans_within, split_within
+from bpe_core.engine.patterns import MODEL_PATTERNS, PRESETS, split_pieces
+from bpe_core.sandbox import untrusted_split
+from bpe_core.sandbox.untrusted_split import looped, spans_within, split_within
 from tests.texts import TRICKY_TEXTS
 
 CUSTOM = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+"  # the benchmark's (benchmarks/encode_speed.py)

@@ -31,7 +31,8 @@ from bpe_core.analysis.vocabulary import (
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.drawing.tables import TOKEN_CHARS_SHOWN, table_html
 from bpe_core.drawing.vocabulary import script_bars_html
-from bpe_core.encodings import load_encoding, tiktoken_encoding
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.apptest import horizontal_bars
 
 TEXT = "the cat sat on the mat; the cat ate the rat. こんにちは、こんにちは! Привет, привет."

@@ -17,7 +17,16 @@ from pages.common import tokenizers
 from pages.common.names import PAGES
 from pages.common.warm_up import FIRST_PAGES_ENCODING, FIRST_VIEW_TOKENIZERS, PAGE_ASKED_FIRST, WARMED, FirstPageAsked
 from tests.apptest import open_page as open_page_in_apptest
-from tests.browser import ROOT, WAIT_SECONDS, StreamlitServer, assert_no_exception, new_page, open_page, run, run_coroutine
+from tests.browser import (
+    ROOT,
+    WAIT_SECONDS,
+    StreamlitServer,
+    assert_no_exception,
+    new_page,
+    open_page,
+    run,
+    run_coroutine,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +66,7 @@ def test_the_server_warms_up_before_anyone_visits():
         done = log.split(WARMED)[1].splitlines()[0]  # what was done, and did not fail
         assert "the frame of every page" in done and f"the first pages' encoding ({FIRST_PAGES_ENCODING})" in done
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
-        assert "missing ScriptRunContext" not in log  # the warm-up's own use of the caches is not a warning
+        assert "missing ScriptRunContext" not in log  # the warm-up calls none of Streamlit's caches
     finally:
         server.stop()
 
@@ -85,6 +94,7 @@ def test_the_page_asked_for_first_is_warmed_while_its_browser_loads():
         wait_for(lambda: warmed in server.log.read_text(), server, "warmed page")
         log = server.log.read_text()
         assert "Traceback" not in log and "failed" not in log
+        assert "missing ScriptRunContext" not in log  # the first view is made without Streamlit's caches
         assert WARMED not in log  # the second part waits for a page to be drawn
     finally:
         server.stop()
@@ -121,8 +131,8 @@ def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeyp
     asks for are what `FIRST_VIEW_TOKENIZERS` says, no more (the warm-up would load what no page shows, for the server's
     whole life) and no fewer (the page would load it in its first run)."""
     loads = []
-    loaded, starter = tokenizers._loaded_encoding, tokenizers.starter_tokenizer
-    monkeypatch.setattr(tokenizers, "_loaded_encoding", lambda name: loads.append(name) or loaded(name))
+    loaded, starter = tokenizers.load_encoding, tokenizers.starter_tokenizer
+    monkeypatch.setattr(tokenizers, "load_encoding", lambda name: loads.append(name) or loaded(name))
     monkeypatch.setattr(tokenizers, "starter_tokenizer", lambda: loads.append(tokenizers.STARTER) or starter())
     for page in PAGES:
         loads.clear()

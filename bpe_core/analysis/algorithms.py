@@ -28,9 +28,9 @@ import collections
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..hf_trainers import HFTokenizer, train_unigram, train_wordpiece
-from ..samples import SAMPLES_DIR, catalog
-from ..tokenizer import Tokenizer
+from ..algorithms.hf_trainers import HFTokenizer, train_unigram, train_wordpiece
+from ..corpora.samples import SAMPLES_DIR, catalog
+from ..engine.tokenizer import Tokenizer
 from .compression import HELD_OUT_FRACTION, split_held_out
 from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, languages, parallel_text
 

@@ -1,5 +1,5 @@
 """The atlas of the tokenization tax: the premium of every declaration of
-the UDHR corpus (`bpe_core.udhr`, 527 languages and variants) under every
+the UDHR corpus (`bpe_core.corpora.udhr`, 527 languages and variants) under every
 tokenizer, with the fairness lab's other measures (`tax`).
 
 The premium is the tax's (Petrov et al. 2023): the tokens of a whole
@@ -15,7 +15,7 @@ things are new here:
   same seconds for every visitor, so the counts of the bundled tokenizers
   are made once (`sample_corpora/udhr/build_counts.py`) and kept in
   `token_counts.json`, each under the tokenizer's fingerprint and its
-  source (`encodings.encoding_source`: the pinned SHA-256 of the file it is
+  source (`catalogue.encoding_source`: the pinned SHA-256 of the file it is
   read from, or its maker's package and version). A page finds a bundled
   tokenizer's counts by its source, without loading it (`shipped_counts`);
   one that is missing there, or changed since, is counted again.
@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..encodings import encoding_source
-from ..udhr import UDHR_DIR, declaration_texts, declarations, source
+from ..corpora.udhr import UDHR_DIR, declaration_texts, declarations, source
+from ..vocabularies.catalogue import encoding_source
 from .tax import Cost, TaxRow, measure
 
 COUNTS_FILE = UDHR_DIR / "token_counts.json"

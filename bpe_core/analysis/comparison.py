@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..tokenizer import TokenSpan
-from ..utf8 import encodable
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 from .labels import label_text, visible_marker
 
 Results = Mapping[str, Sequence[TokenSpan]]

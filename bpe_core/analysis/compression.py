@@ -24,10 +24,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..corpus import corpus_size, count_pieces
-from ..encodings import OPENAI_GENERATIONS, load_encoding
-from ..samples import SAMPLES_DIR, catalog
-from ..tokenizer import Tokenizer
+from ..corpora.samples import SAMPLES_DIR, catalog
+from ..engine.corpus import corpus_size, count_pieces
+from ..engine.tokenizer import Tokenizer
+from ..vocabularies.catalogue import OPENAI_GENERATIONS, load_encoding
 from .tax import languages, parallel_text
 
 HELD_OUT_FRACTION = 0.1

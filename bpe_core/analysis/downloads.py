@@ -11,7 +11,7 @@ import csv
 import io
 from typing import TYPE_CHECKING
 
-from ..tokenizer import Tokenizer
+from ..engine.tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # the pages' tables; writing one takes only its own to_csv
     import pandas as pd

@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..patterns import split_pieces
-from ..tokenizer import Tokenizer
+from ..engine.patterns import split_pieces
+from ..engine.tokenizer import Tokenizer
 from .labels import label_text
 
 View = Literal["inspect", "compare"]

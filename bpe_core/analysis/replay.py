@@ -23,11 +23,11 @@ import heapq
 import itertools
 from dataclasses import dataclass
 
-from ..normalized import NormalizingTokenizer
-from ..patterns import split_pieces
-from ..sentencepiece_model import SentencePieceTokenizer
-from ..tokenizer import Token, Tokenizer
-from ..utf8 import encodable
+from ..engine.patterns import split_pieces
+from ..engine.tokenizer import Token, Tokenizer
+from ..engine.utf8 import encodable
+from ..vocabularies.normalized import NormalizingTokenizer
+from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 
 MAX_REPLAY_CHARS = 60  # a word or a short phrase: every state of every piece is kept
 

@@ -19,9 +19,9 @@ import hashlib
 import json
 from pathlib import Path
 
+from ..algorithms.hf_trainers import HFTokenizer
+from ..corpora.samples import SAMPLES_DIR
 from ..formats.native import tokenizer_from_dict, tokenizer_to_dict
-from ..hf_trainers import HFTokenizer
-from ..samples import SAMPLES_DIR
 
 SHIPPED_FILE = SAMPLES_DIR / "three_algorithms.json"
 DEFAULT_CORPUS = "english_prose"  # what a first visit trains on ...

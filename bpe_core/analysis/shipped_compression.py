@@ -11,7 +11,7 @@ in `compression.json`, each under what it was measured from:
 - a curve under the SHA-256 of its training and held-out texts and the
   training settings (training is deterministic);
 - a reference point under the SHA-256 of the held-out text and the
-  encoding's source (`encodings.encoding_source`).
+  encoding's source (`catalogue.encoding_source`).
 
 The page uses them while these match what it would measure now, and
 measures anything else itself; the tests compare the file with a new
@@ -25,8 +25,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..encodings import encoding_source
-from ..samples import SAMPLES_DIR
+from ..corpora.samples import SAMPLES_DIR
+from ..vocabularies.catalogue import encoding_source
 from .compression import Curves, Point, ReferencePoint
 
 SHIPPED_FILE = SAMPLES_DIR / "compression.json"

@@ -8,7 +8,7 @@ measured at build time (`sample_corpora/parallel/build_costs.py`) and
 shipped in `token_costs.json`, for the texts whose SHA-256 it names, each
 tokenizer's under
 
-- its source (`encodings.encoding_source`): the pinned SHA-256 of the file
+- its source (`catalogue.encoding_source`): the pinned SHA-256 of the file
   it is read from, or its maker's package and version. The page checks it
   without loading anything and measures anew when it differs;
 - its fingerprint, which the build script and the tests compare with the
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..encodings import encoding_source
+from ..vocabularies.catalogue import encoding_source
 from .tax import PARALLEL_DIR, Cost, languages
 
 COSTS_FILE = PARALLEL_DIR / "token_costs.json"

@@ -5,7 +5,7 @@ page's default settings: the same merges for every visitor of every server,
 yet the first visitor waited for a worker process to start and train them.
 So that training is done at build time (`sample_corpora/build_train.py`)
 and shipped in `train.json`, under what it was trained from: the corpus's
-digest (`bpe_core.corpus.corpus_fingerprint`, a SHA-256) and the settings. Training
+digest (`bpe_core.engine.corpus.corpus_fingerprint`, a SHA-256) and the settings. Training
 is deterministic, so the app uses the shipped tokenizer while both match
 what a visitor asks for, and trains anything else itself; the tests compare
 the file with a new training.
@@ -17,9 +17,9 @@ import functools
 import json
 from pathlib import Path
 
+from ..corpora.samples import SAMPLES_DIR
+from ..engine.tokenizer import Tokenizer
 from ..formats.native import tokenizer_from_dict, tokenizer_to_dict
-from ..samples import SAMPLES_DIR
-from ..tokenizer import Tokenizer
 
 SHIPPED_FILE = SAMPLES_DIR / "train.json"
 DEFAULT_SAMPLE = "english_prose"  # the Train page's defaults: its sample ...

@@ -44,9 +44,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..hf_trainers import HFTokenizer, train_byte_bpe, train_parity_bpe
-from ..samples import SAMPLES_DIR
-from ..tokenizer import Tokenizer, TokenSpan
+from ..algorithms.hf_trainers import HFTokenizer, train_byte_bpe, train_parity_bpe
+from ..corpora.samples import SAMPLES_DIR
+from ..engine.tokenizer import Tokenizer, TokenSpan
 from .words import count_words, split_words
 
 PARALLEL_DIR = SAMPLES_DIR / "parallel"

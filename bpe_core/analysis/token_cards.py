@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..hf_trainers import KINDS, HFTokenizer
-from ..sentencepiece_model import SentencePieceTokenizer
-from ..tokenizer import Tokenizer
+from ..algorithms.hf_trainers import KINDS, HFTokenizer
+from ..engine.tokenizer import Tokenizer
+from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 from .labels import label_text
+
 
 def token_origins(tokenizer, ids: Iterable[int]) -> dict[int, str]:
     """One line per distinct id: what it is and what it was merged from."""

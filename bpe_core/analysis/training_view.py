@@ -20,11 +20,11 @@ import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..merge_learning import Pair, leading_pairs_by_step
-from ..merge_loop import merge_lowest_rank_first
-from ..patterns import piece_spans
-from ..specials import split_on_specials
-from ..tokenizer import Tokenizer, TokenSpan
+from ..engine.merge_learning import Pair, leading_pairs_by_step
+from ..engine.merge_loop import merge_lowest_rank_first
+from ..engine.patterns import piece_spans
+from ..engine.specials import split_on_specials
+from ..engine.tokenizer import Tokenizer, TokenSpan
 from .labels import byte_offsets
 
 STEPS_HELD = 1_000  # steps a browser holds at once; beyond them it asks for the next span

@@ -21,10 +21,10 @@ from typing import NamedTuple
 import pandas as pd
 import regex
 
-from ..sentencepiece_model import SentencePieceTokenizer
-from ..tokenizer import Tokenizer
-from ..untrusted_regex import compile_untrusted
-from ..utf8 import text_of
+from ..engine.tokenizer import Tokenizer
+from ..engine.utf8 import text_of
+from ..sandbox.untrusted_regex import compile_untrusted
+from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 from .labels import label_text, split_stray_bytes
 
 # Scripts with a name of their own in the table (Unicode's Script property,

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import regex
 
-from ..tokenizer import TokenSpan
+from ..engine.tokenizer import TokenSpan
 
 HOW_WORDS_ARE_COUNTED = (
     "Words are found by ICU's word boundaries: Unicode's rules (UAX #29) where spaces separate words, and ICU's "

@@ -30,7 +30,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..analysis.atlas import AtlasRow
-from ..udhr import ARTICLES, Declaration
+from ..corpora.udhr import ARTICLES, Declaration
 from .palette import series_colour
 from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, LEGEND_ON_TOP, PREMIUM_TICKS, TICK_FONT_SIZE
 

@@ -14,8 +14,8 @@ import html
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..chat import ChatPrompt, Part
-from ..tokenizer import TokenSpan
+from ..engine.tokenizer import TokenSpan
+from ..vocabularies.chat import ChatPrompt, Part
 from .tokens import TOKEN_CSS, token_html
 
 CHAT_CSS = """

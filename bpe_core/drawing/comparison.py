@@ -12,8 +12,8 @@ from itertools import groupby
 
 from ..analysis.comparison import Results, character_owners, display_lines
 from ..analysis.labels import byte_offsets, label_text, visible_marker
-from ..tokenizer import TokenSpan
-from ..utf8 import encodable
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 from .bars import Bar, bars_html, bars_panel
 from .palette import PALETTE, colour_for
 

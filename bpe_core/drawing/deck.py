@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from ..deck import Slide
+from ..analysis.deck import Slide
 
 HERE = Path(__file__).parent
 DECK_PARAM = "slide"  # the address's name for the slide shown (1 for the first)

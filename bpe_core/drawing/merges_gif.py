@@ -19,7 +19,7 @@ from PIL import Image
 
 from ..analysis.labels import label_text
 from ..analysis.training_view import window_pieces, word_list, word_pieces
-from ..tokenizer import Tokenizer
+from ..engine.tokenizer import Tokenizer
 from .slides import BACKGROUND, NOTE_COLOUR, draw_layout, draw_text, layout_tokens, text_width
 from .training_view import WINDOW_CHARS, WORDS_SHOWN
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 
 from ..analysis.quirks import Quirk, Tokenizers, amount
-from ..tokenizer import Tokenizer
+from ..engine.tokenizer import Tokenizer
 from .tokens import TOKEN_CSS, token_html
 
 CARD_TOKEN_FONT = "1.6rem"  # the token rows, readable from the back of a hall

@@ -34,8 +34,8 @@ import regex
 from PIL import Image, ImageDraw, ImageFont, features
 
 from ..analysis.labels import label_text, visible_marker
-from ..tokenizer import TokenSpan
-from ..utf8 import encodable
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 from .palette import colour_for
 
 BACKGROUND = "#FFFFFF"

@@ -26,13 +26,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..analysis.deck import Slide
 from ..analysis.replay import MAX_REPLAY_CHARS, merge_tree, replay
 from ..analysis.token_cards import token_origins
-from ..budgeted_encoding import encode_within_budget
-from ..corpus import count_pieces
-from ..deck import Slide
-from ..patterns import PRESET_LABELS
-from ..tokenizer import Tokenizer
+from ..engine.corpus import count_pieces
+from ..engine.patterns import PRESET_LABELS
+from ..engine.tokenizer import Tokenizer
+from ..jobs.budgeted_encoding import encode_within_budget
 from .deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_KEYS_JS, deck_data
 from .replay import merge_tree_html, replay_frames
 from .step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, control_data, view_json

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import regex
 
 from ..analysis.labels import byte_offsets, label_text, split_stray_bytes, visible_marker
-from ..tokenizer import TokenSpan
-from ..utf8 import encodable
+from ..engine.tokenizer import TokenSpan
+from ..engine.utf8 import encodable
 from .palette import PALETTE, colour_for
 
 TOKEN_CSS = """

@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 
 from ..analysis.token_cards import token_origins
 from ..analysis.training_view import WindowPiece, leading_pairs, window_pieces, word_list, word_pieces
-from ..corpus import corpus_size, count_pieces
-from ..merge_learning import Pair
-from ..tokenizer import Tokenizer
-from ..utf8 import encodable
+from ..engine.corpus import corpus_size, count_pieces
+from ..engine.merge_learning import Pair
+from ..engine.tokenizer import Tokenizer
+from ..engine.utf8 import encodable
 from .palette import colour_for
 from .tokens import card_text, dropped_markup, flow, label_html, token_markup
 

@@ -13,7 +13,7 @@ brings, telling them apart by their content.
 
 from __future__ import annotations
 
-from ..tokenizer import Tokenizer
+from ..engine.tokenizer import Tokenizer
 from .hf_json import hf_export_problem, hf_tokenizer_json, tokenizer_from_hf_json
 from .native import FORMAT, load_tokenizer, save_tokenizer, tokenizer_from_dict, tokenizer_from_json, tokenizer_to_json
 from .reading import TokenizerFileError, parse_json, unpacked

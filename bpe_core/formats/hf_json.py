@@ -26,8 +26,8 @@ import json
 
 import regex
 
-from ..patterns import CL100K_PATTERN, PRESETS, PatternError, compile_pattern
-from ..tokenizer import Tokenizer
+from ..engine.patterns import CL100K_PATTERN, PRESETS, PatternError, compile_pattern
+from ..engine.tokenizer import Tokenizer
 from .native import FORMAT
 from .reading import (
     MAX_VOCABULARY_TOKENS,

@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..merge_learning import MergeStep
-from ..patterns import PatternError
-from ..tokenizer import UNKNOWN_CHARACTER, Tokenizer
+from ..engine.merge_learning import MergeStep
+from ..engine.patterns import PatternError
+from ..engine.tokenizer import UNKNOWN_CHARACTER, Tokenizer
 from .reading import MAX_VOCABULARY_BYTES, MAX_VOCABULARY_TOKENS, TokenizerFileError, check_special_tokens, parse_json
 
 FORMAT = "bpe-playground-tokenizer"

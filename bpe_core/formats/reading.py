@@ -13,8 +13,8 @@ import math
 import zlib
 from collections.abc import Iterable, Mapping
 
-from ..specials import special_tokens_problem
-from ..tokenizer import Tokenizer
+from ..engine.specials import special_tokens_problem
+from ..engine.tokenizer import Tokenizer
 
 _GZIP_MAGIC = b"\x1f\x8b"
 

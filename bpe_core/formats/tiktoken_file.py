@@ -3,7 +3,7 @@
 A `.tiktoken` file is one line per token, "base64(token bytes) rank", and
 nothing else: no split pattern, no special tokens. Whoever loads it must
 say how text is split, as `tiktoken.Encoding(pat_str=...)` must be told.
-OpenAI's vocabularies ship this way (see `encodings`), and any byte-level
+OpenAI's vocabularies ship this way (see `vocabularies.openai`), and any byte-level
 tokenizer can be written this way, because this engine's encoder is
 tiktoken's algorithm: the ranks are all it needs to give the same ids.
 """
@@ -14,7 +14,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 
-from ..tokenizer import Tokenizer
+from ..engine.tokenizer import Tokenizer
 from .reading import TokenizerFileError, check_all_single_bytes, token_id_from_text, tokenizer_or_file_error, unpacked
 
 # ------------------------------------------------------------------- read

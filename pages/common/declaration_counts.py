@@ -6,7 +6,7 @@ token counts on all 527 declarations. The bundled tokenizers' are shipped
 loading it; one that is new or changed since is loaded and counted here
 once, in the server's process, with a progress bar. A session's own
 tokenizer (trained here, loaded from a file) is counted in a worker
-process within a budget (`bpe_core.budgeted_counting`), like training.
+process within a budget (`bpe_core.jobs.budgeted_counting`), like training.
 Either way the counts are kept under the tokenizer's fingerprint, in this
 module (imported once per server, unlike a page, which runs anew each time).
 """
@@ -16,8 +16,8 @@ from __future__ import annotations
 import streamlit as st
 
 from bpe_core.analysis.atlas import TokenizerCounts, counts_for, shipped_counts
-from bpe_core.budgeted_counting import COUNTING_BUDGET, count_within_budget
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.jobs.budgeted_counting import COUNTING_BUDGET, count_within_budget
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import BUNDLED_ENCODINGS, loadable_encodings, short_label, tokenizer_by_name
 

@@ -30,14 +30,15 @@ from bpe_core.analysis.tax import (
     tax_table,
     training_mix,
 )
-from bpe_core.budgeted_training import parity_within_budget
-from bpe_core.shared_jobs import Listener
+from bpe_core.jobs.budgeted_training import parity_within_budget
+from bpe_core.jobs.shared_jobs import Listener
+from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import (
     OPENAI_ENCODINGS,
     TRAINING_BUDGET,
     approximate_size,
     bpe_training,
-    bundled_encoding,
+    load_shared_encoding,
     train_on,
     train_shared,
     trained_once,
@@ -129,10 +130,16 @@ def experiment_size(experiment: ParityExperiment) -> int:
     return 1_000 * (experiment.plain.n_vocab + experiment.parity.n_vocab)
 
 
-@st.cache_data(max_entries=len(languages()), show_spinner=False)
+OPENAI_HELD_OUT_ROWS = SharedCache(max_entries=len(languages()), max_bytes=5_000_000)  # a few KB per base
+
+
 def openai_held_out_rows(base: str) -> list[TaxRow]:
-    """The OpenAI encodings on the held-out sentences: the same for every session."""
-    return tax_table({name: bundled_encoding(name) for name in OPENAI_ENCODINGS}, held_out_texts(), base)
+    """The OpenAI encodings on the held-out sentences, measured against
+    `base`: the same for every session, measured once (the warm-up measures
+    the default base's)."""
+    return OPENAI_HELD_OUT_ROWS.get_or_make(
+        base, lambda: tax_table({name: load_shared_encoding(name) for name in OPENAI_ENCODINGS}, held_out_texts(), base),
+        lambda rows: 1_000 * len(rows))
 
 
 def warm_tax_experiments() -> None:

@@ -4,7 +4,7 @@ cached across sessions.
 A picker offers, in order: the tokenizer trained on the Train page ("trained
 here"), the ones this session loaded from files ("loaded: <file name>"), a
 small one trained on a sample at start ("starter"), the bundled OpenAI
-encodings and the model zoo (`bpe_core.encodings.CATALOGUE`: Llama, Tekken,
+encodings and the model zoo (`bpe_core.vocabularies.catalogue`: Llama, Tekken,
 Mistral, Qwen, Whisper, Claude 1/2), each labelled with its maker, models and vocabulary size. Training is deterministic, so a trained tokenizer is described by
 its `Recipe` (the corpus and the settings), which is small enough to travel
 in a link and rebuild it in another session.
@@ -21,21 +21,26 @@ import streamlit as st
 
 from bpe_core import Tokenizer, load_encoding, train
 from bpe_core.analysis.shipped_training import shipped_training
-from bpe_core.budgeted_training import Budget, train_within_budget
-from bpe_core.corpus import corpus_fingerprint, count_pieces
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.encodings import CATALOGUE, OPENAI_GENERATIONS, encoding_source
-from bpe_core.patterns import PRESET_LABELS
-from bpe_core.samples import catalog
-from bpe_core.shared_jobs import Listener, SharedJobs
-from bpe_core.training import MAX_VOCAB_SIZE
-from bpe_core.zoo import ModelPackageMissing
+from bpe_core.engine.corpus import corpus_fingerprint, count_pieces
+from bpe_core.engine.patterns import PRESET_LABELS
+from bpe_core.engine.training import MAX_VOCAB_SIZE
+from bpe_core.jobs.budgeted_training import Budget, train_within_budget
+from bpe_core.jobs.shared_jobs import Listener, SharedJobs
+from bpe_core.vocabularies.catalogue import (
+    CATALOGUE,
+    LISTED,
+    OPENAI_GENERATIONS,
+    ModelPackageMissing,
+    encoding_source,
+)
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
 
 # Every encoding that ships with the app or its packages, by picker name.
-BUNDLED_ENCODINGS = {name: f"{name} — {about.label}" for name, about in CATALOGUE.items()}
+BUNDLED_ENCODINGS = {name: f"{name} — {CATALOGUE[name].label}" for name in LISTED}
 # One per generation of OpenAI's models, which pages compare against by default.
 OPENAI_ENCODINGS = {name: BUNDLED_ENCODINGS[name] for name in OPENAI_GENERATIONS}
 TRAINED_HERE = "trained here"  # picker name of the Train page's tokenizer
@@ -101,17 +106,26 @@ class TrainedTokenizer:
 # ------------------------------------------------------------ cached training
 
 
-@st.cache_resource(max_entries=len(BUNDLED_ENCODINGS), show_spinner="Loading the vocabulary…")
-def _loaded_encoding(name: str) -> Tokenizer:
-    return load_encoding(name)
+_loaded: set[str] = set()  # bundled encodings this process has loaded (`load_encoding` keeps them)
+
+
+def load_shared_encoding(name: str) -> Tokenizer:
+    """A bundled or zoo encoding, loaded once for every session, without a
+    page to report to (the warm-up loads what the first pages show)."""
+    encoding = load_encoding(name)
+    _loaded.add(name)
+    return encoding
 
 
 def bundled_encoding(name: str) -> Tokenizer:
-    """A bundled or zoo encoding, loaded once for every session. A zoo
-    model whose package is not installed stops the page with the pip
-    command that adds it."""
+    """A bundled or zoo encoding, loaded once for every session, with a
+    spinner while it loads. A zoo model whose package is not installed
+    stops the page with the pip command that adds it."""
     try:
-        return _loaded_encoding(name)
+        if name in _loaded:
+            return load_encoding(name)
+        with st.spinner("Loading the vocabulary…"):
+            return load_shared_encoding(name)
     except ModelPackageMissing as error:
         st.error(markdown_literal(str(error)))
         st.stop()
@@ -126,7 +140,7 @@ def loadable_encodings(names) -> list[str]:
     for name in names:
         try:
             if encoding_source(name) is None:
-                _loaded_encoding(name)
+                load_encoding(name)
             loadable.append(name)
         except ModelPackageMissing as error:
             st.warning(f"{markdown_literal(str(error))} It is left out.")
@@ -136,13 +150,26 @@ def loadable_encodings(names) -> list[str]:
 STARTER_RECIPE = dict(vocab_size=1_000, pattern="cl100k")  # on the English sample
 
 
-@st.cache_resource(max_entries=1, show_spinner="Training a small tokenizer on the English sample…")
+STARTER_TOKENIZER = SharedCache(max_entries=1, max_bytes=50_000_000)
+
+
+def make_starter_tokenizer() -> Tokenizer:
+    """A tokenizer trained here at start-up, so every page has one to show:
+    trained once for every session, without a page to report to."""
+    return STARTER_TOKENIZER.get_or_make(STARTER, lambda: train(catalog()["english_prose"].load(), **STARTER_RECIPE),
+                                         approximate_size)
+
+
 def starter_tokenizer() -> Tokenizer:
-    """A tokenizer trained here at start-up, so every page has one to show."""
-    return train(catalog()["english_prose"].load(), **STARTER_RECIPE)
+    """The starter tokenizer, with a spinner while it trains."""
+    found = STARTER_TOKENIZER.get(STARTER)
+    if found is not None:
+        return found
+    with st.spinner("Training a small tokenizer on the English sample…"):
+        return make_starter_tokenizer()
 
 
-# Training happens in a process of its own (see bpe_core.budgeted_training):
+# Training happens in a process of its own (see bpe_core.jobs.budgeted_training):
 # one visitor's upload neither holds other visitors' clicks nor the server's
 # memory for long. The command line has no such budget.
 TRAINING_BUDGET = Budget(seconds=45, memory_bytes=1_500_000_000)
@@ -194,7 +221,7 @@ def merges_learned(done: int, total: int) -> str:
 def trained_once(key: Hashable, training: Callable[[Listener, Listener], Result], *,
                  describe: Callable[[int, int], str], size_of: Callable[[Result], int]) -> Result:
     """What `training(progress, waiting)` gives, once per `key` for every
-    session. The training is a job on `bpe_core.budgeted_jobs` (a worker
+    session. The training is a job on `bpe_core.jobs.budgeted_jobs` (a worker
     process within TRAINING_BUDGET); visitors who ask at the same moment
     share it, and its result is kept for the next ones. Meanwhile a
     progress bar says `describe(done, total)`, or the visitor's place in
@@ -334,6 +361,12 @@ def tokenizer_by_name(name: str) -> Tokenizer:
     if name in BUNDLED_ENCODINGS:
         return bundled_encoding(name)
     raise KeyError(f"No tokenizer {name!r} in this session.")
+
+
+def shared_tokenizer(name: str) -> Tokenizer:
+    """A tokenizer every session shares (the starter, a bundled or zoo
+    encoding), made without a page to report to: for the warm-up."""
+    return make_starter_tokenizer() if name == STARTER else load_shared_encoding(name)
 
 
 def corpus_pieces(fingerprint: str, corpus, pattern: str, special_tokens: tuple) -> dict[str, int]:

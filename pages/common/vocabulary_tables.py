@@ -26,9 +26,19 @@ SCRIPT_BARS = SharedCache(max_entries=8, max_bytes=1_000_000)  # a few kilobytes
 
 
 def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
-    """The tokenizer's table, built once and shared by every session."""
+    """The tokenizer's table, built once and shared by every session, with
+    a spinner while it is built."""
+    found = TABLES.get(tokenizer.fingerprint)
+    if found is not None:
+        return found
     with st.spinner("Reading every token…"):
-        return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
+        return shared_table_of(tokenizer)
+
+
+def shared_table_of(tokenizer: Tokenizer) -> pd.DataFrame:
+    """The tokenizer's table, built once and shared by every session,
+    without a page to report to (the warm-up builds the first one)."""
+    return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
 
 
 def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
@@ -41,8 +51,8 @@ def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
 def script_bars_of(tokenizer: Tokenizer) -> str:
     """The bars of the tokenizer's tokens per script (HTML), made once and
     shared by every session."""
-    return SCRIPT_BARS.get_or_make(tokenizer.fingerprint, lambda: script_bars_html(script_counts(table_of(tokenizer))),
-                                   len)
+    return SCRIPT_BARS.get_or_make(tokenizer.fingerprint,
+                                   lambda: script_bars_html(script_counts(shared_table_of(tokenizer))), len)
 
 
 def frame_bytes(frame: pd.DataFrame) -> int:

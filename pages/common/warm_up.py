@@ -31,11 +31,14 @@ serves at once. The thread does, in order:
    trained in the server's own process).
 
 Everything is made through the caches a visit uses, so a visitor who asks
-meanwhile shares the same work and waits only for what is left of it; a
-page that shows something still warming draws a placeholder that fills in
-(see `warming.still_warming`). Which tokenizers are loaded is chosen by what the
-first pages show: each one costs the server 7 to 135 MB for its whole life
-(`python benchmarks/load_test.py --tokenizer-memory`).
+meanwhile shares the same work and waits only for what is left of it. They
+are the server's own (`SharedCache`, the engine's `load_encoding`), not
+Streamlit's, which expect a visit: the warm-up makes what it makes without
+a page to report to, and a visit that finds it still being made shows a
+spinner while it waits. A page that shows something still warming draws a
+placeholder that fills in (see `warming.still_warming`). Which tokenizers are
+loaded is chosen by what the first pages show: each one costs the server 7 to
+135 MB for its whole life (`python benchmarks/load_test.py --tokenizer-memory`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
-import logging
 import os
 import threading
 import time
@@ -93,7 +95,6 @@ class FirstPageAsked:
 @contextlib.asynccontextmanager
 async def warm_up_in_background(app):
     """The lifespan of app.py's `st.App`: start the warm-up, and serve meanwhile."""
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_no_visit_is_expected)
     threading.Thread(target=warm_up, name=_THREAD_NAME, daemon=True).start()
     yield
 
@@ -152,9 +153,9 @@ def _freeze() -> None:
 
 
 def _first_pages_encoding() -> None:
-    from pages.common.tokenizers import bundled_encoding
+    from pages.common.tokenizers import load_shared_encoding
 
-    bundled_encoding(FIRST_PAGES_ENCODING)
+    load_shared_encoding(FIRST_PAGES_ENCODING)
 
 
 def what_the_page_asked_for_first_needs() -> None:
@@ -204,14 +205,14 @@ def make_first_view(address: str) -> None:
     its tokenizers, and Vocabulary's table (with its chart) of the encoding
     it opens with. Made for the page asked for first only, which would make
     it itself: the server holds no more than it would have."""
-    from pages.common.tokenizers import tokenizer_by_name
+    from pages.common.tokenizers import shared_tokenizer
 
     for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
-        tokenizer_by_name(name)
+        shared_tokenizer(name)
     if address == VOCABULARY.url_path:
         from pages.common.vocabulary_tables import script_bars_of
 
-        script_bars_of(tokenizer_by_name(FIRST_PAGES_ENCODING))  # from its table, made on the way
+        script_bars_of(shared_tokenizer(FIRST_PAGES_ENCODING))  # from its table, made on the way
 
 
 def _streamlits_first_element_check() -> None:
@@ -229,27 +230,21 @@ def _streamlits_first_element_check() -> None:
 
 
 def _prepare_spare_worker() -> None:
-    from bpe_core.budgeted_jobs import SPARE_WORKERS
+    from bpe_core.jobs.budgeted_jobs import SPARE_WORKERS
 
     SPARE_WORKERS.prepare()
 
 
 def _starter_tokenizer() -> None:
-    from pages.common.tokenizers import starter_tokenizer
+    from pages.common.tokenizers import make_starter_tokenizer
 
-    starter_tokenizer()
+    make_starter_tokenizer()
 
 
 def _tax_experiments() -> None:
     from pages.common.tax_experiments import warm_tax_experiments
 
     warm_tax_experiments()
-
-
-def _no_visit_is_expected(record: logging.LogRecord) -> bool:
-    """The warm-up uses the pages' caches outside any visit, on purpose:
-    Streamlit's warning that its thread has no script run is left out."""
-    return record.threadName != _THREAD_NAME
 
 
 def _step(what: str, step: Callable[[], object]) -> str | None:

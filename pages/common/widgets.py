@@ -16,11 +16,12 @@ import streamlit as st
 
 from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
-from bpe_core.budgeted_encoding import encode_within_budget
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
+from bpe_core.engine.specials import found_in
 from bpe_core.formats import tokenizer_from_file
-from bpe_core.specials import found_in
+from bpe_core.jobs.budgeted_encoding import encode_within_budget
+from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import listed
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
@@ -47,11 +48,7 @@ DEMO_TEXT = (
 # ------------------------------------------------------------------ pickers
 
 # The models each bundled encoding is best known by: a picker's button names them.
-MODEL_NAMES = {
-    "gpt2": "GPT-2", "p50k_base": "Codex", "cl100k_base": "GPT-4", "o200k_base": "GPT-4o", "o200k_harmony": "gpt-oss",
-    "llama3": "Llama 3", "llama4": "Llama 4", "tekken": "Mistral NeMo", "mistral_v3": "Mistral v3", "qwen": "Qwen",
-    "whisper": "Whisper", "claude_legacy": "Claude 1/2",
-}
+MODEL_NAMES = {name: CATALOGUE[name].known_as for name in LISTED}
 PICKER_WIDTH = 520  # px: a picker in a popover is as wide as its labels, not as its button
 
 
@@ -243,7 +240,7 @@ def encode_for_view(tokenizer: Tokenizer, text: str, *, allow_special: bool, ste
 def view_of(tokenizer: Tokenizer, text: str, *, allow_special: bool, step: int | None = None) -> tuple[str, list]:
     """The text a view shows and its token spans: special-token text becomes
     the special token only when allowed, and is otherwise plain text (never
-    an error). A view has a budget (see `bpe_core.budgeted_encoding`): past
+    an error). A view has a budget (see `bpe_core.jobs.budgeted_encoding`): past
     it, the view shows a prefix and says so, and how to encode it all. A
     custom split pattern that backtracks too long is explained, and the view
     is left empty."""

@@ -4,7 +4,7 @@ first visit neither loads nor measures them.
 
     python sample_corpora/parallel/build_costs.py
 
-Every name in `bpe_core.encodings.CATALOGUE` whose package is installed is
+Every name in `bpe_core.vocabularies.catalogue.CATALOGUE` whose package is installed is
 measured; see `bpe_core.analysis.shipped_tax` for how the page uses the file.
 """
 
@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.shipped_tax import ShippedCosts, write_shipped  # noqa: E402
 from bpe_core.analysis.tax import costs_of, languages, parallel_text  # noqa: E402
-from bpe_core.cli import every_loadable_encoding  # noqa: E402
-from bpe_core.encodings import encoding_source  # noqa: E402
+from bpe_core.cli.main import every_loadable_encoding  # noqa: E402
+from bpe_core.vocabularies.catalogue import encoding_source  # noqa: E402
 
 
 def main() -> None:

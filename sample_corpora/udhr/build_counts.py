@@ -5,7 +5,7 @@ count them.
     python sample_corpora/udhr/build_counts.py          # count what is new or changed
     python sample_corpora/udhr/build_counts.py --all    # count everything again
 
-Every name in `bpe_core.encodings.CATALOGUE` whose package is installed is
+Every name in `bpe_core.vocabularies.catalogue.CATALOGUE` whose package is installed is
 kept, with what it is read from (`encoding_source`, by which the app finds
 its counts without loading it); one whose stored counts are of the same
 tokenizer (its fingerprint) and the same texts is not counted again. A tokenizer added to the catalogue
@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bpe_core.analysis.atlas import count_tokenizer, read_precomputed, word_counts, write_precomputed  # noqa: E402
-from bpe_core.cli import every_loadable_encoding  # noqa: E402
-from bpe_core.encodings import encoding_source  # noqa: E402
+from bpe_core.cli.main import every_loadable_encoding  # noqa: E402
+from bpe_core.vocabularies.catalogue import encoding_source  # noqa: E402
 
 
 def main(everything: bool) -> None:

@@ -1,0 +1,9 @@
+"""The BPE engine: text in, tokens out, and tokens learned from a corpus.
+
+In the order text flows: `patterns` cuts text into pieces (beside `specials`,
+the reserved tokens, and `utf8`), `corpus` counts a training corpus's pieces,
+`merge_learning` learns merges from those counts and `training` turns them
+into a `tokenizer`; `merge_loop` encodes one piece, `encoding_base` gives
+every kind of tokenizer tiktoken's interface, and `encoding` is tiktoken's
+constructor over ranks of one's own.
+"""

@@ -1,0 +1,5 @@
+"""Work that must not take the machine: fresh processes started by one fork
+server (`worker_processes`), in which a regex that someone typed is compiled
+and tried under a memory cap and a deadline (`untrusted_regex`) before text is
+split with it under a deadline of its own (`untrusted_split`).
+"""

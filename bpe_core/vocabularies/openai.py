@@ -1,0 +1,149 @@
+"""OpenAI's vocabularies, shipped with the project and verified.
+
+tiktoken fetches its rank files from the internet on first use, which fails
+offline (a conference hall, a CI runner). The official files ship in
+`files/` (gzip-compressed) and are checked against the SHA-256 that tiktoken
+itself pins before anything uses them. Patterns and special tokens are
+tiktoken's own (`tiktoken_ext/openai_public.py`).
+
+- `openai_encoding(name)`: the vocabulary in this project's engine, giving
+  tiktoken's ids plus what the playground needs (offsets, merges, steps);
+- `tiktoken_encoding(name)`: a real `tiktoken.Encoding` over the same ranks;
+- `load_ranks(name)`: the verified ranks themselves.
+
+Which names exist and what each is for people is said in `catalogue`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from ..engine.encoding import Encoding
+from ..engine.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..formats.tiktoken_file import parse_pinned_ranks
+from .bundled_files import BUNDLED_DIR, read_checked
+
+ENDOFTEXT = "<|endoftext|>"
+FIM_PREFIX = "<|fim_prefix|>"
+FIM_MIDDLE = "<|fim_middle|>"
+FIM_SUFFIX = "<|fim_suffix|>"
+ENDOFPROMPT = "<|endofprompt|>"
+
+
+@dataclass(frozen=True)
+class EncodingSpec:
+    rank_file: str  # in BUNDLED_DIR, gzip-compressed
+    sha256: str  # of the decompressed file, as pinned by tiktoken
+    pattern: str
+    special_tokens: dict[str, int] = field(default_factory=dict)
+    explicit_n_vocab: int | None = None
+
+
+_R50K = dict(
+    rank_file="r50k_base.tiktoken.gz",
+    sha256="306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    pattern=GPT2_PATTERN,
+    special_tokens={ENDOFTEXT: 50256},
+    explicit_n_vocab=50257,
+)
+# GPT-3's Codex vocabulary: r50k_base and 24 runs of spaces (rebuilt by files/rebuild_p50k.py).
+_P50K = dict(
+    rank_file="p50k_base.tiktoken.gz",
+    sha256="94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069",
+    pattern=GPT2_PATTERN,
+)
+_O200K = dict(
+    rank_file="o200k_base.tiktoken.gz",
+    sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    pattern=O200K_PATTERN,
+)
+# gpt-oss's harmony chat format: o200k_base's ranks, its own special tokens.
+HARMONY_SPECIAL_TOKENS = {
+    "<|startoftext|>": 199998,
+    ENDOFTEXT: 199999,
+    "<|reserved_200000|>": 200000,
+    "<|reserved_200001|>": 200001,
+    "<|return|>": 200002,
+    "<|constrain|>": 200003,
+    "<|reserved_200004|>": 200004,
+    "<|channel|>": 200005,
+    "<|start|>": 200006,
+    "<|end|>": 200007,
+    "<|message|>": 200008,
+    "<|reserved_200009|>": 200009,
+    "<|reserved_200010|>": 200010,
+    "<|reserved_200011|>": 200011,
+    "<|call|>": 200012,
+    ENDOFPROMPT: 200018,  # as in o200k_base; "<|reserved_200018|>" below is the same id
+} | {f"<|reserved_{token_id}|>": token_id for token_id in range(200013, 201088)}
+
+ENCODINGS: dict[str, EncodingSpec] = {
+    # gpt2's vocab.bpe/encoder.json give exactly r50k_base's ranks.
+    "gpt2": EncodingSpec(**_R50K),
+    "r50k_base": EncodingSpec(**_R50K),
+    "p50k_base": EncodingSpec(**_P50K, special_tokens={ENDOFTEXT: 50256}, explicit_n_vocab=50281),
+    "p50k_edit": EncodingSpec(
+        **_P50K, special_tokens={ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283}
+    ),
+    "cl100k_base": EncodingSpec(
+        rank_file="cl100k_base.tiktoken.gz",
+        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        pattern=CL100K_PATTERN,
+        special_tokens={
+            ENDOFTEXT: 100257,
+            FIM_PREFIX: 100258,
+            FIM_MIDDLE: 100259,
+            FIM_SUFFIX: 100260,
+            ENDOFPROMPT: 100276,
+        },
+    ),
+    "o200k_base": EncodingSpec(**_O200K, special_tokens={ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
+    "o200k_harmony": EncodingSpec(**_O200K, special_tokens=HARMONY_SPECIAL_TOKENS),
+}
+
+
+def _spec(name: str) -> EncodingSpec:
+    try:
+        return ENCODINGS[name]
+    except KeyError:
+        raise ValueError(f"{name!r} is not one of OpenAI's encodings ({', '.join(ENCODINGS)}).") from None
+
+
+def load_ranks(name: str) -> dict[bytes, int]:
+    """The verified mergeable ranks (token bytes -> rank) of a bundled encoding."""
+    spec = _spec(name)
+    return _verified_ranks(spec.rank_file, spec.sha256)
+
+
+@functools.cache
+def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
+    """A bundled rank file, read once however many encodings share it."""
+    rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/vocabularies/files/rebuild_p50k.py)."
+    return parse_pinned_ranks(read_checked(BUNDLED_DIR / rank_file, sha256, rebuild))
+
+
+def _constructor_arguments(name: str) -> dict:
+    """What tiktoken's `Encoding` constructor takes for `name`, ranks verified."""
+    spec = _spec(name)
+    return dict(pat_str=spec.pattern, mergeable_ranks=load_ranks(name), special_tokens=spec.special_tokens,
+                explicit_n_vocab=spec.explicit_n_vocab)
+
+
+@functools.cache
+def tiktoken_encoding(name: str):
+    """tiktoken's own `Encoding` for `name`, built offline from the bundled ranks."""
+    import tiktoken
+
+    return tiktoken.Encoding(name, **_constructor_arguments(name))
+
+
+def openai_encoding(name: str) -> Encoding:
+    """The bundled encoding in this project's engine: the same ids as tiktoken."""
+    return Encoding(name, **_constructor_arguments(name))
+
+
+def rank_file_source(name: str) -> str:
+    """What `openai_encoding(name)` reads, said without reading it: the
+    rank file's pinned SHA-256."""
+    return f"sha256:{_spec(name).sha256}"

@@ -1,8 +1,8 @@
 """What every command of the command line reads from its user: a text (a
 file or standard input), a tokenizer (a bundled encoding by name, or a file
 of any format the app's upload takes), and the errors in them, which the
-command line reports in one line (`UserError`). Shared by `cli` and
-`stage_commands`.
+command line reports in one line (`UserError`). Shared by the commands
+(`main`) and the stage commands (`stage`).
 """
 
 from __future__ import annotations

@@ -238,9 +238,11 @@ def command_tax(args: argparse.Namespace) -> None:
     base_name = languages()[args.base].name
     print(f"{TAX_MEASURES[args.measure]} per language, same passage"
           + (f" (tokens_L / tokens_{args.base}, {base_name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'language':<22}" + "".join(f"{name:>{width}}" for name in names))
     for code, language in languages().items():
-        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{figures[name][code][args.measure]:>13.2f}" for name in names))
+        print(f"{language.name + ' (' + code + ')':<22}"
+              + "".join(f"{figures[name][code][args.measure]:>{width}.2f}" for name in names))
     if experiment is not None:
         print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
         print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
@@ -299,11 +301,17 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
     table = {(row.tax.tokenizer, row.code): row_figures(row.tax) for row in rows}
     print(f"{TAX_MEASURES[args.measure]} per declaration of the UDHR"
           + (f" (tokens_L / tokens_{base}, {about[base].name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>{width}}" for name in names))
     for code, declaration in about.items():
         cells = (table[name, code][args.measure] for name in names)
         print(f"{code:<18}{declaration.name[:31]:<32}"
-              + "".join(f"{cell:>13.2f}" if cell is not None else f"{'-':>13}" for cell in cells))
+              + "".join(f"{cell:>{width}.2f}" if cell is not None else f"{'-':>{width}}" for cell in cells))
+
+
+def column_width(names: list[str]) -> int:
+    """A table's column width: room for its longest name and a gap of two."""
+    return max(13, *(len(name) + 2 for name in names))
 
 
 def every_loadable_encoding() -> dict:

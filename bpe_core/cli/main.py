@@ -2,7 +2,9 @@
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
-wrong usage exits with 2, as argparse does.
+wrong usage exits with 2, as argparse does, and so does an option's value
+out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
+in one line, before any work.
 """
 
 from __future__ import annotations

@@ -132,10 +132,10 @@ class MergeState:
                 heapq.heappop(heap)
             elif count != -negative_count:
                 heapq.heapreplace(heap, (-count, first, pair))
+            elif allowed is not None and not allowed(pair):  # before the first position: it may move right, not back
+                heapq.heappop(heap)
             elif (actual_first := self._first_position(pair)) != first:
                 heapq.heapreplace(heap, (-count, actual_first, pair))
-            elif allowed is not None and not allowed(pair):
-                heapq.heappop(heap)
             else:
                 return pair, count
         return None

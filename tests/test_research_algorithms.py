@@ -406,6 +406,13 @@ def test_every_algorithm_saves_loads_and_steps(research_tokenizers, name, tmp_pa
         tokenizer.encode_at_step(text, steps, allowed_special="all")
 
 
+def test_algorithms_that_split_the_text_anew_refuse_word_counts():
+    with pytest.raises(ValueError, match="not word counts"):
+        train_superbpe({"low": 5, "lower": 2}, vocab_size=300, transition=280)
+    with pytest.raises(ValueError, match="not word counts"):
+        train_boundless({"low": 5, "lower": 2}, vocab_size=300)
+
+
 def test_files_with_broken_extras_are_refused(research_tokenizers):
     from bpe_core.formats import TokenizerFileError
 

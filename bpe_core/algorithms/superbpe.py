@@ -22,7 +22,7 @@ piece boundary (no corpus in the tests has one), at a tenth of the cost.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ..engine.merge_learning import Progress, learn_merges
 from ..engine.patterns import SUPERWORD_PATTERN, pattern_name
@@ -49,7 +49,7 @@ def check_transition(transition: int, vocab_size: int) -> None:
 
 
 def train_superbpe(
-    corpus: str | Mapping[str, int],
+    corpus: str,
     *,
     vocab_size: int,
     transition: int,
@@ -61,6 +61,8 @@ def train_superbpe(
     """SuperBPE, byte-level: stage 1 with `pattern` to `transition` tokens,
     stage 2 (superwords) to `vocab_size`. Steps 1..T-256 of the trace are
     stage 1's merges; `settings["transition"]` is T."""
+    if not isinstance(corpus, str):
+        raise ValueError("SuperBPE learns from a text (its second stage splits it anew), not word counts.")
     check_transition(transition, vocab_size)
     special_tokens = checked_specials(special_tokens)
     stage_one_merges = transition - 256

@@ -551,3 +551,20 @@ def test_encode_with_dropout_from_the_command_line(tmp_path, trained_english):
     assert trained_english.decode(first) == text
     code, out, _ = run_cli("encode", "--tokenizer", saved, "--dropout", "0", "--json", stdin=text.encode())
     assert code == 0 and json.loads(out) == trained_english.encode(text)
+
+
+# ---------------------------------------------------------------- a page's worker
+
+@pytest.mark.parametrize("algorithm, settings", [
+    ("superbpe", {"transition": 450}), ("boundless", {}), ("picky", {"threshold": 0.9}),
+])
+def test_each_algorithm_trains_in_a_pages_worker_as_here(algorithm, settings):
+    from bpe_core.jobs.budgeted_training import TRAINERS, Budget, train_within_budget
+
+    text = ENGLISH_SAMPLE[:20_000]
+    heard = []
+    there = train_within_budget(text, Budget(seconds=60, memory_bytes=1_000_000_000), algorithm=algorithm,
+                                progress=lambda done, total: heard.append((done, total)), vocab_size=500, **settings)
+    here = TRAINERS[algorithm](text, vocab_size=500, **settings)
+    assert type(there) is type(here) and tokenizer_to_json(there) == tokenizer_to_json(here)
+    assert heard[-1] == (500 - 256, 500 - 256) and all(0 <= done <= total for done, total in heard)

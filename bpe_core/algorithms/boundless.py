@@ -161,6 +161,8 @@ class _BoundlessTraining:
                 self.join_pretokens(*join)
             if progress is not None and len(self.tokens) % 50 == 0:
                 progress(len(self.tokens) - 256, wanted - 256)
+        if progress is not None:
+            progress(wanted - 256, wanted - 256)
         return None
 
     def bytes_of(self, unit: int) -> bytes:

@@ -112,9 +112,11 @@ class _PickyTraining:
         self.removals: list[RemovalStep] = []
 
     def run(self, wanted: int, progress: Progress | None, deadline: float | None) -> str | None:
-        size = len(self.tokens)
+        size, base = len(self.tokens), self.first_merge_id
         for _ in range(MAX_EVENTS_PER_TOKEN * wanted):
             if size >= wanted:
+                if progress is not None:
+                    progress(wanted - base, wanted - base)
                 return None
             if deadline is not None and time.monotonic() > deadline:
                 return f"the time allowed ran out at {size:,} of {wanted:,} tokens"
@@ -123,7 +125,7 @@ class _PickyTraining:
                 return f"no adjacent pair is left to merge at {size:,} tokens"
             size += 1 - self.merge(*best)
             if progress is not None and len(self.trace) % 50 == 0:
-                progress(min(size, wanted), wanted)
+                progress(min(size, wanted) - base, wanted - base)  # tokens learned, as `train` counts merges
         return f"merges and removals kept undoing each other: stopped at {size:,} of {wanted:,} tokens"
 
     def merge(self, pair: tuple[int, int], count: int) -> int:

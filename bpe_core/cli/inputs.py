@@ -21,6 +21,11 @@ class UserError(Exception):
     """Bad input from the user: reported in one line, exit status 1."""
 
 
+class OptionError(UserError):
+    """An option's value out of its range, found before any work: reported
+    in one line, exit status 2 (wrong usage, as argparse's own)."""
+
+
 def read_text(source: str) -> str:
     """The UTF-8 text of a file, or of standard input for "-"."""
     try:

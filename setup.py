@@ -17,8 +17,8 @@ setup(
     ext_modules=[
         Extension(
             "bpe_core.engine._native_training",
-            sources=[NATIVE + "training_module.c", NATIVE + "learn.c"],
-            depends=[NATIVE + "native.h"],
+            sources=[NATIVE + name for name in ("training_module.c", "learn.c", "count.c", "split.c")],
+            depends=[NATIVE + name for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h")],
             extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra"],
             optional=True,
         )

@@ -23,7 +23,7 @@ from ..algorithms.superbpe import check_transition, train_superbpe
 from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
 from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from ..analysis.words import HOW_WORDS_ARE_COUNTED
-from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
+from ..corpora.corpus_files import corpus_paths, count_files, readable_chunks, write_counts
 from ..corpora.udhr import declarations
 from ..engine.corpus import count_chunks, worker_count
 from ..engine.patterns import PRESETS, compile_pattern
@@ -169,7 +169,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
     bar = ProgressBar("counting", "MB", scale=1e6)
     if specs == ["-"]:
-        chunks = stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
+        chunks = readable_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
         counts = count_chunks(chunks, pattern, special_tokens, workers=worker_count(None))
     else:
         paths = corpus_paths(specs)

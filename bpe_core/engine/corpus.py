@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 import regex
 
 from ..sandbox.worker_processes import helper_context
+from . import native_training
 from .patterns import compile_pattern, pattern_name, split_pieces
 from .specials import special_spans, split_on_specials
 from .utf8 import encodable
@@ -97,7 +98,11 @@ def count_chunks(
     place where the split has a boundary anyway), counted by `workers`
     processes: this one and `workers - 1` helpers. The chunks may arrive one
     by one, as a file is read; this process counts one itself whenever the
-    helpers have enough to do, so none of them waits on another."""
+    helpers have enough to do, so none of them waits on another. Under a
+    preset pattern C counts them instead, in threads (see `native_training`):
+    the same counts, several times faster."""
+    if native_training.can_count(pattern):
+        return native_training.count_chunks(chunks, pattern, special_tokens, workers=workers)
     compile_pattern(pattern)  # a forked helper finds it compiled (and checked, if it is a custom one)
     helpers = _helper_pool(workers - 1) if workers > 1 else None
     if helpers is None:

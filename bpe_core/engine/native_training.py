@@ -1,25 +1,35 @@
-"""Training's hot loop in C, where it is built: the same merges, faster.
+"""Training's hot loops in C, where they are built: the same results, faster.
 
-`merge_learning` is the algorithm as it reads best, and the one the pages
-step through. `native/learn.c` is the same algorithm on machine integers
-(the same layout of the corpus, the same pair statistics, the same lazy
-heap), compiled by pip into the extension module `_native_training` (see
-setup.py). It learns the same merges, in the same order, with the same
-counts and ties, ten to twenty times faster; tests/test_native_training.py
-holds the two equal.
+`corpus` and `merge_learning` are training as it reads best, and the code
+the pages step through. `native/` holds the same two steps in C, compiled
+by pip into the extension module `_native_training` (see setup.py):
 
-Training uses it wherever it can: when the module is built, and the pieces
-are within what it handles exactly (counts and lengths that fit 64 bits,
-fewer than 2^31 units). Elsewhere `learn_merges` here gives None and the
-Python version runs: a slower result, never a different one. `NATIVE` says
-whether the module is there.
+- counting: split.c splits a text with a preset pattern as the `regex`
+  module does, piece for piece, and count.c counts the pieces in a table
+  kept in order of first appearance. Threads count chunks at once (the C
+  code runs without the GIL), and their tables add up in text order, as
+  the Python counts of chunks do.
+- learning: learn.c is `merge_learning`'s algorithm on machine integers
+  (the same layout of the corpus, the same pair statistics, the same lazy
+  heap), so the same merges, order, counts and ties.
+
+tests/test_native_training.py holds each equal to its Python version.
+Training uses them wherever it can: when the module is built, for a preset
+split, and for pieces within what learn.c handles exactly (counts that fit
+64 bits, fewer than 2^31 units). Elsewhere the functions here give None,
+or count with `regex`, and Python does the work: a slower result, never a
+different one. `NATIVE` says whether the module is there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from .merge_learning import MergeStep, Progress, below_min_count, no_pair_left, out_of_time
+from .patterns import pattern_name, split_pieces
+from .specials import split_on_specials
 from .tokenizer import Units
 
 try:
@@ -28,6 +38,70 @@ except ImportError:  # not built: no C compiler when pip installed the project
     _native_training = None
 
 NATIVE = _native_training is not None
+
+# The presets split.c knows, by their numbers there.
+_SPLITS = {} if _native_training is None else {
+    "gpt2": _native_training.SPLIT_GPT2,
+    "cl100k": _native_training.SPLIT_CL100K,
+    "o200k": _native_training.SPLIT_O200K,
+}
+
+
+def can_count(pattern: str) -> bool:
+    """Whether `count_chunks` here can count text split with `pattern`."""
+    return _native_training is not None and pattern_name(pattern) in _SPLITS
+
+
+def utf8_error(data: bytes | memoryview) -> int:
+    """Where the first byte of `data` that starts no UTF-8 character is
+    (where Python's decoder would stop), or -1 if there is none."""
+    return _native_training.utf8_error(data)
+
+
+def last_cut(data: bytes | memoryview) -> int:
+    """The last place in UTF-8 bytes where a preset's split may be cut (see
+    `corpus.cut_points`), or 0: `corpus.last_cut` without a string."""
+    return _native_training.last_cut(data)
+
+
+def count_chunks(
+    chunks: Iterable[str | bytes], pattern: str, special_tokens: tuple[str, ...] = (), *, workers: int = 1
+) -> dict[str, int]:
+    """`corpus.count_chunks` in C, for a preset `pattern` (see `can_count`):
+    the piece counts of consecutive chunks of a text (strings, or UTF-8
+    bytes checked by `utf8_error`), each counted by one of `workers` threads
+    while this one reads the next, added up in order."""
+    split = _SPLITS[pattern_name(pattern)]
+    total = _native_training.PieceCounts()
+    if workers == 1:
+        for chunk in chunks:
+            total.add(_counted_chunk(chunk, split, pattern, special_tokens))
+        return total.to_dict()
+    with ThreadPoolExecutor(workers) as threads:
+        pending: deque[Future] = deque()  # the chunks' counts, in text order, until added up
+        for chunk in chunks:
+            pending.append(threads.submit(_counted_chunk, chunk, split, pattern, special_tokens))
+            while len(pending) > 2 * workers or (pending and pending[0].done()):  # memory stays bounded
+                total.add(pending.popleft().result())
+        while pending:
+            total.add(pending.popleft().result())
+    return total.to_dict()
+
+
+def _counted_chunk(text: str | bytes, split: int, pattern: str, special_tokens: tuple[str, ...]):
+    """The pieces of one chunk with their counts (a PieceCounts). Special
+    tokens cut the text and are not counted, as in `corpus.count_chunk`; a
+    segment holding a character newer than split.c's Unicode tables (see
+    native/unsettled.h) is split by `regex`, as Python training splits it."""
+    counts = _native_training.PieceCounts()
+    if isinstance(text, bytes):  # read from a file, never with special tokens to cut at
+        if counts.count_bytes(text, split):
+            return counts
+        text = text.decode("utf-8")
+    for segment, is_special in split_on_specials(text, special_tokens):
+        if not is_special and not counts.count(segment, split):
+            counts.add_pieces(split_pieces(segment, pattern))
+    return counts
 
 _OUT_OF_TIME, _NO_PAIR_LEFT, _BELOW_MIN_COUNT = 1, 2, 3  # why the C loop stopped early (native/learn.c)
 

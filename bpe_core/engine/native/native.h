@@ -10,4 +10,12 @@
 extern const char native_learn_merges_doc[];
 PyObject *native_learn_merges(PyObject *module, PyObject *args);
 
+/* count.c: counting pieces, as corpus.count_chunk; adds the PieceCounts type
+   and the numbers of the preset splits (SPLIT_GPT2, ...) to the module. */
+int native_add_piece_counts(PyObject *module);
+extern const char native_utf8_error_doc[], native_last_cut_doc[], native_character_classes_doc[];
+PyObject *native_utf8_error(PyObject *module, PyObject *data);
+PyObject *native_last_cut(PyObject *module, PyObject *data);
+PyObject *native_character_classes(PyObject *module, PyObject *ignored);
+
 #endif

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..engine.patterns import PRESETS
 from ..engine.tokenizer import Tokenizer
 from ..formats import tokenizer_from_file
-from ..vocabularies.catalogue import ENCODING_NAMES, load_encoding
 
 
 class UserError(Exception):
@@ -55,7 +55,35 @@ def read_tokenizer_file(path: str, pattern: str) -> Tokenizer:
 def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
     if args.tokenizer:
         return read_tokenizer_file(args.tokenizer, args.rank_file_pattern)
+    from ..vocabularies.catalogue import load_encoding
+
     return load_encoding(args.encoding)
+
+
+class CatalogueNames(Sequence[str]):
+    """A list of names from `vocabularies.catalogue` (ENCODING_NAMES,
+    CHAT_NAMES), read when first asked for. The parser offers them as
+    choices and shows them in help, but only a command given such a name
+    looks at them: `train` starts without loading every vocabulary and
+    chat template the catalogue knows (a tenth of its start)."""
+
+    def __init__(self, listing: str):
+        self.listing = listing
+
+    def _names(self) -> list[str]:
+        from ..vocabularies import catalogue
+
+        return getattr(catalogue, self.listing)
+
+    def __getitem__(self, index):
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+ENCODING_NAMES = CatalogueNames("ENCODING_NAMES")
+CHAT_NAMES = CatalogueNames("CHAT_NAMES")
 
 
 TOKENIZER_FILE_HELP = "a tokenizer file: saved by 'train', a Hugging Face tokenizer.json or a .tiktoken rank file"
@@ -69,6 +97,6 @@ def add_rank_file_pattern(parser: argparse.ArgumentParser) -> None:
 def add_tokenizer_choice(parser: argparse.ArgumentParser) -> None:
     choice = parser.add_mutually_exclusive_group(required=True)
     choice.add_argument("--encoding", choices=ENCODING_NAMES, metavar="NAME",
-                        help=f"a bundled OpenAI encoding or a model's ({', '.join(ENCODING_NAMES)})")
+                        help="a bundled OpenAI encoding or a model's (%(choices)s)")
     choice.add_argument("--tokenizer", metavar="FILE", help=TOKENIZER_FILE_HELP)
     add_rank_file_pattern(parser)

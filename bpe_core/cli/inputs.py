@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..engine.patterns import PRESETS
@@ -60,30 +60,37 @@ def pick_tokenizer(args: argparse.Namespace) -> Tokenizer:
     return load_encoding(args.encoding)
 
 
-class CatalogueNames(Sequence[str]):
-    """A list of names from `vocabularies.catalogue` (ENCODING_NAMES,
-    CHAT_NAMES), read when first asked for. The parser offers them as
-    choices and shows them in help, but only a command given such a name
-    looks at them: `train` starts without loading every vocabulary and
-    chat template the catalogue knows (a tenth of its start)."""
+class NamesReadLater(Sequence[str]):
+    """A list of names that `read()` gives, read when first asked for. The
+    parser offers names of encodings, chat templates and samples as choices
+    and shows them in help, but only a command given such a name looks at
+    them: `train` starts without loading every vocabulary, chat template
+    and sample there is (a fifth of its start)."""
 
-    def __init__(self, listing: str):
-        self.listing = listing
-
-    def _names(self) -> list[str]:
-        from ..vocabularies import catalogue
-
-        return getattr(catalogue, self.listing)
+    def __init__(self, read: Callable[[], Sequence[str]]):
+        self._read = read
 
     def __getitem__(self, index):
-        return self._names()[index]
+        return self._read()[index]
 
     def __len__(self) -> int:
-        return len(self._names())
+        return len(self._read())
 
 
-ENCODING_NAMES = CatalogueNames("ENCODING_NAMES")
-CHAT_NAMES = CatalogueNames("CHAT_NAMES")
+def _encoding_names() -> list[str]:
+    from ..vocabularies.catalogue import ENCODING_NAMES
+
+    return ENCODING_NAMES
+
+
+def _chat_names() -> list[str]:
+    from ..vocabularies.catalogue import CHAT_NAMES
+
+    return CHAT_NAMES
+
+
+ENCODING_NAMES = NamesReadLater(_encoding_names)
+CHAT_NAMES = NamesReadLater(_chat_names)
 
 
 TOKENIZER_FILE_HELP = "a tokenizer file: saved by 'train', a Hugging Face tokenizer.json or a .tiktoken rank file"

@@ -6,7 +6,8 @@
  *
  * - the distinct pieces lie in one array of positions, in the order the
  *   dict gives them (first appearance in the text), linked as lists, each
- *   position with the weight of its piece and the pair that starts there;
+ *   position with its piece (whose weight is its count) and the pair that
+ *   starts there;
  * - every pair has a count and the ascending positions where it may still
  *   start (a position that no longer holds it is skipped when met);
  * - the best pair comes from a heap ordered by (count, first position),
@@ -33,18 +34,21 @@
 /* Why training stopped; Python words each reason (merge_learning's stop_reason). */
 enum { STOP_DONE = 0, STOP_DEADLINE = 1, STOP_NO_PAIR = 2, STOP_MIN_COUNT = 3 };
 
-/* One position of the corpus; its fields lie together, as a merge reads them together. */
+/* One position of the corpus; its fields lie together, as a merge reads
+ * them together (20 bytes: a 50 MB corpus has over a million positions). */
 typedef struct {
-    int32_t token;  /* the id there, or ABSORBED */
-    int32_t next;   /* the next position in the same piece, or UNLINKED */
-    int32_t prev;   /* the previous one, or UNLINKED */
-    int32_t pair;   /* the pair that starts here (this token and the next), or NO_PAIR */
-    int64_t weight; /* how often the piece holding it occurs */
+    int32_t token; /* the id there, or ABSORBED */
+    int32_t next;  /* the next position in the same piece, or UNLINKED */
+    int32_t prev;  /* the previous one, or UNLINKED */
+    int32_t pair;  /* the pair that starts here (this token and the next), or NO_PAIR */
+    int32_t piece; /* the piece it belongs to: its weight is weights[piece] */
 } Position;
 
+/* Where a pair starts: ascending, those before `start` known not to hold
+ * it any more. The array holds room for `capacity(size)` positions. */
 typedef struct {
-    int32_t *at; /* ascending; those before `start` are known not to hold the pair any more */
-    int64_t start, size, capacity;
+    int32_t *at;
+    int32_t start, size;
 } Positions;
 
 typedef struct {
@@ -62,6 +66,8 @@ typedef struct {
 typedef struct {
     Position *at; /* the deduplicated corpus */
     int64_t positions, corpus_tokens;
+    int64_t *weights; /* of each piece: how often it occurs */
+    int64_t pieces, weights_capacity;
     Pair *pairs; /* every pair seen, by number */
     int32_t pair_count;
     int64_t pair_capacity;
@@ -96,6 +102,25 @@ static int append(int32_t **array, int64_t *size, int64_t *capacity, int32_t val
     return 0;
 }
 
+/* Room for `size` positions in a Positions' array: 4, 8, 16, ... (kept
+ * implicit: millions of pairs hold a few positions each). */
+static inline int32_t capacity(int32_t size) {
+    int32_t room = 4;
+    while (room < size) room *= 2;
+    return room;
+}
+
+static int append_position(Positions *where, int32_t position) {
+    if (where->at == NULL || (where->size >= 4 && where->size == capacity(where->size))) {
+        if (where->size == INT32_MAX) return -1;
+        int32_t *moved = realloc(where->at, (size_t)capacity(where->size + 1) * sizeof(int32_t));
+        if (moved == NULL) return -1;
+        where->at = moved;
+    }
+    where->at[where->size++] = position;
+    return 0;
+}
+
 static void forget_positions(Positions *where) {
     free(where->at);
     memset(where, 0, sizeof *where);
@@ -103,6 +128,7 @@ static void forget_positions(Positions *where) {
 
 static void free_state(State *s) {
     free(s->at);
+    free(s->weights);
     for (int32_t number = 0; number < s->pair_count; number++) free(s->pairs[number].where.at);
     free(s->pairs);
     free(s->heap);
@@ -132,7 +158,7 @@ static int gain(State *s, int32_t number, int32_t position, int64_t occurrences)
     Pair *pair = &s->pairs[number];
     pair->count += occurrences;
     s->at[position].pair = number;
-    return append(&pair->where.at, &pair->where.size, &pair->where.capacity, position);
+    return append_position(&pair->where, position);
 }
 
 /* The pair that starts at `position` occurs `occurrences` times less. */
@@ -276,7 +302,7 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
     int64_t merged_occurrences = 0;
     int failed = 0;
     s->made_size = s->emptied_size = 0;
-    for (int64_t index = where.start; index < where.size && !failed; index++) {
+    for (int32_t index = where.start; index < where.size && !failed; index++) {
         if (index + PREFETCH_AHEAD < where.size) { /* its neighbours too: two cache lines */
             int32_t later = where.at[index + PREFETCH_AHEAD];
             __builtin_prefetch(&at[later > 0 ? later - 1 : 0]);
@@ -285,7 +311,7 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
         int32_t left = where.at[index];
         if (at[left].pair != merged) continue; /* stale, or consumed by an overlapping merge ("aaa") */
         int32_t right = at[left].next, before = at[left].prev, after = at[right].next;
-        int64_t occurrences = at[left].weight;
+        int64_t occurrences = s->weights[at[left].piece];
         if (before != UNLINKED) {
             int32_t x = at[before].token;
             int32_t made = made_pair(s, &s->made_after[x], x, new_id);
@@ -325,14 +351,18 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
 
 /* Adds one piece's units. Returns -1 out of memory, 1 if it is beyond
  * what this file handles exactly, 0 when done. */
-static int add_units(State *s, int64_t *capacity, const int32_t *units, int64_t size, int64_t weight) {
+static int add_units(State *s, int64_t *room, const int32_t *units, int64_t size, int64_t weight) {
     int64_t tokens;
     if (size == 0) return 0;
-    if (s->positions + size >= INT32_MAX || __builtin_mul_overflow(size, weight, &tokens) ||
+    if (s->positions + size >= INT32_MAX || s->pieces >= INT32_MAX || __builtin_mul_overflow(size, weight, &tokens) ||
         __builtin_add_overflow(s->corpus_tokens, tokens, &s->corpus_tokens)) {
         return 1;
     }
-    if (grow((void **)&s->at, capacity, s->positions + size, sizeof(Position))) return -1;
+    if (grow((void **)&s->at, room, s->positions + size, sizeof(Position)) ||
+        grow((void **)&s->weights, &s->weights_capacity, s->pieces + 1, sizeof(int64_t))) {
+        return -1;
+    }
+    s->weights[s->pieces] = weight;
     for (int64_t unit = 0; unit < size; unit++) {
         int32_t position = (int32_t)(s->positions + unit);
         s->at[position] = (Position){
@@ -340,10 +370,11 @@ static int add_units(State *s, int64_t *capacity, const int32_t *units, int64_t 
             .next = unit + 1 < size ? position + 1 : UNLINKED,
             .prev = unit > 0 ? position - 1 : UNLINKED,
             .pair = NO_PAIR,
-            .weight = weight,
+            .piece = (int32_t)s->pieces,
         };
     }
     s->positions += size;
+    s->pieces++;
     return 0;
 }
 
@@ -366,7 +397,7 @@ static int32_t *char_ids_of(PyObject *alphabet) {
  * exactly, 0 when done. */
 static int read_pieces(State *s, PyObject *pieces, PyObject *alphabet) {
     int32_t *char_ids = NULL, *units = NULL;
-    int64_t units_capacity = 0, capacity = 0;
+    int64_t units_capacity = 0, room = 0;
     int outcome = 0;
     if (alphabet != Py_None && (char_ids = char_ids_of(alphabet)) == NULL) {
         PyErr_NoMemory();
@@ -411,7 +442,7 @@ static int read_pieces(State *s, PyObject *pieces, PyObject *alphabet) {
             }
         }
         Py_XDECREF(encoded);
-        if (outcome == 0) outcome = add_units(s, &capacity, units, size, weight);
+        if (outcome == 0) outcome = add_units(s, &room, units, size, weight);
     }
     free(units);
     free(char_ids);
@@ -467,7 +498,7 @@ static int count_pairs(State *s) {
             slot->key = key;
             if ((failed = (slot->pair = new_pair(s, left_id, right_id)) == NO_PAIR)) break;
         }
-        failed = gain(s, slot->pair, position, s->at[position].weight);
+        failed = gain(s, slot->pair, position, s->weights[s->at[position].piece]);
     }
     free(slots);
     s->seen_once = malloc(sizeof(int32_t)); /* not NULL: the once-seen wait */
@@ -578,6 +609,8 @@ PyObject *native_learn_merges(PyObject *module, PyObject *args) {
             Py_XDECREF(heard);
         }
     }
+    free_state(&s); /* before the Python objects are made: the two need not fit in memory together */
+    memset(&s, 0, sizeof s);
     if (!failed) {
         PyObject *steps = steps_list(learned, step);
         if (steps != NULL) result = Py_BuildValue("(NiL)", steps, stop, (long long)stop_count);

@@ -5,9 +5,10 @@
  * same work on machine integers instead of Python objects:
  *
  * - the distinct pieces lie in one array of positions, in the order the
- *   dict gives them (first appearance in the text), linked as lists, each
- *   position with its piece (whose weight is its count) and the pair that
- *   starts there;
+ *   dict gives them (first appearance in the text), each position with the
+ *   token there, the one before, its piece (whose weight is its count) and
+ *   the pair that starts there; the token after is as many positions on as
+ *   the token here has units;
  * - every pair has a count and the ascending positions where it may still
  *   start (a position that no longer holds it is skipped when met);
  * - the best pair comes from a heap ordered by (count, first position),
@@ -35,13 +36,12 @@
 enum { STOP_DONE = 0, STOP_DEADLINE = 1, STOP_NO_PAIR = 2, STOP_MIN_COUNT = 3 };
 
 /* One position of the corpus; its fields lie together, as a merge reads
- * them together (20 bytes: a 50 MB corpus has over a million positions). */
+ * them together (16 bytes: a 50 MB corpus has over a million positions). */
 typedef struct {
     int32_t token; /* the id there, or ABSORBED */
-    int32_t next;  /* the next position in the same piece, or UNLINKED */
-    int32_t prev;  /* the previous one, or UNLINKED */
+    int32_t prev;  /* where the token before it in the same piece starts, or UNLINKED */
     int32_t pair;  /* the pair that starts here (this token and the next), or NO_PAIR */
-    int32_t piece; /* the piece it belongs to: its weight is weights[piece] */
+    int32_t piece; /* the piece it belongs to: weights[piece], ends[piece] */
 } Position;
 
 /* Where a pair starts: ascending, those before `start` known not to hold
@@ -67,7 +67,8 @@ typedef struct {
     Position *at; /* the deduplicated corpus */
     int64_t positions, corpus_tokens;
     int64_t *weights; /* of each piece: how often it occurs */
-    int64_t pieces, weights_capacity;
+    int32_t *ends;    /* of each piece: the position after its last */
+    int64_t pieces, weights_capacity, ends_capacity;
     Pair *pairs; /* every pair seen, by number */
     int32_t pair_count;
     int64_t pair_capacity;
@@ -76,9 +77,10 @@ typedef struct {
     int32_t *seen_once; /* pairs seen once, outside the heap; NULL once let in */
     int64_t seen_once_size, seen_once_capacity;
     /* the pairs the merge under way makes, found by their other token */
+    int32_t *units_of;    /* units_of[id]: how many bytes or characters the token covers */
     int32_t *made_after;  /* made_after[x]: the pair (x, new) */
     int32_t *made_before; /* made_before[y]: the pair (new, y) */
-    int64_t made_ids;     /* how many ids those two tables cover */
+    int64_t ids;          /* how many ids those three tables cover */
     int32_t *made, *emptied;
     int64_t made_size, made_capacity, emptied_size, emptied_capacity;
 } State;
@@ -129,6 +131,8 @@ static void forget_positions(Positions *where) {
 static void free_state(State *s) {
     free(s->at);
     free(s->weights);
+    free(s->ends);
+    free(s->units_of);
     for (int32_t number = 0; number < s->pair_count; number++) free(s->pairs[number].where.at);
     free(s->pairs);
     free(s->heap);
@@ -137,6 +141,13 @@ static void free_state(State *s) {
     free(s->made_before);
     free(s->made);
     free(s->emptied);
+}
+
+/* Where the token after the one at `position` starts, in the same piece,
+ * or UNLINKED: as many positions on as the token there has units. */
+static inline int32_t next_of(const State *s, int32_t position) {
+    int32_t next = position + s->units_of[s->at[position].token];
+    return next < s->ends[s->at[position].piece] ? next : UNLINKED;
 }
 
 /* ---- pairs ---- */
@@ -278,16 +289,22 @@ static int32_t made_pair(State *s, int32_t *slot, int32_t left, int32_t right) {
     return *slot = number;
 }
 
-/* Room in made_after and made_before for every id below `ids`. */
+/* Room in units_of, made_after and made_before for every id below `ids`
+ * (each id's units 1 until a merge sets them: the base units have one). */
 static int cover_ids(State *s, int64_t ids) {
-    if (ids <= s->made_ids) return 0;
-    int64_t old = s->made_ids, after_capacity = old, before_capacity = old;
-    if (grow((void **)&s->made_after, &after_capacity, ids, sizeof(int32_t)) ||
+    if (ids <= s->ids) return 0;
+    int64_t old = s->ids, units_capacity = old, after_capacity = old, before_capacity = old;
+    if (grow((void **)&s->units_of, &units_capacity, ids, sizeof(int32_t)) ||
+        grow((void **)&s->made_after, &after_capacity, ids, sizeof(int32_t)) ||
         grow((void **)&s->made_before, &before_capacity, ids, sizeof(int32_t))) {
         return -1;
     }
-    s->made_ids = after_capacity < before_capacity ? after_capacity : before_capacity;
-    for (int64_t id = old; id < s->made_ids; id++) s->made_after[id] = s->made_before[id] = NO_PAIR;
+    s->ids = units_capacity < after_capacity ? units_capacity : after_capacity;
+    if (before_capacity < s->ids) s->ids = before_capacity;
+    for (int64_t id = old; id < s->ids; id++) {
+        s->units_of[id] = 1;
+        s->made_after[id] = s->made_before[id] = NO_PAIR;
+    }
     return 0;
 }
 
@@ -296,6 +313,7 @@ static int cover_ids(State *s, int64_t ids) {
  * an occurrence and (x, Z) and (Z, y) gain one (see MergeState.merge). */
 static int merge(State *s, int32_t merged, int32_t new_id) {
     if (cover_ids(s, (int64_t)new_id + 1)) return -1;
+    s->units_of[new_id] = s->units_of[s->pairs[merged].left] + s->units_of[s->pairs[merged].right];
     Positions where = s->pairs[merged].where; /* taken over: the pair is gone after this */
     memset(&s->pairs[merged].where, 0, sizeof where);
     Position *at = s->at;
@@ -310,7 +328,7 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
         }
         int32_t left = where.at[index];
         if (at[left].pair != merged) continue; /* stale, or consumed by an overlapping merge ("aaa") */
-        int32_t right = at[left].next, before = at[left].prev, after = at[right].next;
+        int32_t right = next_of(s, left), before = at[left].prev, after = next_of(s, right);
         int64_t occurrences = s->weights[at[left].piece];
         if (before != UNLINKED) {
             int32_t x = at[before].token;
@@ -324,8 +342,7 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
             failed = made == NO_PAIR || lose(s, right, occurrences) || gain(s, made, left, occurrences);
             at[after].prev = left;
         }
-        at[left].token = new_id;
-        at[left].next = after;
+        at[left].token = new_id; /* the token after it is now `after`: units_of[new_id] on */
         at[right].token = ABSORBED;
         at[right].pair = NO_PAIR;
         merged_occurrences += occurrences;
@@ -359,15 +376,16 @@ static int add_units(State *s, int64_t *room, const int32_t *units, int64_t size
         return 1;
     }
     if (grow((void **)&s->at, room, s->positions + size, sizeof(Position)) ||
-        grow((void **)&s->weights, &s->weights_capacity, s->pieces + 1, sizeof(int64_t))) {
+        grow((void **)&s->weights, &s->weights_capacity, s->pieces + 1, sizeof(int64_t)) ||
+        grow((void **)&s->ends, &s->ends_capacity, s->pieces + 1, sizeof(int32_t))) {
         return -1;
     }
     s->weights[s->pieces] = weight;
+    s->ends[s->pieces] = (int32_t)(s->positions + size);
     for (int64_t unit = 0; unit < size; unit++) {
         int32_t position = (int32_t)(s->positions + unit);
         s->at[position] = (Position){
             .token = units[unit],
-            .next = unit + 1 < size ? position + 1 : UNLINKED,
             .prev = unit > 0 ? position - 1 : UNLINKED,
             .pair = NO_PAIR,
             .piece = (int32_t)s->pieces,
@@ -467,7 +485,8 @@ static Slot *new_slots(uint64_t size) {
 
 /* Where the pair `key` is, or the free slot where it goes. */
 static Slot *find_slot(Slot *slots, uint64_t size, uint64_t key) {
-    uint64_t slot = (key * 0x9E3779B97F4A7C15ull >> 20) & (size - 1);
+    uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
+    uint64_t slot = (mixed ^ mixed >> 32) & (size - 1);
     while (slots[slot].key != key && slots[slot].key != EMPTY_KEY) slot = (slot + 1) & (size - 1);
     return &slots[slot];
 }
@@ -478,7 +497,7 @@ static int count_pairs(State *s) {
     Slot *slots = new_slots(size);
     int failed = slots == NULL;
     for (int32_t position = 0; position < s->positions && !failed; position++) {
-        int32_t right = s->at[position].next;
+        int32_t right = next_of(s, position);
         if (right == UNLINKED) continue;
         int32_t left_id = s->at[position].token, right_id = s->at[right].token;
         uint64_t key = ((uint64_t)(uint32_t)left_id << 32) | (uint32_t)right_id;
@@ -565,7 +584,7 @@ PyObject *native_learn_merges(PyObject *module, PyObject *args) {
     PyObject *result = NULL;
     int outcome = read_pieces(&s, pieces, alphabet);
     if (outcome != 0) goto done;
-    if (count_pairs(&s)) {
+    if (cover_ids(&s, base_size) || count_pairs(&s)) {
         PyErr_NoMemory();
         goto done;
     }

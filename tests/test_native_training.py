@@ -22,6 +22,8 @@ from bpe_core.engine import merge_learning, native_training
 from bpe_core.engine.corpus import count_pieces
 from bpe_core.engine.patterns import PRESETS
 from bpe_core.engine.training import training_units
+from bpe_core.jobs.budgeted_jobs import Budget
+from bpe_core.jobs.budgeted_training import train_rival_within_budget
 
 if not native_training.NATIVE:
     if os.environ.get("REQUIRE_NATIVE"):
@@ -150,3 +152,31 @@ def test_counts_beyond_64_bits_fall_back_to_python():
     assert native_training.learn_merges(pieces, "bytes", base_tokens, 5) is None
     tok = train(pieces, num_merges=5, pattern="none")
     assert tok.trace[0].count == 2**70 + 3
+
+
+def trained_in_a_job(text: str) -> tuple[int, list]:
+    """In a budgeted job's worker process: train as the app's job does (see
+    `budgeted_training`), counting the merge learnings done in C."""
+    learned_in_c = []
+    learn = native_training.learn_merges
+
+    def noting(*arguments):
+        learned = learn(*arguments)
+        learned_in_c.append(learned is not None)
+        return learned
+
+    native_training.learn_merges = noting
+    try:
+        tokenizer = train(text, vocab_size=700, deadline=time.monotonic() + 60, progress=lambda *done: None)
+    finally:
+        native_training.learn_merges = learn
+    return sum(learned_in_c), tokenizer.trace
+
+
+@pytest.mark.slow  # a worker process
+def test_the_apps_training_worker_learns_in_c(monkeypatch):
+    text = catalog()["english_prose"].load()
+    calls, trace = train_rival_within_budget(trained_in_a_job, (text,), Budget(seconds=60, memory_bytes=1_000_000_000))
+    assert calls == 1
+    monkeypatch.setattr(native_training, "_native_training", None)
+    assert trace == train(text, vocab_size=700).trace

@@ -251,7 +251,6 @@ def peer_setups(name: str, folder: Path, trained: Path | None) -> dict[str, str 
     setups["gigatoken"] = (
         f"import gigatoken\nenc = gigatoken.Tokenizer.from_tiktoken({str(tiktoken_file)!r}, pretokenizer={pretokenizer!r}, "
         f"special_tokens={{'<|endoftext|>': {_endoftext(name, trained)}}}).as_tiktoken()\n")
-    quicktok_names = {"cl100k_base": "cl100k_base", "o200k_base": "o200k_base"}
     setups["quicktok"] = (f"import quicktok\nq = quicktok.get_encoding({name!r})\n"
                           "class enc:\n    encode_ordinary = staticmethod(q.encode_ordinary)\n"
                           "    encode = staticmethod(lambda text, allowed_special: q.encode_with_special(text))\n"
@@ -316,8 +315,8 @@ def peers(repeats: int = 5) -> None:
             for call_name, call in CALLS.items():
                 read = f"text = open({str(folder / 'documentation.txt')!r}, encoding='utf-8').read()\n"
                 warm = "enc.encode_ordinary('A few words, so that an engine builds what it builds on first use.')\n"
-                jobs = {peer: (read + BATCH + setup + warm, f"ids = {call}\nresult = ids if isinstance(ids[0], int) else "
-                               "[i for d in ids for i in d]")
+                flat = "result = ids if isinstance(ids[0], int) else [i for d in ids for i in d]"  # batches: one list
+                jobs = {peer: (read + BATCH + setup + warm, f"ids = {call}\n{flat}")
                         for peer, setup in setups.items() if setup is not None and peer not in missing}
                 print(f"{name}, {call_name} ({call}), 1 MB of documentation, best of {repeats} fresh processes")
                 results = {}

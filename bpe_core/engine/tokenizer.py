@@ -32,10 +32,10 @@ import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
+from . import c_encoder
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
-from . import c_encoder
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
 from .specials import SpecialChoice, split_on_specials

@@ -28,12 +28,16 @@
 
 #include "unicode_classes.h"
 
-unsigned split_classes(uint32_t code_point) {
+static inline unsigned classes_of(uint32_t code_point) {
     if (code_point >= 0x110000) {
         return 0;
     }
     return unicode_class_bits[unicode_class_block[code_point / UNICODE_CLASSES_BLOCK]][code_point % UNICODE_CLASSES_BLOCK];
 }
+
+unsigned split_classes(uint32_t code_point) { return classes_of(code_point); }
+
+const char *split_unicode_version(void) { return UNICODE_CLASSES_VERSION; }
 
 /* ------------------------------------------------------------ characters */
 
@@ -75,7 +79,7 @@ static inline character char_at(const uint8_t *text, size_t length, size_t at) {
         c.code_point = code_point;
         c.size = size;
     }
-    c.classes = split_classes(c.code_point);
+    c.classes = classes_of(c.code_point);
     return c;
 }
 
@@ -95,7 +99,7 @@ static inline int may_lead_word(character c) {
 static inline size_t run_end(const uint8_t *text, size_t length, size_t at, unsigned classes) {
     while (at < length) {
         if (text[at] < 0x80) { /* ASCII: the common case, without decoding */
-            if (!(split_classes(text[at]) & classes)) {
+            if (!(unicode_class_bits[0][text[at]] & classes)) { /* ASCII is the first block */
                 break;
             }
             at++;

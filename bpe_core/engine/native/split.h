@@ -42,4 +42,7 @@ enum {
 };
 unsigned split_classes(uint32_t code_point);
 
+/* The Unicode version those classes are from, e.g. "16.0.0". */
+const char *split_unicode_version(void);
+
 #endif

@@ -18,7 +18,7 @@ from ..formats import tokenizer_from_file
 from ..formats.hf_folder import ModelFolder, cached_model_folder, read_folder, read_zip
 from ..vocabularies.catalogue import ENCODING_NAMES, load_encoding
 from ..vocabularies.chat import Template
-from ..vocabularies.model_folders import folder_chat, tokenizer_from_folder
+from ..vocabularies.model_folders import tokenizer_from_folder
 
 
 class UserError(Exception):
@@ -80,10 +80,10 @@ def model_chat(path: str) -> tuple[EncodingBase, Template]:
     if folder is None:
         raise UserError(f"{path} is a file; a chat template comes with a model folder (tokenizer.json beside "
                         "tokenizer_config.json or chat_template.jinja), a .zip of one, or a cached model id")
-    template = folder_chat(folder)
-    if template is None:
+    tokenizer = tokenizer_from_folder(folder, probe=False)
+    if tokenizer.chat is None:
         raise UserError(f"{path} has no chat template (tokenizer_config.json's chat_template, or chat_template.jinja)")
-    return tokenizer_from_folder(folder, probe=False), template
+    return tokenizer, tokenizer.chat
 
 
 def pick_tokenizer(args: argparse.Namespace) -> EncodingBase:

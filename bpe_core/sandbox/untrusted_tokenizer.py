@@ -7,8 +7,10 @@ text, or a vocabulary that asks for gigabytes. So a visitor's file is first
 loaded, and made to encode a sample of awkward text, in a throwaway process
 with a memory cap and a limit on processor time, as a typed regex is (see
 `untrusted_regex`); only a file that passes is loaded in the caller's
-process. (The sample is what it is: a regex that only some other text
-sends into backtracking is not caught.)
+process. Oniguruma, the regex engine `tokenizers` uses, gives up on a match
+that backtracks too long (its retry limit), which `tokenizers` reports as a
+Rust panic (`is_panic`): a regex that only some other text sends into
+backtracking costs that text its encoding, not the server its time.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ PROBE_MEMORY_BYTES = 2_000_000_000  # ... and takes about 300 MB
 
 TOO_SLOW = f"it takes more than {PROBE_CPU_SECONDS} s of processor time to load and encode a short text"
 TOO_BIG = f"it needs more than {PROBE_MEMORY_BYTES // 1_000_000_000} GB to load and encode a short text"
+STOPPED = (f"loading it and encoding a short text stopped the process trying it (more than "
+           f"{PROBE_MEMORY_BYTES // 1_000_000_000} GB, or a crash)")
 
 
 @functools.lru_cache(maxsize=16)
@@ -42,9 +46,9 @@ def check_untrusted_tokenizer(tokenizer_json: str) -> str | None:
         if receiver.poll(PROBE_WAIT_SECONDS):
             return receiver.recv()
         return TOO_SLOW
-    except EOFError:  # the kernel stopped it at its processor time or its memory cap
+    except EOFError:  # the kernel stopped it at its processor time or its memory cap, or it crashed
         process.join()
-        return TOO_SLOW if process.exitcode == -signal.SIGXCPU else TOO_BIG
+        return TOO_SLOW if process.exitcode in (-signal.SIGXCPU, -signal.SIGKILL) else STOPPED
     finally:
         process.kill()
         process.join()
@@ -71,6 +75,21 @@ def _probe(tokenizer_json: str, sender) -> None:
         reason = None
     except MemoryError:
         reason = TOO_BIG
-    except Exception as error:  # noqa: BLE001 - tokenizers refuses a file with its own exception types
-        reason = f"Hugging Face's tokenizers cannot load it ({str(error).splitlines()[0][:300] if str(error) else type(error).__name__})"
+    except BaseException as error:  # noqa: BLE001 - tokenizers' own exceptions, and its Rust panics
+        if is_panic(error):
+            reason = f"Hugging Face's tokenizers gave up encoding a short text with it ({first_line(error)})"
+        elif isinstance(error, Exception):
+            reason = f"Hugging Face's tokenizers cannot load it ({first_line(error)})"
+        else:
+            raise
     sender.send(reason)
+
+
+def is_panic(error: BaseException) -> bool:
+    """Whether `tokenizers` stopped on a Rust panic (pyo3's PanicException,
+    which derives from BaseException: an `except Exception` lets it through)."""
+    return type(error).__name__ == "PanicException"
+
+
+def first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0][:300] if str(error) else type(error).__name__

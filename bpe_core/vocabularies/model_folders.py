@@ -26,17 +26,23 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..engine.encoding_base import EncodingBase
+from ..engine.patterns import PatternError
 from ..engine.specials import SpecialChoice
 from ..engine.tokenizer import TokenSpan, TokenSpans
 from ..engine.utf8 import encodable
 from ..formats.hf_folder import ModelFolder
 from ..formats.hf_json import byte_to_unicode
 from ..formats.reading import TokenizerFileError
-from ..sandbox.untrusted_tokenizer import check_untrusted_tokenizer
+from ..sandbox.untrusted_tokenizer import check_untrusted_tokenizer, first_line, is_panic
 from .chat import Template
 from .chat_templates import jinja_chat, template_variables
 
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def _described(component) -> dict | None:
+    """A normalizer, pre-tokenizer or decoder of `tokenizers` as the JSON it is saved as."""
+    return None if component is None else json.loads(component.__getstate__())
 
 
 def _steps(component: object) -> list[dict]:
@@ -57,26 +63,26 @@ class HuggingFaceTokenizer(EncodingBase):
     units = "bytes"
     trace = ()
     stop_reason = None
+    chat: Template | None = None  # the folder's chat template, if it has one (set by `tokenizer_from_folder`)
 
     def __init__(self, *, name: str, tokenizer_json: str):
         import tokenizers
 
         self.name, self.tokenizer_json = name, tokenizer_json
         self.hf = tokenizers.Tokenizer.from_str(tokenizer_json)
-        document = json.loads(tokenizer_json)
-        model = document.get("model") or {}
-        steps = {part: _steps(document.get(part)) for part in ("normalizer", "pre_tokenizer", "decoder")}
-        self.kind = model.get("type", "?")
+        model = self.hf.model
+        steps = {part: _steps(_described(getattr(self.hf, part))) for part in ("normalizer", "pre_tokenizer", "decoder")}
+        self.kind = type(model).__name__  # BPE, WordPiece, Unigram, WordLevel
         self.byte_level = any(step.get("type") == "ByteLevel" for step in steps["pre_tokenizer"] + steps["decoder"])
-        self.byte_fallback = bool(model.get("byte_fallback"))
+        self.byte_fallback = bool(getattr(model, "byte_fallback", False))
         self.normalizes = bool(steps["normalizer"])
         self._spaces = {step.get("replacement") or step.get("content") for part in steps.values() for step in part
                         if step.get("type") in ("Metaspace", "Replace")} - {None, " ", ""}
-        self._prefix = model.get("continuing_subword_prefix") or ""
+        self._prefix = getattr(model, "continuing_subword_prefix", None) or ""
         added = self.hf.get_added_tokens_decoder()
         self.special_tokens = {token.content: token_id for token_id, token in added.items() if token.special}
         self.pieces = {token_id: piece for piece, token_id in self.hf.get_vocab(with_added_tokens=True).items()}
-        unknown = model.get("unk_token")
+        unknown = getattr(model, "unk_token", None)
         self.unknown_id = self.hf.token_to_id(unknown) if isinstance(unknown, str) else None
         self._byte_of_char = {char: byte for byte, char in byte_to_unicode().items()}
 
@@ -130,7 +136,13 @@ class HuggingFaceTokenizer(EncodingBase):
         text = encodable(text)
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         found = allowed or not any(special in text for special in self.special_tokens)
-        return text, (self.hf if found else self._specials_as_text).encode(text, add_special_tokens=False)
+        try:
+            return text, (self.hf if found else self._specials_as_text).encode(text, add_special_tokens=False)
+        except BaseException as error:  # noqa: BLE001 - a Rust panic is a BaseException
+            if not is_panic(error):
+                raise
+            raise PatternError(f"Hugging Face's tokenizers gave up encoding this text with {self.name}'s tokenizer.json "
+                               f"({first_line(error)}): a regex of the file backtracks too long on it.") from None
 
     @functools.cached_property
     def _specials_as_text(self):
@@ -194,13 +206,16 @@ class HuggingFaceTokenizer(EncodingBase):
 
 
 def tokenizer_from_folder(folder: ModelFolder, probe: bool = True) -> HuggingFaceTokenizer:
-    """A folder's tokenizer; with `probe` (a visitor's folder), once its
-    tokenizer.json has loaded and encoded awkward text within bounds in a
-    throwaway process. TokenizerFileError if it cannot be used."""
+    """A folder's tokenizer, with its chat template (`chat`, None if it has
+    none); with `probe` (a visitor's folder), once its tokenizer.json has
+    loaded and encoded awkward text within bounds in a throwaway process.
+    TokenizerFileError if it cannot be used."""
     problem = check_untrusted_tokenizer(folder.tokenizer_json) if probe else None
     if problem is None:
         try:
-            return HuggingFaceTokenizer(name=folder.name, tokenizer_json=folder.tokenizer_json)
+            tokenizer = HuggingFaceTokenizer(name=folder.name, tokenizer_json=folder.tokenizer_json)
+            tokenizer.chat = folder_chat(folder)
+            return tokenizer
         except Exception as error:  # noqa: BLE001 - tokenizers refuses a file with its own exception types
             problem = f"Hugging Face's tokenizers cannot load it ({str(error).splitlines()[0][:300] if str(error) else error!r})"
     raise TokenizerFileError(f"{folder.name}'s tokenizer.json cannot be used: {problem}.")

@@ -75,7 +75,7 @@ def environment():
         """`{% generation %}...{% endgeneration %}`: transformers marks the
         assistant's tokens with it; rendering keeps its body."""
 
-        tags = {"generation"}
+        tags = frozenset({"generation"})
 
         def parse(self, parser):
             lineno = next(parser.stream).lineno

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ..engine.tokenizer import TokenSpan
 from ..formats.hf_folder import config_template
-from ..sandbox.jinja_chat import Rendered, TemplateProblem, marker, render, render_untrusted
+from ..sandbox.jinja_chat import Rendered, TemplateProblem, render, render_untrusted
 from .bundled_files import BundledFile
 from .chat import ChatError, EncodedPart, Message, Part, Template
 

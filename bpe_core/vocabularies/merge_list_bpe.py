@@ -157,6 +157,7 @@ class MergeListTokenizer(EncodingBase):
         added = dict(merge_list.added)
         self.special_tokens = {self.pieces[token_id]: token_id for token_id, special in added.items() if special}
         self.always_found = frozenset(self.pieces[token_id] for token_id, special in added.items() if not special)
+        self._added_ids = {self.pieces[token_id]: token_id for token_id in added}
         self.unknown_id = self.special_tokens.get("<unk>")
         model = self.pieces[: merge_list.model_pieces]
         self._character_ids = {piece: token_id for token_id, piece in enumerate(model) if len(piece) == 1}
@@ -242,7 +243,7 @@ class MergeListTokenizer(EncodingBase):
         for segment, is_added in _split_on_added(text, self.always_found | allowed):
             if is_added:
                 size = len(segment.encode("utf-8"))
-                spans.append(TokenSpan(self._added_id(segment), offset, offset + size))
+                spans.append(TokenSpan(self._added_ids[segment], offset, offset + size))
                 offset += size
                 continue
             for word in self._word.finditer(segment.replace(" ", SPACE)):
@@ -266,10 +267,6 @@ class MergeListTokenizer(EncodingBase):
             spans.append(TokenSpan(token_id, offset, offset + size))
             offset, position = offset + size, position + length
         return offset
-
-    @functools.cache
-    def _added_id(self, piece: str) -> int:
-        return next(token_id for token_id, _ in self.merge_list.added if self.pieces[token_id] == piece)
 
     def _word_ids(self, word: str) -> tuple[int, ...]:
         ids = self._words.get(word)

@@ -214,3 +214,10 @@ def test_the_makers_terms_ship_beside_the_files():
     assert "3.2 Use Restrictions" in (FILES / "LICENSE.gemma").read_text()
     assert "Attachment A" in (FILES / "LICENSE.deepseek-model").read_text()
     assert unicodedata.is_normalized("NFC", sources)
+
+
+def test_deepseek_runs_on_tiktokens_engine_and_the_readable_one_agrees():
+    tokenizer = load_encoding("deepseek_v3")
+    assert tokenizer._rust_bpe is not None  # its pattern is trusted, as a maker's is
+    for text in OWN_TEXTS + TRICKY_TEXTS[:20]:
+        assert tokenizer.encode_ordinary(text) == tokenizer.encode_ordinary(text, reference=True), text[:40]

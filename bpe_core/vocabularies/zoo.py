@@ -268,12 +268,21 @@ def deepseek_v3(name: str) -> Tokenizer:
 def gemma3(name: str) -> MergeListTokenizer:
     """Gemma 3's tokenizer.json, read in the compact form `derived_files`
     keeps of it (made from the shipped file at the first load)."""
+    return MergeListTokenizer(name=name, merge_list=MergeList.unpack(_gemma3_compact_form()))
+
+
+def _gemma3_compact_form() -> bytes:
     import json
 
-    def merge_list() -> bytes:
-        return merge_list_from_json(json.loads(GEMMA3_FILE.read())).pack()
+    return derived("gemma3", GEMMA3_FILE.sha256, lambda: merge_list_from_json(json.loads(GEMMA3_FILE.read())).pack())
 
-    return MergeListTokenizer(name=name, merge_list=MergeList.unpack(derived(name, GEMMA3_FILE.sha256, merge_list)))
+
+def keep_compact_forms() -> None:
+    """Make the compact forms of shipped files that have one, where this
+    machine keeps none yet: a server's warm-up calls it (in a process of its
+    own: reading the JSON takes a few hundred MB for a moment), so that no
+    first visit waits for it."""
+    _gemma3_compact_form()
 
 
 def claude_legacy(name: str) -> Tokenizer:

@@ -14,7 +14,7 @@ The package, floor by floor (each subpackage's docstring says more):
     engine/        the algorithm: split, count, learn merges, encode (`Tokenizer`, `train`)
     formats/       the files a tokenizer travels in, read and written
     vocabularies/  published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
-    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE)
+    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE; SuperBPE, BoundlessBPE, Picky BPE, BPE-dropout)
     corpora/       the bundled texts, the UDHR, corpora in files, Dask counting
     analysis/      what the pages compute
     jobs/          a web page's heavy work, bounded in time, memory and turns at the cores

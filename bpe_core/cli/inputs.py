@@ -3,7 +3,7 @@ file or standard input), a tokenizer (a bundled encoding by name; a file of
 any format the app's upload takes; a Hugging Face model folder, a .zip of
 one, or a model id in the local Hugging Face cache), and the errors in
 them, which the command line reports in one line (`UserError`). Shared by
-`cli` and `stage_commands`.
+the commands (`main`) and the stage commands (`stage`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ from ..vocabularies.model_folders import tokenizer_from_folder
 
 class UserError(Exception):
     """Bad input from the user: reported in one line, exit status 1."""
+
+
+class OptionError(UserError):
+    """An option's value out of its range, found before any work: reported
+    in one line, exit status 2 (wrong usage, as argparse's own)."""
 
 
 def read_text(source: str) -> str:

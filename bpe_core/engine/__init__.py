@@ -5,5 +5,8 @@ the reserved tokens, and `utf8`), `corpus` counts a training corpus's pieces,
 `merge_learning` learns merges from those counts and `training` turns them
 into a `tokenizer`; `merge_loop` encodes one piece, `encoding_base` gives
 every kind of tokenizer tiktoken's interface, and `encoding` is tiktoken's
-constructor over ranks of one's own.
+constructor over ranks of one's own. Two tokenizers encode more than a merge
+list: `replay_tokenizer` (training also removed tokens: `event_replay`
+replays both, for Picky BPE) and `superwords` (tokens that join whole
+pieces, for BoundlessBPE).
 """

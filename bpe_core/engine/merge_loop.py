@@ -24,6 +24,12 @@ listed first (`pair_priority`: the rank belongs to the pair, and two pairs
 may make the same token; see `merge_list_bpe`). Ties go to the leftmost
 pair either way.
 
+BPE-dropout (Provilkov et al. 2020) is the same loop with one more choice,
+`dropped`: asked before each merge, it may skip it; the skipped merges are
+set aside and return after the next merge that happens, so that every step
+draws again among all the merges possible then, and the piece ends when
+every possible merge was skipped (see `bpe_core.algorithms.dropout`).
+
 The naive loop rescans all pairs after every merge (quadratic in the piece
 length, see tiktoken's `_educational.py`). Keeping candidate merges in a heap
 makes it O(n log n), which matters for long pieces: whitespace runs, or the
@@ -45,7 +51,7 @@ PairPriority = Callable[[int, int], float]
 
 def merge_lowest_rank_first(
     unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None,
-    pair_priority: PairPriority | None = None,
+    pair_priority: PairPriority | None = None, dropped: Callable[[], bool] | None = None,
 ) -> list[tuple[int, int, int]]:
     """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
 
@@ -57,6 +63,8 @@ def merge_lowest_rank_first(
     a replay shows exactly what encoding did. `priority(new_id)`, if
     given, orders the merges instead of the new id itself (lowest first);
     `pair_priority(left_id, right_id)` orders them by the pair merged.
+    `dropped()`, if given, is asked before each merge whether to skip it
+    (BPE-dropout, see above).
     """
 
     def order(rank: int, left_id: int, right_id: int) -> float:
@@ -75,13 +83,18 @@ def merge_lowest_rank_first(
         if rank is not None:
             candidates.append((order(rank, ids[start], ids[start + 1]), start, rank))
     heapq.heapify(candidates)
+    skipped = []  # merges dropped since the last merge made
 
     while candidates:
-        _, left, rank = heapq.heappop(candidates)
+        candidate = heapq.heappop(candidates)
+        _, left, rank = candidate
         right = end[left]
         if right == -1 or right == size:  # absorbed, or has no right neighbour
             continue
         if rank_of(ids[left], ids[right], left, end[right]) != rank:  # stale entry
+            continue
+        if dropped is not None and dropped():
+            skipped.append(candidate)
             continue
         if on_merge is not None:
             on_merge(rank, left, right, end[right])
@@ -97,6 +110,9 @@ def merge_lowest_rank_first(
             rank = rank_of(ids[before], ids[left], before, end[left])
             if rank is not None:
                 heapq.heappush(candidates, (order(rank, ids[before], ids[left]), before, rank))
+        for candidate in skipped:  # they may happen at the next step (or have gone stale)
+            heapq.heappush(candidates, candidate)
+        skipped.clear()
 
     tokens, start = [], 0
     while start < size:

@@ -33,6 +33,7 @@ from .inputs import (
     UserError,
     add_rank_file_pattern,
     add_tokenizer_choice,
+    model_chat,
     pick_tokenizer,
     read_text,
     read_tokenizer_file,
@@ -336,24 +337,31 @@ def command_tax(args: argparse.Namespace) -> None:
 
 def command_chat(args: argparse.Namespace) -> None:
     from ..vocabularies.catalogue import chat_prompt, load_encoding
-    from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
+    from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json, render_prompt
 
     try:
         document = json.loads(read_text(args.file))
     except json.JSONDecodeError as error:
         raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
-    prompt = chat_prompt(messages_from_json(document), args.with_, load_encoding(args.with_))
+    messages = messages_from_json(document)
+    if args.tokenizer:
+        tokenizer, template = model_chat(args.tokenizer)
+        name = tokenizer.name
+        prompt = render_prompt(messages, name, template, tokenizer)
+    else:
+        name = args.with_
+        prompt = chat_prompt(messages, name, load_encoding(name))
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
-        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
+        print(json.dumps({"encoding": name, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
                           "turns": turns, "template_tokens": prompt.template_tokens}, ensure_ascii=False))
         return
     print(prompt.text if prompt.published else OPENAI_COUNT_NOTE)
     print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
     for number, turn in enumerate(turns, start=1):
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
-    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {name}'s template "
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
@@ -520,8 +528,12 @@ def build_parser() -> argparse.ArgumentParser:
                                "tokens: the ids of the prompt that asks for the next assistant turn.")
     chat.add_argument("file", metavar="MESSAGES.json",
                       help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
-    chat.add_argument("--with", dest="with_", required=True, choices=CHAT_NAMES, metavar="NAME",
-                      help="the model family's template and tokenizer: %(choices)s")
+    family = chat.add_mutually_exclusive_group(required=True)
+    family.add_argument("--with", dest="with_", choices=CHAT_NAMES, metavar="NAME",
+                        help="the model family's template and tokenizer: %(choices)s")
+    family.add_argument("--tokenizer", metavar="PATH",
+                        help="a Hugging Face model folder (or a .zip of one, or a model id in the local Hugging Face "
+                        "cache): its tokenizer and its own chat template, rendered as transformers renders it")
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '

@@ -127,9 +127,10 @@ def learn_merges(
     if learned is None:
         return None
     steps, stop, stop_count = learned
+    rows = memoryview(steps).cast("q")  # per merge: left, right, count, corpus tokens after
     tokens = list(base_tokens)
     trace = []
-    for left, right, count, corpus_tokens in steps:
+    for left, right, count, corpus_tokens in zip(rows[0::4], rows[1::4], rows[2::4], rows[3::4]):
         tokens.append(tokens[left] + tokens[right])
         trace.append(MergeStep((left, right), len(tokens) - 1, count, tokens[-1], corpus_tokens))
     if progress is not None:

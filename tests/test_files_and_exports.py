@@ -8,6 +8,7 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import Tokenizer, train
+from bpe_core.corpora.samples import SAMPLES_DIR
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -18,7 +19,6 @@ from bpe_core.formats import (
     tokenizer_from_json,
     tokenizer_to_json,
 )
-from bpe_core.corpora.samples import SAMPLES_DIR
 from bpe_core.formats.native import tokenizer_to_dict
 from bpe_core.vocabularies.catalogue import load_encoding
 from bpe_core.vocabularies.openai import tiktoken_encoding

@@ -75,7 +75,6 @@ def command_train(args: argparse.Namespace) -> None:
         progress=bar.show,
     )
     bar.done()
-    del counts
     try:
         save_tokenizer(tokenizer, args.output)
     except OSError as error:

@@ -240,9 +240,11 @@ def can_cut(pattern: str) -> bool:
 
 
 def checked_counts(corpus: Mapping[str, int]) -> dict[str, int]:
-    """Word (or piece) counts as training takes them, or ValueError naming what is wrong."""
+    """Word (or piece) counts as training takes them, or ValueError naming
+    what is wrong. Valid counts in a plain dict are that dict, not a copy
+    (they may number millions, and training only reads them)."""
     if _plainly_valid(corpus):
-        return dict(corpus)
+        return corpus if type(corpus) is dict else dict(corpus)
     pieces: dict[str, int] = {}
     for word, count in corpus.items():
         if not isinstance(word, str) or not word:

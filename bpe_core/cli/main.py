@@ -20,8 +20,15 @@ from ..algorithms.dropout import check_dropout, encode_with_dropout
 from ..algorithms.hf_trainers import train_unigram, train_wordpiece
 from ..algorithms.picky import check_threshold, train_picky
 from ..algorithms.superbpe import check_transition, train_superbpe
-from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
-from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
+from ..analysis.atlas import (
+    DECLARATIONS_GINI_COST,
+    DEFAULT_BASE,
+    atlas_rows,
+    counts_for,
+    declarations_gini,
+    words_per_declaration,
+)
+from ..analysis.tax import PASSAGE_GINI_COST, corpus_table, languages, parity_experiment, passage_gini, row_figures
 from ..analysis.words import HOW_WORDS_ARE_COUNTED
 from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from ..corpora.udhr import declarations
@@ -302,9 +309,11 @@ def command_tax(args: argparse.Namespace) -> None:
     names = list(tokenizers)
     rows = corpus_table(tokenizers, base=args.base)
     figures = {name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in names}
+    ginis = passage_gini(rows)
     experiment = parity_experiment(args.parity, args.base) if args.parity else None
     if args.json:
-        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures}
+        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures, "gini": ginis,
+                  "gini_cost": PASSAGE_GINI_COST}
         if experiment is not None:
             report["parity"] = parity_report(experiment)
         print(json.dumps(report))
@@ -317,6 +326,8 @@ def command_tax(args: argparse.Namespace) -> None:
     for code, language in languages().items():
         print(f"{language.name + ' (' + code + ')':<22}"
               + "".join(f"{figures[name][code][args.measure]:>{width}.2f}" for name in names))
+    print(f"{'Gini':<22}" + "".join(f"{ginis[name]:>{width}.3f}" for name in names))
+    print(f"(Gini: of per-language token cost, {PASSAGE_GINI_COST}; 0 is parity)")
     if experiment is not None:
         print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
         print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
@@ -366,6 +377,8 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
             figures[row.tax.tokenizer][row.code] = {**row_figures(row.tax), "nfc_premium": row.nfc_premium,
                                                     "chars": row.tax.cost.chars}
         report = {"base": base, "corpus": "udhr", "words": HOW_WORDS_ARE_COUNTED,
+                  "gini": {name: declarations_gini(counted) for name, counted in counts.items()},
+                  "gini_cost": DECLARATIONS_GINI_COST,
                   "declarations": {code: {"name": d.name, "bcp47": d.bcp47, "iso6393": d.iso6393, "script": d.script,
                                           "nfc": d.nfc, "whole": d.whole} for code, d in about.items()},
                   "tokenizers": figures}
@@ -381,6 +394,8 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
         cells = (table[name, code][args.measure] for name in names)
         print(f"{code:<18}{declaration.name[:31]:<32}"
               + "".join(f"{cell:>{width}.2f}" if cell is not None else f"{'-':>{width}}" for cell in cells))
+    print(f"{'Gini':<50}" + "".join(f"{declarations_gini(counts[name]):>{width}.3f}" for name in names))
+    print(f"(Gini: of per-language token cost, {DECLARATIONS_GINI_COST}; 0 is parity)")
 
 
 def column_width(names: list[str]) -> int:

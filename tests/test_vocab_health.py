@@ -1,19 +1,22 @@
 """Vocabulary health (`bpe_core.analysis.vocab_health`): unreachable tokens
 against a brute force by tiktoken itself, partial characters and residues
 on worked examples counted by hand, the residues' shortcut against a replay
-of every merge."""
+of every merge, and `python -m bpe_core vocab-health`."""
 
 import gzip
 import hashlib
+import json
 import os
 from collections import Counter
 
 import pytest
 import tiktoken
 
-from bpe_core import load_encoding, train
+from bpe_core import load_encoding, save_tokenizer, train
 from bpe_core.algorithms.hf_trainers import train_wordpiece
 from bpe_core.analysis.vocab_health import (
+    MAX_RATIO,
+    MIN_SEEN,
     Residue,
     Unreachable,
     health_corpus,
@@ -27,6 +30,7 @@ from bpe_core.corpora.samples import catalog
 from bpe_core.engine.patterns import split_pieces
 from bpe_core.engine.tokenizer import Tokenizer
 from bpe_core.vocabularies.openai import BUNDLED_DIR
+from tests.cli import run_cli
 
 OPENAI_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 # tiktoken's gpt2 is r50k_base's ranks, pattern and special token under another name (its files are
@@ -186,3 +190,40 @@ def test_the_health_corpus_is_every_bundled_text():
     assert len(texts) == 6 + 30 + 527  # samples, the passage's languages, the declarations
     assert texts[0] == samples[0].load() and catalog()["tiny_shakespeare"].load() in texts
     assert sum(map(len, texts)) > 6_000_000
+
+
+# ------------------------------------------------------------ the command
+
+
+def test_vocab_health_json_of_a_trained_tokenizer_file(tmp_path):
+    tokenizer = train(catalog()["english_prose"].load(), vocab_size=600)
+    path = tmp_path / "tok.json"
+    save_tokenizer(tokenizer, path)
+    code, out, err = run_cli("vocab-health", "--tokenizer", path, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    health = vocabulary_health(tokenizer)
+    assert report["unreachable"] == [found.id for found in health.unreachable]
+    assert report["partial_characters"] == health.partial_characters
+    assert [residue["id"] for residue in report["residues"]] == [residue.id for residue in health.residues]
+    assert report["residue_rule"]["min_seen"] == MIN_SEEN and report["residue_rule"]["max_ratio"] == MAX_RATIO
+    assert health.residues and all(residue["ratio"] < MAX_RATIO for residue in report["residues"])
+
+
+def test_vocab_health_summary_names_examples():
+    code, out, err = run_cli("vocab-health", "--encoding", "gpt2")
+    assert code == 0, err
+    assert "unreachable: 0" in out
+    assert "not UTF-8 alone: 344" in out
+    assert "'ould'" in out and "'·would'" in out
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--tokenizer", "missing.json"], "error: cannot read missing.json"),
+    (["--encoding", "gpt9"], "invalid choice"),
+    ([], "one of the arguments --encoding --tokenizer is required"),
+])
+def test_vocab_health_bad_input_is_one_line(arguments, message):
+    code, out, err = run_cli("vocab-health", *arguments)
+    assert code in (1, 2) and out == ""
+    assert message in err and "Traceback" not in err

@@ -1,4 +1,4 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat,vocab-health} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
@@ -28,7 +28,16 @@ from ..analysis.atlas import (
     declarations_gini,
     words_per_declaration,
 )
+from ..analysis.labels import label_text
 from ..analysis.tax import PASSAGE_GINI_COST, corpus_table, languages, parity_experiment, passage_gini, row_figures
+from ..analysis.vocab_health import (
+    HEALTH_CORPUS,
+    HEALTH_STAGES,
+    MAX_RATIO,
+    MIN_SEEN,
+    health_report,
+    vocabulary_health,
+)
 from ..analysis.words import HOW_WORDS_ARE_COUNTED
 from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
 from ..corpora.udhr import declarations
@@ -54,6 +63,7 @@ from .inputs import (
 from .stage import add_stage_commands
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
+EXAMPLES = 10  # tokens of each kind the vocab-health summary names
 TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
 
 
@@ -356,6 +366,36 @@ def command_chat(args: argparse.Namespace) -> None:
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
+def command_vocab_health(args: argparse.Namespace) -> None:
+    """Unreachable tokens, partial characters and intermediate residues (see `analysis.vocab_health`)."""
+    tokenizer = pick_tokenizer(args)
+    bar = ProgressBar(f"checking {tokenizer.name}", "%", scale=10 * HEALTH_STAGES)
+    health = vocabulary_health(tokenizer, progress=bar.show)
+    bar.done()
+    if args.json:
+        print(json.dumps(health_report(tokenizer, health), ensure_ascii=False))
+        return
+
+    def shown(ids) -> str:
+        return ", ".join(repr(label_text(tokenizer.token_bytes(token_id))) for token_id in ids)
+
+    print(f"{tokenizer.name}: {health.tokens:,} ordinary tokens")
+    print(f"unreachable: {len(health.unreachable):,} (valid UTF-8, but encoding their text gives other tokens)")
+    for found in health.unreachable[:EXAMPLES]:
+        print(f"  {found.id:>7}  {label_text(tokenizer.token_bytes(found.id))!r} -> {shown(found.becomes)}")
+    print(f"not UTF-8 alone: {len(health.partial_characters):,} (parts of characters)")
+    if health.partial_characters:
+        print(f"  e.g. {shown(health.partial_characters[:EXAMPLES])}")
+    if health.residues is None:
+        print("intermediate residues: none to find (this tokenizer has no merges)")
+        return
+    print(f"intermediate residues: {len(health.residues):,} of the {health.tokens_seen:,} tokens made on "
+          f"{HEALTH_CORPUS} (made at least {MIN_SEEN} times, kept fewer than {MAX_RATIO:.0%} of them)")
+    for residue in health.residues[:EXAMPLES]:
+        print(f"  {residue.id:>7}  {label_text(tokenizer.token_bytes(residue.id))!r}: kept {residue.kept:,}, "
+              f"absorbed {residue.absorbed:,}, most often into {label_text(tokenizer.token_bytes(residue.into))!r}")
+
+
 def tax_of_declarations(args: argparse.Namespace) -> None:
     """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
     base = args.base or DEFAULT_BASE
@@ -521,6 +561,18 @@ def build_parser() -> argparse.ArgumentParser:
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '
                       'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
+
+    health = commands.add_parser(
+        "vocab-health", help="tokens no text produces, partial characters and intermediate residues",
+        description="A vocabulary's health: unreachable tokens (valid UTF-8, yet encoding their text gives other "
+        "tokens; Land & Bartolo 2024), tokens that are only part of a character, and intermediate residues (tokens "
+        "the tokenizer's own encoding of the bundled texts makes often but almost never keeps; Sun et al. 2026).",
+    )
+    add_tokenizer_choice(health)
+    health.add_argument("--json", action="store_true",
+                        help='print {"unreachable": [ids], "unreachable_tokens", "partial_characters": [ids], '
+                        '"residues": [{"id", "token", "kept", "absorbed", "ratio", "into"}], "residue_rule", ...}')
+    health.set_defaults(run=command_vocab_health)
 
     add_stage_commands(commands)
     return parser

@@ -14,6 +14,7 @@ import tiktoken
 
 from bpe_core import load_encoding, save_tokenizer, train
 from bpe_core.algorithms.hf_trainers import train_wordpiece
+from bpe_core.analysis.shipped_health import shipped
 from bpe_core.analysis.vocab_health import (
     MAX_RATIO,
     MIN_SEEN,
@@ -86,6 +87,7 @@ def test_the_unreachable_tokens_are_those_a_brute_force_with_tiktoken_finds(name
     assert dict(ours.mergeable_ranks) == oracle[name]._mergeable_ranks  # the same vocabulary, so the same question
     expected = brute_force_unreachable(oracle[name])
     assert {found.id: list(found.becomes) for found in unreachable_tokens(ours)} == expected
+    assert {found.id: list(found.becomes) for found in shipped()[name].health.unreachable} == expected  # as shipped
 
 
 def test_o200k_base_has_unreachable_tokens_and_says_what_their_text_becomes():

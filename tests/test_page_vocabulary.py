@@ -197,8 +197,8 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert rows["id"].tolist() == list(range(20))  # the first 20 tokens, in id order
     assert rows["token"][0] == "!" and '<td class="tok">!</td>' in first_rows_markup(at)  # drawn as a token
     assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
-    (grid_box,) = at.expander
-    assert grid_box.label.startswith("All the matches in a grid")
+    grid_box, health_box = at.expander  # the health section's box comes last
+    assert grid_box.label.startswith("All the matches in a grid") and health_box.label.startswith("Which tokens")
     table = matches(at)  # opens the box
     assert len(table) == 100_261 and at.get("download_button")
     at.text_input(key="vocab_text").input(" the").run()  # fewer matches: the open box stays open

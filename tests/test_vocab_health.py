@@ -229,3 +229,26 @@ def test_vocab_health_bad_input_is_one_line(arguments, message):
     code, out, err = run_cli("vocab-health", *arguments)
     assert code in (1, 2) and out == ""
     assert message in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------ the drawing
+
+
+def test_the_tables_show_each_token_escaped_with_what_it_becomes_and_its_counts():
+    from bpe_core.drawing.health import residues_html, unreachable_html
+    from tests.apptest import _TableReader
+
+    def tables(markup: str):
+        reader = _TableReader()
+        reader.feed(markup)
+        return reader.tables
+
+    tokenizer = hand_made({256: b"<b>x", 257: b"ou", 258: b"ould"})
+    markup = unreachable_html(tokenizer, unreachable_tokens(tokenizer))
+    ((head, rows),) = tables(markup)
+    assert head == ["id", "token", "its text becomes", "ids"]
+    assert rows == [[256, "<b>x", "< + b + > + x", "60 98 62 120"]]  # the split pattern cuts "<b" and ">x"
+    assert "&lt;b&gt;x" in markup and "<b>x" not in markup
+    markup = residues_html(tokenizer, [Residue(257, 1, 3, 258)])
+    ((head, rows),) = tables(markup)
+    assert rows == [[257, "ou", 1, 3, "25.0%", "ould"]]

@@ -5,8 +5,8 @@ wasted. A language model still gives each such token a row of embeddings
 that training hardly touches: the "glitch tokens" (" SolidGoldMagikarp")
 that make models misbehave. Three kinds are found here, for any tokenizer:
 
-- **Unreachable** (Land & Bartolo, "Fishing for Magikarp", EMNLP 2024,
-  §3.1; their code's `categorize_token`): a token whose bytes are valid
+- **Unreachable** (Land & Bartolo, "Fishing for Magikarp", EMNLP 2024:
+  their tokenizer analysis, `categorize_token` in cohere-ai/magikarp): a token whose bytes are valid
   UTF-8 and whose text, encoded as ordinary text, is not that one token. It
   comes out as another single token (two ids with the same bytes, or text
   that normalization changes) or as several (the split pattern cuts it
@@ -19,13 +19,15 @@ that make models misbehave. Three kinds are found here, for any tokenizer:
   first two of the three bytes of "あ"). Such a token is reachable, inside
   its character, but means nothing on its own.
 - **Intermediate residues** (Sun, Yang, Lin & Zhang, "LiteToken: Removing
-  Intermediate Merge Residues From BPE Tokenizers", 2026, §3): encode a
+  Intermediate Merge Residues From BPE Tokenizers", 2026: its
+  final/intermediate frequency ratio): encode a
   corpus with the tokenizer and count, for each token t, F1(t), the times t
   stands in the output, and F2(t), the times a merge makes t and a later
   merge absorbs it into a longer token. A residue is a token the corpus
   makes often (F1 + F2 at least `MIN_SEEN`) but keeps almost never: its
   final/intermediate ratio R(t) = F1 / (F1 + F2) below `MAX_RATIO`
-  ("ould": made 1,322 times on the way to " would", " could", kept 7).
+  ("ould" under gpt2: made 1,324 times on the way to " would", " could",
+  kept 7).
   The paper also drops candidates whose neighbours vary a lot (a
   neighbour-entropy filter); that second filter is not applied here.
 

@@ -1,5 +1,6 @@
 """The Tax page's Gini coefficients and script shares, run headless with
-Streamlit's AppTest, against tiktoken's own counts computed here."""
+Streamlit's AppTest, against tiktoken's own counts computed here. (The
+first view's Gini is checked by test_page_tax.py, on the page it opens.)"""
 
 import statistics
 
@@ -24,8 +25,9 @@ def gini(values) -> float:
     return sum(abs(x - y) for x in values for y in values) / (2 * n * n * mean)
 
 
-def test_the_tax_shows_each_tokenizers_gini_over_the_passage():
-    at = apptest.open_page(PAGE)
+def shows_each_tokenizers_gini_over_the_passage(at) -> None:
+    """The tax's default view (opened by test_page_tax.py's test of a first
+    visit: a page open is seconds) shows each tokenizer's Gini."""
     for name in OPENAI:
         per_line = [tiktoken_tokens(name, parallel_text(code)) / 20 for code in languages()]
         assert apptest.metric(at, f"Gini · {name}") == f"{gini(per_line):.3f}"

@@ -1,6 +1,7 @@
 """The Vocabulary page's health section, run headless with Streamlit's
-AppTest: a bundled vocabulary's health is the shipped one, at once; any
-other is checked when asked, in a worker; every token is escaped."""
+AppTest: a bundled vocabulary's health is the shipped one, at once (checked
+on the default view by test_page_vocabulary.py); any other is checked when
+asked, in a worker; every token is escaped."""
 
 import re
 
@@ -32,8 +33,10 @@ def table_with(at: AppTest, column: str):
     return table
 
 
-def test_a_bundled_vocabularys_health_is_shipped_and_its_tables_come_on_demand():
-    at = apptest.open_page(PAGE)  # cl100k_base
+def shows_the_shipped_health_of_cl100k_base(at: AppTest) -> None:
+    """A bundled vocabulary's health is the shipped one, at once, and its
+    tables come on demand. (Called by test_page_vocabulary.py's test of the
+    default view, on the page it opened: a page open is seconds.)"""
     entry = shipped()["cl100k_base"]
     assert apptest.metric(at, "Unreachable") == "0"
     assert apptest.metric(at, "Not UTF-8 alone") == f"{entry.partial_count:,}" == "773"

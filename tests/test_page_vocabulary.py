@@ -9,6 +9,7 @@ from bpe_core import train
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TrainedTokenizer
 from tests import apptest
+from tests.test_page_vocab_health import shows_the_shipped_health_of_cl100k_base
 from tests.test_vocabulary import decodes_alone
 
 PAGE = "pages/vocabulary.py"
@@ -203,6 +204,7 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert len(table) == 100_261 and at.get("download_button")
     at.text_input(key="vocab_text").input(" the").run()  # fewer matches: the open box stays open
     assert at.dataframe and 0 < len(at.dataframe[0].value) < 100_261
+    shows_the_shipped_health_of_cl100k_base(at)  # the health section: see test_page_vocab_health.py
 
 
 def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():

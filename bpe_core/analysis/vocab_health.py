@@ -290,9 +290,10 @@ def vocabulary_health(tokenizer, texts: Sequence[str] | None = None,
     )
 
 
-def health_report(tokenizer, health: VocabularyHealth) -> dict:
+def health_report(tokenizer, health: VocabularyHealth, corpus: str = HEALTH_CORPUS) -> dict:
     """The measures as `vocab-health --json` prints them: ids, with each
-    token's text as the tables show it."""
+    token's text as the tables show it; `corpus` says what the residues
+    were counted on."""
     def token(token_id: int) -> str:
         return label_text(tokenizer.token_bytes(token_id))
 
@@ -308,7 +309,7 @@ def health_report(tokenizer, health: VocabularyHealth) -> dict:
              "ratio": residue.ratio, "into": residue.into, "into_token": token(residue.into)}
             for residue in health.residues
         ],
-        "residue_rule": {"corpus": HEALTH_CORPUS, "min_seen": MIN_SEEN, "max_ratio": MAX_RATIO,
+        "residue_rule": {"corpus": corpus, "min_seen": MIN_SEEN, "max_ratio": MAX_RATIO,
                          "tokens_seen": health.tokens_seen},
     }
 

@@ -383,11 +383,12 @@ def command_vocab_health(args: argparse.Namespace) -> None:
     )
 
     tokenizer = pick_tokenizer(args)
+    texts, corpus = ([read_text(args.corpus)], args.corpus) if args.corpus else (None, HEALTH_CORPUS)
     bar = ProgressBar(f"checking {tokenizer.name}", "%", scale=10 * HEALTH_STAGES)
-    health = vocabulary_health(tokenizer, progress=bar.show)
+    health = vocabulary_health(tokenizer, texts, progress=bar.show)
     bar.done()
     if args.json:
-        print(json.dumps(health_report(tokenizer, health), ensure_ascii=False))
+        print(json.dumps(health_report(tokenizer, health, corpus), ensure_ascii=False))
         return
 
     def shown(ids) -> str:
@@ -404,7 +405,7 @@ def command_vocab_health(args: argparse.Namespace) -> None:
         print("intermediate residues: none to find (this tokenizer has no merges)")
         return
     print(f"intermediate residues: {len(health.residues):,} of the {health.tokens_seen:,} tokens made on "
-          f"{HEALTH_CORPUS} (made at least {MIN_SEEN} times, kept fewer than {MAX_RATIO:.0%} of them)")
+          f"{corpus} (made at least {MIN_SEEN} times, kept fewer than {MAX_RATIO:.0%} of them)")
     for residue in health.residues[:EXAMPLES]:
         print(f"  {residue.id:>7}  {label_text(tokenizer.token_bytes(residue.id))!r}: kept {residue.kept:,}, "
               f"absorbed {residue.absorbed:,}, most often into {label_text(tokenizer.token_bytes(residue.into))!r}")
@@ -603,6 +604,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the tokenizer's own encoding of the bundled texts makes often but almost never keeps; Sun et al. 2026).",
     )
     add_tokenizer_choice(health)
+    health.add_argument("--corpus", metavar="FILE", help="count the residues on this text (- for standard input) "
+                        "instead of every text bundled with the app")
     health.add_argument("--json", action="store_true",
                         help='print {"unreachable": [ids], "unreachable_tokens", "partial_characters": [ids], '
                         '"residues": [{"id", "token", "kept", "absorbed", "ratio", "into"}], "residue_rule", ...}')

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .patterns import WHOLE_TEXT_PATTERN
+from .rust_bpe import TiktokenEncoding
 
 Token = bytes | str
 
@@ -30,14 +31,12 @@ class PieceBPE:
     """Encode one piece with tiktoken's Rust BPE over `ids_by_token` (token -> id)."""
 
     def __init__(self, ids_by_token: Mapping[Token, int], name: str, *, unknown_id: int | None = None):
-        import tiktoken
-
         characters = any(isinstance(token, str) for token in ids_by_token)
         ranks, self._id_of_rank = character_ranks(ids_by_token) if characters else (dict(ids_by_token), None)
         self._alphabet = {token for token in ids_by_token if len(token) == 1} if characters else None
         self._unknown_id = unknown_id
         # The whole piece is one match of this pattern: tiktoken's split does nothing.
-        self._encoding = tiktoken.Encoding(name, pat_str=WHOLE_TEXT_PATTERN, mergeable_ranks=ranks, special_tokens={})
+        self._encoding = TiktokenEncoding(name, pat_str=WHOLE_TEXT_PATTERN, mergeable_ranks=ranks, special_tokens={})
 
     def __call__(self, piece: str) -> list[int]:
         if self._alphabet is None:

@@ -37,6 +37,7 @@ from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
+from .rust_bpe import TiktokenEncoding
 from .specials import SpecialChoice, split_on_specials
 from .utf8 import encodable
 
@@ -366,12 +367,10 @@ class Tokenizer(EncodingBase):
         be split here (see the note above)."""
         if self.units != "bytes" or self.pattern_name == "custom":
             return None
-        if given is not None and given._mergeable_ranks is ranks and given._pat_str == self.pattern \
+        if isinstance(given, TiktokenEncoding) and given._mergeable_ranks is ranks and given._pat_str == self.pattern \
                 and given._special_tokens == self.special_tokens:
             return given
-        import tiktoken
-
-        return tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
+        return TiktokenEncoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
 
     def _rust_bpe_at_step(self, step: int):
         """tiktoken's Rust BPE over the first `step` merges' ranks, of the same

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ..engine.encoding import Encoding
 from ..engine.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..engine.rust_bpe import TiktokenEncoding
 from ..formats.tiktoken_file import parse_pinned_ranks
 from .bundled_files import BUNDLED_DIR, read_checked
 
@@ -133,9 +134,7 @@ def _constructor_arguments(name: str) -> dict:
 @functools.cache
 def tiktoken_encoding(name: str):
     """tiktoken's own `Encoding` for `name`, built offline from the bundled ranks."""
-    import tiktoken
-
-    return tiktoken.Encoding(name, **_constructor_arguments(name))
+    return TiktokenEncoding(name, **_constructor_arguments(name))
 
 
 def openai_encoding(name: str) -> Encoding:

@@ -9,7 +9,9 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 - `openai_encoding(name)`: the vocabulary in this project's engine, giving
   tiktoken's ids plus what the playground needs (offsets, merges, steps);
 - `tiktoken_encoding(name)`: a real `tiktoken.Encoding` over the same ranks;
-- `load_ranks(name)`: the verified ranks themselves.
+- `load_ranks(name)`: the verified ranks themselves;
+- `MODEL_TO_ENCODING`, `MODEL_PREFIX_TO_ENCODING`: which encoding each of
+  OpenAI's models uses, as tiktoken's own table says.
 
 Which names exist and what each is for people is said in `catalogue`.
 """
@@ -101,6 +103,84 @@ ENCODINGS: dict[str, EncodingSpec] = {
     ),
     "o200k_base": EncodingSpec(**_O200K, special_tokens={ENDOFTEXT: 199999, ENDOFPROMPT: 200018}),
     "o200k_harmony": EncodingSpec(**_O200K, special_tokens=HARMONY_SPECIAL_TOKENS),
+}
+
+# Which encoding each OpenAI model uses: tiktoken 0.14.0's tables (tiktoken/model.py, MIT), as data of
+# this package's own, so that the name `tiktoken` may be bpe_core itself (see `engine.rust_bpe`). A model
+# is looked up by its exact name, then by the first prefix it starts with; the tests hold both tables
+# equal to the installed tiktoken's.
+MODEL_TO_ENCODING: dict[str, str] = {
+    # reasoning
+    "o1": "o200k_base",
+    "o3": "o200k_base",
+    "o4-mini": "o200k_base",
+    # chat
+    "gpt-5": "o200k_base",
+    "gpt-4.1": "o200k_base",
+    "gpt-4o": "o200k_base",
+    "gpt-4": "cl100k_base",
+    "gpt-3.5-turbo": "cl100k_base",
+    "gpt-3.5": "cl100k_base",
+    "gpt-35-turbo": "cl100k_base",  # Azure's name
+    # base
+    "davinci-002": "cl100k_base",
+    "babbage-002": "cl100k_base",
+    # embeddings
+    "text-embedding-ada-002": "cl100k_base",
+    "text-embedding-3-small": "cl100k_base",
+    "text-embedding-3-large": "cl100k_base",
+    # deprecated text, code, edit and embedding models
+    "text-davinci-003": "p50k_base",
+    "text-davinci-002": "p50k_base",
+    "text-davinci-001": "r50k_base",
+    "text-curie-001": "r50k_base",
+    "text-babbage-001": "r50k_base",
+    "text-ada-001": "r50k_base",
+    "davinci": "r50k_base",
+    "curie": "r50k_base",
+    "babbage": "r50k_base",
+    "ada": "r50k_base",
+    "code-davinci-002": "p50k_base",
+    "code-davinci-001": "p50k_base",
+    "code-cushman-002": "p50k_base",
+    "code-cushman-001": "p50k_base",
+    "davinci-codex": "p50k_base",
+    "cushman-codex": "p50k_base",
+    "text-davinci-edit-001": "p50k_edit",
+    "code-davinci-edit-001": "p50k_edit",
+    "text-similarity-davinci-001": "r50k_base",
+    "text-similarity-curie-001": "r50k_base",
+    "text-similarity-babbage-001": "r50k_base",
+    "text-similarity-ada-001": "r50k_base",
+    "text-search-davinci-doc-001": "r50k_base",
+    "text-search-curie-doc-001": "r50k_base",
+    "text-search-babbage-doc-001": "r50k_base",
+    "text-search-ada-doc-001": "r50k_base",
+    "code-search-babbage-code-001": "r50k_base",
+    "code-search-ada-code-001": "r50k_base",
+    # open source
+    "gpt2": "gpt2",
+    "gpt-2": "gpt2",
+}
+MODEL_PREFIX_TO_ENCODING: dict[str, str] = {  # tried in this order
+    "o1-": "o200k_base",
+    "o3-": "o200k_base",
+    "o4-mini-": "o200k_base",
+    "gpt-5": "o200k_base",
+    "gpt-4.5-": "o200k_base",
+    "gpt-4.1-": "o200k_base",
+    "chatgpt-4o-": "o200k_base",
+    "gpt-4o-": "o200k_base",  # gpt-4o-2024-05-13
+    "gpt-4-": "cl100k_base",  # gpt-4-0314, gpt-4-32k
+    "gpt-3.5-turbo-": "cl100k_base",
+    "gpt-35-turbo-": "cl100k_base",  # Azure's name
+    "gpt-oss-": "o200k_harmony",
+    # fine-tuned
+    "ft:gpt-4o": "o200k_base",
+    "ft:gpt-4": "cl100k_base",
+    "ft:gpt-3.5-turbo": "cl100k_base",
+    "ft:davinci-002": "cl100k_base",
+    "ft:babbage-002": "cl100k_base",
 }
 
 

@@ -9,7 +9,7 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 - `openai_encoding(name)`: the vocabulary in this project's engine, giving
   tiktoken's ids plus what the playground needs (offsets, merges, steps);
 - `tiktoken_encoding(name)`: a real `tiktoken.Encoding` over the same ranks;
-- `load_ranks(name)`: the verified ranks themselves;
+- `load_ranks(name)`: the verified ranks themselves (`rank_file_contents(name)`: the file);
 - `MODEL_TO_ENCODING`, `MODEL_PREFIX_TO_ENCODING`: which encoding each of
   OpenAI's models uses, as tiktoken's own table says.
 
@@ -197,11 +197,22 @@ def load_ranks(name: str) -> dict[bytes, int]:
     return _verified_ranks(spec.rank_file, spec.sha256)
 
 
+def rank_file_contents(name: str) -> bytes:
+    """The bundled rank file of an encoding, decompressed and checked
+    against tiktoken's pin: the very file tiktoken downloads for it."""
+    spec = _spec(name)
+    return _checked(spec.rank_file, spec.sha256)
+
+
 @functools.cache
 def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     """A bundled rank file, read once however many encodings share it."""
+    return parse_pinned_ranks(_checked(rank_file, sha256))
+
+
+def _checked(rank_file: str, sha256: str) -> bytes:
     rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/vocabularies/files/rebuild_p50k.py)."
-    return parse_pinned_ranks(read_checked(BUNDLED_DIR / rank_file, sha256, rebuild))
+    return read_checked(BUNDLED_DIR / rank_file, sha256, rebuild)
 
 
 def _constructor_arguments(name: str) -> dict:

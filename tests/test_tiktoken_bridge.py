@@ -1,10 +1,11 @@
-"""bpe_core standing in for tiktoken (bpe_core/tiktoken_bridge): code written
-for tiktoken runs on bpe_core with tiktoken's ids and never reaches the
-network.
+"""bpe_core and tiktoken, each standing in for the other (bpe_core/tiktoken_bridge):
+code written for tiktoken runs on bpe_core with tiktoken's ids and never
+reaches the network; the real tiktoken finds bpe_core's tokenizers through
+its plugin.
 
 The oracle is the real tiktoken: its `Encoding` (its Rust engine and
-special-token rules) and its loaders, which check every file against the
-SHA-256 tiktoken itself pins.
+special-token rules), its loaders, which check every file against the
+SHA-256 tiktoken itself pins, and its registry of plugins.
 """
 
 import json
@@ -18,9 +19,9 @@ import tiktoken.load
 import tiktoken.model
 import tiktoken_ext.openai_public
 
-from bpe_core import load_encoding, train
+from bpe_core import load_encoding, save_tokenizer, train
 from bpe_core.engine.rust_bpe import TiktokenEncoding
-from bpe_core.tiktoken_bridge import load
+from bpe_core.tiktoken_bridge import load, plugin
 from bpe_core.tiktoken_bridge.blobs import BLOB_STORE, BLOBS
 from bpe_core.vocabularies.openai import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, tiktoken_encoding
 from tests.conftest import ROOT
@@ -138,3 +139,61 @@ print(json.dumps({name: [e.encode(t, allowed_special="all") for t in texts] for 
     answer = json.loads(run_python(code, json.dumps(TEXTS)))
     assert answer == {name: [load_encoding(name).encode(text, allowed_special="all") for text in TEXTS]
                       for name in ("llama3", "tekken")}
+
+
+# --------------------------------------------------------- the real tiktoken, with bpe_core's
+
+
+@pytest.fixture
+def users_folder(tmp_path, monkeypatch):
+    """A user's folder of trained tokenizers, as BPE_CORE_TIKTOKEN_DIR names it:
+    one byte-level, one over characters, one named as an OpenAI encoding is."""
+    corpus = " ".join(TEXTS) * 3
+    save_tokenizer(train(corpus, num_merges=300, pattern="cl100k", special_tokens=["<|end|>"]), tmp_path / "mine.json")
+    save_tokenizer(train(corpus, num_merges=30, units="chars"), tmp_path / "letters.json")
+    save_tokenizer(train(corpus, num_merges=10), tmp_path / "cl100k_base.json")
+    monkeypatch.setenv(plugin.USER_TOKENIZERS_VARIABLE, str(tmp_path))
+    return tmp_path
+
+
+def test_the_plugin_gives_tiktoken_a_users_tokenizers_and_leaves_clashing_names_out(users_folder):
+    with pytest.warns(UserWarning, match=r"cl100k_base\.json is not offered to tiktoken: 'cl100k_base' is already"):
+        constructors = plugin.encoding_constructors()
+    assert list(constructors) == [*plugin.ZOO_NAMES, "letters", "mine"]
+    theirs = TiktokenEncoding(**constructors["mine"]())
+    ours = train(" ".join(TEXTS) * 3, num_merges=300, pattern="cl100k", special_tokens=["<|end|>"])
+    assert [theirs.encode(text + "<|end|>", allowed_special="all") for text in TEXTS] == \
+        [ours.encode(text + "<|end|>", allowed_special="all") for text in TEXTS]
+    with pytest.raises(ValueError, match="'letters' was trained on characters; tiktoken's encodings are byte-level"):
+        constructors["letters"]()
+
+
+def test_tiktoken_finds_the_plugin_by_its_namespace_package(users_folder):
+    """The module the wheel installs as tiktoken_ext/bpe_core.py, found by
+    tiktoken's own registry among its plugins (here: its folder added to
+    the namespace package, as installing it does)."""
+    code = f"""
+import json, sys, tiktoken_ext
+tiktoken_ext.__path__.append({str(ROOT / "bpe_core" / "tiktoken_bridge" / "tiktoken_ext")!r})
+import tiktoken
+texts = json.loads(sys.stdin.read())
+print(json.dumps({{"names": tiktoken.list_encoding_names(),
+                  "whisper": [tiktoken.get_encoding("whisper").encode(t, allowed_special="all") for t in texts],
+                  "mine": [tiktoken.get_encoding("mine").encode(t, allowed_special="all") for t in texts]}}))
+"""
+    answer = json.loads(run_python(code, json.dumps(TEXTS), TIKTOKEN_CACHE_DIR=""))
+    assert sorted(answer["names"]) == sorted([*tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS, *plugin.ZOO_NAMES,
+                                              "letters", "mine"])
+    assert answer["whisper"] == [load_encoding("whisper").encode(text, allowed_special="all") for text in TEXTS]
+    mine = train(" ".join(TEXTS) * 3, num_merges=300, pattern="cl100k", special_tokens=["<|end|>"])
+    assert answer["mine"] == [mine.encode(text, allowed_special="all") for text in TEXTS]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", plugin.ZOO_NAMES)
+def test_the_zoos_tokenizers_in_tiktoken_give_their_ids(name):
+    theirs = TiktokenEncoding(**plugin.ENCODING_CONSTRUCTORS[name]())
+    ours = load_encoding(name)
+    assert [theirs.encode(text, allowed_special="all") for text in TEXTS] == \
+        [ours.encode(text, allowed_special="all") for text in TEXTS]
+    assert theirs.n_vocab == ours.n_vocab

@@ -1,13 +1,15 @@
 """bpe_core and tiktoken, each standing in for the other (bpe_core/tiktoken_bridge):
 code written for tiktoken runs on bpe_core with tiktoken's ids and never
 reaches the network; the real tiktoken finds bpe_core's tokenizers through
-its plugin.
+its plugin, and OpenAI's files in a cache filled from the bundled ones.
 
 The oracle is the real tiktoken: its `Encoding` (its Rust engine and
-special-token rules), its loaders, which check every file against the
-SHA-256 tiktoken itself pins, and its registry of plugins.
+special-token rules), its loaders, its registry of plugins and its cache,
+which checks every file against the SHA-256 tiktoken itself pins.
+(tests/test_tiktoken_clients.py runs published libraries on both.)
 """
 
+import hashlib
 import json
 import os
 import socket
@@ -19,11 +21,13 @@ import tiktoken.load
 import tiktoken.model
 import tiktoken_ext.openai_public
 
-from bpe_core import load_encoding, save_tokenizer, train
+from bpe_core import get_encoding, load_encoding, save_tokenizer, train
 from bpe_core.engine.rust_bpe import TiktokenEncoding
 from bpe_core.tiktoken_bridge import load, plugin
 from bpe_core.tiktoken_bridge.blobs import BLOB_STORE, BLOBS
+from bpe_core.tiktoken_bridge.cache import cache_file_name
 from bpe_core.vocabularies.openai import MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, tiktoken_encoding
+from tests.cli import run_cli
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS
 
@@ -197,3 +201,31 @@ def test_the_zoos_tokenizers_in_tiktoken_give_their_ids(name):
     assert [theirs.encode(text, allowed_special="all") for text in TEXTS] == \
         [ours.encode(text, allowed_special="all") for text in TEXTS]
     assert theirs.n_vocab == ours.n_vocab
+
+
+@pytest.mark.slow
+def test_the_cache_command_gives_the_real_tiktoken_every_openai_encoding_offline(tmp_path, monkeypatch):
+    """tiktoken's own constructors (tiktoken_ext/openai_public.py) read the
+    cache the command fills, check each file against their pins, and never
+    download: a file missing or unlike tiktoken's would make them try."""
+    code, out, err = run_cli("tiktoken-cache", "--dir", tmp_path)
+    assert code == 0, err
+    assert [line.split() for line in out.splitlines()] == [
+        [about.file_name, str(tmp_path / cache_file_name(url))] for url, about in BLOBS.items()]
+    assert err == f"tiktoken reads these instead of downloading them when TIKTOKEN_CACHE_DIR={tmp_path}\n"
+    assert {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in tmp_path.iterdir()} == {
+        hashlib.sha1(url.encode()).hexdigest(): about.sha256 for url, about in BLOBS.items()}
+
+    def download(blobpath):
+        raise AssertionError(f"tiktoken would download {blobpath}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", download)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    for name, constructor in tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS.items():
+        theirs = TiktokenEncoding(**constructor())
+        assert [theirs.encode(text, allowed_special="all") for text in TEXTS] == \
+            [get_encoding(name).encode(text, allowed_special="all") for text in TEXTS], name
+    assert run_cli("tiktoken-cache")[1] == out  # tiktoken's folder by its variable: the same files, the same place
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    assert run_cli("tiktoken-cache") == (
+        1, "", "error: TIKTOKEN_CACHE_DIR is empty, which tells tiktoken to keep no cache: set it to a folder\n")

@@ -1,4 +1,4 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat,tiktoken-cache} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
@@ -25,6 +25,7 @@ from ..engine.specials import found_in
 from ..engine.token_ids import parse_token_ids
 from ..engine.training import train
 from ..formats import save_tokenizer
+from ..tiktoken_bridge.cache import fill_tiktoken_cache, tiktoken_cache_dir
 from ..vocabularies.catalogue import CHAT_NAMES, ENCODING_NAMES, LISTED, chat_prompt, load_encoding
 from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
 from ..vocabularies.zoo import ModelPackageMissing
@@ -269,6 +270,19 @@ def command_chat(args: argparse.Namespace) -> None:
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
+def command_tiktoken_cache(args: argparse.Namespace) -> None:
+    default = tiktoken_cache_dir()
+    folder = Path(args.dir) if args.dir else default
+    try:
+        written = fill_tiktoken_cache(folder)
+    except OSError as error:
+        raise UserError(f"cannot write to {folder}: {error.strerror or error}") from None
+    for file_name, path in written.items():
+        print(f"{file_name:<22} {path}")
+    told = "" if folder == default else f" when TIKTOKEN_CACHE_DIR={folder}"
+    print(f"tiktoken reads these instead of downloading them{told}", file=sys.stderr)
+
+
 def tax_of_declarations(args: argparse.Namespace) -> None:
     """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
     base = args.base or DEFAULT_BASE
@@ -414,6 +428,16 @@ def build_parser() -> argparse.ArgumentParser:
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '
                       'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
+
+    cache = commands.add_parser(
+        "tiktoken-cache", help="fill the real tiktoken's download cache from the bundled files, for offline use",
+        description="Write the files tiktoken downloads for OpenAI's encodings (gpt2, r50k_base, p50k_base, "
+        "p50k_edit, cl100k_base, o200k_base, o200k_harmony) into its cache folder, named as tiktoken names them and "
+        "checked against the SHA-256 it pins: tiktoken.get_encoding then needs no network.",
+    )
+    cache.add_argument("--dir", metavar="DIR", help="the cache folder (default: tiktoken's own: $TIKTOKEN_CACHE_DIR, "
+                       "else $DATA_GYM_CACHE_DIR, else data-gym-cache in the temporary folder)")
+    cache.set_defaults(run=command_tiktoken_cache)
 
     add_stage_commands(commands)
     return parser

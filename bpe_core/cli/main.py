@@ -2,7 +2,8 @@
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
-wrong usage exits with 2, as argparse does.
+wrong usage exits with 2, as argparse does; Ctrl+C ends with one line and
+130, as a shell reports a command stopped by it.
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: 
             counts = dask_counting.count_on_cluster(client, specs, pattern, special_tokens, progress=show)
     except KeyboardInterrupt:
         bar.done()
-        raise UserError("interrupted: the cluster's work on this corpus was cancelled") from None
+        raise KeyboardInterrupt("the cluster's work on this corpus was cancelled") from None
     bar.done()
     return counts
 
@@ -452,4 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt as interrupt:  # Ctrl+C: what it cancelled, if anything
+        print(f"error: interrupted{f': {interrupt}' if str(interrupt) else ''}", file=sys.stderr)
+        return 130
     return 0

@@ -216,6 +216,12 @@ def test_the_cache_command_gives_the_real_tiktoken_every_openai_encoding_offline
     assert {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in tmp_path.iterdir()} == {
         hashlib.sha1(url.encode()).hexdigest(): about.sha256 for url, about in BLOBS.items()}
 
+    urls = [f"{BLOB_STORE}/gpt-2/encodings/main/{name}" for name in ("vocab.bpe", "encoder.json")]
+    pins = [BLOBS[url].sha256 for url in urls]
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken reads the local files as they are
+    theirs = tiktoken.load.data_gym_to_mergeable_bpe_ranks(*(str(tmp_path / cache_file_name(url)) for url in urls), *pins)
+    assert load.data_gym_to_mergeable_bpe_ranks(*urls, *pins) == theirs  # GPT-2's files, read by the stand-in
+
     def download(blobpath):
         raise AssertionError(f"tiktoken would download {blobpath}")
 

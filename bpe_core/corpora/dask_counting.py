@@ -120,8 +120,8 @@ def connect(address: str) -> Iterator[distributed.Client]:
             )
             client = distributed.Client(cluster)
         else:
-            with warnings.catch_warnings():  # check_dask_versions says what matters, as an error
-                warnings.simplefilter("ignore", distributed.versions.VersionMismatchWarning)  # numpy on the client only, say
+            with warnings.catch_warnings():  # of numpy on the client only, say: check_dask_versions says what matters
+                warnings.simplefilter("ignore", distributed.versions.VersionMismatchWarning)
                 client = distributed.Client(address, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {address} ({error})") from None
@@ -253,8 +253,8 @@ def _next_finished(finished: queue.Queue, client: distributed.Client) -> distrib
             elif workerless_since is None:
                 workerless_since = time.monotonic()
             elif time.monotonic() - workerless_since >= NO_WORKERS_SECONDS:
-                raise ClusterError(f"every worker of the cluster is gone (none for {NO_WORKERS_SECONDS} s while counting); "
-                                   f"do they have the memory for {BLOCK_BYTES // 1_000_000} MB blocks?") from None
+                raise ClusterError(f"every worker of the cluster is gone (none for {NO_WORKERS_SECONDS} s while "
+                                   f"counting); do they have the memory for {BLOCK_BYTES // 1_000_000} MB blocks?") from None
 
 
 def _raise_clearly(future: distributed.Future) -> None:
@@ -269,7 +269,8 @@ def _raise_clearly(future: distributed.Future) -> None:
                            f"{BLOCK_BYTES // 1_000_000} MB blocks?") from None
     said = " ".join(str(error).split())  # Dask's messages run over several lines
     if isinstance(error, ImportError) or "deserializ" in said:
-        raise ClusterError(f"the scheduler or a worker cannot load the tasks ({said}): {what_other_platforms_need()}") from None
+        raise ClusterError(f"the scheduler or a worker cannot load the tasks ({said}): "
+                           f"{what_other_platforms_need()}") from None
     raise ClusterError(f"a worker failed: {type(error).__name__}: {said}") from None
 
 

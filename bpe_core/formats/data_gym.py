@@ -33,7 +33,8 @@ def single_bytes_in_rank_order() -> list[int]:
     return stands_for_itself + [byte for byte in range(256) if byte not in stands_for_itself]
 
 
-def ranks_from_data_gym(vocab_bpe: bytes, encoder_json: bytes, *, clobber_one_byte_tokens: bool = False) -> dict[bytes, int]:
+def ranks_from_data_gym(vocab_bpe: bytes, encoder_json: bytes, *, clobber_one_byte_tokens: bool = False
+                        ) -> dict[bytes, int]:
     """The mergeable ranks the two files hold (what tiktoken's
     `data_gym_to_mergeable_bpe_ranks` reads from them); ValueError when the
     files disagree, since ranks must follow the order of the merges.
@@ -47,7 +48,8 @@ def ranks_from_data_gym(vocab_bpe: bytes, encoder_json: bytes, *, clobber_one_by
     for line in vocab_bpe.decode("utf-8").split("\n")[1:-1]:  # the version line first, an empty line last
         first, second = line.split()
         ranks[token(first) + token(second)] = len(ranks)
-    encoder = {token(text): rank for text, rank in json.loads(encoder_json).items() if text not in (END_OF_TEXT, "<|startoftext|>")}
+    specials = (END_OF_TEXT, "<|startoftext|>")  # in encoder.json, not among the ranks
+    encoder = {token(text): rank for text, rank in json.loads(encoder_json).items() if text not in specials}
     if clobber_one_byte_tokens:
         ranks |= {single: rank for single, rank in encoder.items() if len(single) == 1}
     if ranks != encoder:

@@ -61,8 +61,8 @@ def data_gym_to_mergeable_bpe_ranks(
 
 def dump_tiktoken_bpe(bpe_ranks: dict[bytes, int], tiktoken_bpe_file: str) -> None:
     """Write ranks as a `.tiktoken` file (a local path)."""
-    lines = (base64.b64encode(token) + b" %d\n" % rank for token, rank in sorted(bpe_ranks.items(), key=lambda item: item[1]))
-    Path(tiktoken_bpe_file).write_bytes(b"".join(lines))
+    in_rank_order = sorted(bpe_ranks.items(), key=lambda item: item[1])
+    Path(tiktoken_bpe_file).write_bytes(b"".join(base64.b64encode(token) + b" %d\n" % rank for token, rank in in_rank_order))
 
 
 __all__ = ["check_hash", "data_gym_to_mergeable_bpe_ranks", "dump_tiktoken_bpe", "load_tiktoken_bpe", "read_file",

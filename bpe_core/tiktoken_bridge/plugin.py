@@ -66,7 +66,8 @@ def user_tokenizer_files() -> dict[str, Path]:
     files = {}
     for path in sorted(Path(folder).glob("*.json")):
         if path.stem in ENCODINGS or path.stem in ZOO_NAMES:
-            warnings.warn(f"{path} is not offered to tiktoken: {path.stem!r} is already one of its encodings", stacklevel=2)
+            warnings.warn(f"{path} is not offered to tiktoken: {path.stem!r} is already one of its encodings",
+                          stacklevel=2)
         else:
             files[path.stem] = path
     return files

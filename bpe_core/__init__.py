@@ -16,7 +16,8 @@ The package, floor by floor (each subpackage's docstring says more):
     formats/          the files a tokenizer travels in, read and written
     vocabularies/     published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
     tiktoken_bridge/  bpe_core as tiktoken for tiktoken's users; the real tiktoken with bpe_core's files
-    algorithms/       trainers beside BPE (WordPiece, Unigram, parity-aware BPE)
+    algorithms/       trainers beside BPE (WordPiece, Unigram, parity-aware BPE; SuperBPE, BoundlessBPE, Picky BPE,
+                      BPE-dropout)
     corpora/          the bundled texts, the UDHR, corpora in files, Dask counting
     analysis/         what the pages compute
     jobs/             a web page's heavy work, bounded in time, memory and turns at the cores

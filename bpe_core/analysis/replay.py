@@ -247,7 +247,7 @@ def merge_tree(tokenizer: Tokenizer | SentencePieceTokenizer, token_id: int) -> 
     if isinstance(tokenizer, SentencePieceTokenizer):
         if tokenizer.is_byte_fallback(token_id) or len(tokenizer.pieces[token_id]) == 1:
             return MergeTree(token_id, token, leaf=UNIT)
-    elif len(tokenizer.vocab[token_id]) == 1:
+    elif len(tokenizer.vocab.get(token_id, token)) == 1:  # a token Picky BPE removed is a merge's part, not in `vocab`
         return MergeTree(token_id, token, leaf=UNIT)
     pair = tokenizer.merge_parts(token_id)
     if pair is None:

@@ -1,8 +1,8 @@
 """What every command of the command line reads from its user: a text (a
 file or standard input), a tokenizer (a bundled encoding by name, or a file
 of any format the app's upload takes), and the errors in them, which the
-command line reports in one line (`UserError`). Shared by `cli` and
-`stage_commands`.
+command line reports in one line (`UserError`). Shared by the commands
+(`main`) and the stage commands (`stage`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,11 @@ from ..vocabularies.catalogue import ENCODING_NAMES, load_encoding
 
 class UserError(Exception):
     """Bad input from the user: reported in one line, exit status 1."""
+
+
+class OptionError(UserError):
+    """An option's value out of its range, found before any work: reported
+    in one line, exit status 2 (wrong usage, as argparse's own)."""
 
 
 def read_text(source: str) -> str:

@@ -2,8 +2,10 @@
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
-wrong usage exits with 2, as argparse does; Ctrl+C ends with one line and
-130, as a shell reports a command stopped by it.
+wrong usage exits with 2, as argparse does, and so does an option's value
+out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
+in one line, before any work; Ctrl+C ends with one line and 130, as a shell
+reports a command stopped by it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ import os
 import sys
 from pathlib import Path
 
+from ..algorithms.boundless import train_boundless
+from ..algorithms.dropout import check_dropout, encode_with_dropout
 from ..algorithms.hf_trainers import train_unigram, train_wordpiece
+from ..algorithms.picky import check_threshold, train_picky
+from ..algorithms.superbpe import check_transition, train_superbpe
 from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
 from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
 from ..analysis.words import HOW_WORDS_ARE_COUNTED
@@ -32,6 +38,7 @@ from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
 from ..vocabularies.zoo import ModelPackageMissing
 from .inputs import (
     TOKENIZER_FILE_HELP,
+    OptionError,
     UserError,
     add_rank_file_pattern,
     add_tokenizer_choice,
@@ -46,6 +53,9 @@ TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "spl
 
 
 def command_train(args: argparse.Namespace) -> None:
+    if args.algorithm in RESEARCH_ALGORITHMS:
+        train_research(args)
+        return
     if args.algorithm != "bpe":
         if args.dask:
             raise UserError(f"--dask counts pieces for BPE; {args.algorithm} trains on the text itself, here")
@@ -80,6 +90,59 @@ def command_train(args: argparse.Namespace) -> None:
     print(f"learned {len(tokenizer.merges)} merges; saved to {args.output}", file=sys.stderr)
     if tokenizer.stop_reason:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+RESEARCH_ALGORITHMS = ("superbpe", "boundless", "picky")
+
+
+def train_research(args: argparse.Namespace) -> None:
+    """SuperBPE, BoundlessBPE or Picky BPE on this engine (`bpe_core.algorithms`),
+    saved in this engine's format. Their options are checked before any work."""
+    vocab_size = args.vocab_size if args.vocab_size is not None else 256 + args.merges
+    try:
+        if args.algorithm == "superbpe":
+            check_transition(args.transition if args.transition is not None else vocab_size * 4 // 5, vocab_size)
+        if args.algorithm == "picky":
+            check_threshold(args.picky_threshold)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+    if args.units != "bytes" and args.algorithm != "picky":
+        raise OptionError(f"{args.algorithm} is byte-level: --units chars is Picky BPE's or plain BPE's")
+    if args.dask or args.save_counts:
+        raise UserError(f"--dask and --save-counts count pieces for BPE and Picky BPE's own run, not {args.algorithm}")
+    bar = ProgressBar("training", "merges")
+    common = {"vocab_size": vocab_size, "pattern": args.pattern, "special_tokens": args.special, "progress": bar.show}
+    if args.algorithm == "picky":
+        counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
+        tokenizer = train_picky(counts, threshold=args.picky_threshold, units=args.units, **common)
+        made = f"{len(tokenizer.merges):,} merges and {len(tokenizer.removals):,} removals"
+    else:
+        text = corpus_text(args.corpus, args.algorithm)
+        if args.algorithm == "superbpe":
+            transition = args.transition if args.transition is not None else vocab_size * 4 // 5
+            tokenizer = train_superbpe(text, transition=transition, **common)
+            made = f"{transition - 256:,} merges, then {len(tokenizer.merges) - transition + 256:,} across words"
+        else:
+            tokenizer = train_boundless(text, **common)
+            made = f"{len(tokenizer.merges):,} merges, {len(tokenizer.supermerges):,} of them supermerges"
+    bar.done()
+    try:
+        save_tokenizer(tokenizer, args.output)
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    print(f"learned {made}; saved to {args.output}", file=sys.stderr)
+    if tokenizer.stop_reason:
+        print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def corpus_text(specs: list[str], algorithm: str) -> str:
+    """The text of the corpus named (files in order, a line break between),
+    for an algorithm that learns from the text itself, not piece counts."""
+    paths = [Path("-")] if specs == ["-"] else corpus_paths(specs)
+    counts = [path for path in paths if path.suffix == ".json"]
+    if counts:
+        raise UserError(f"{algorithm} learns from adjacent pieces of text, not counts: {counts[0]} is a counts file")
+    return "\n".join(read_text(str(path)) for path in paths)
 
 
 def train_hugging_face(args: argparse.Namespace) -> None:
@@ -175,9 +238,20 @@ class ProgressBar:
 
 
 def command_encode(args: argparse.Namespace) -> None:
+    if args.dropout is not None:
+        try:
+            check_dropout(args.dropout)
+        except ValueError as error:
+            raise OptionError(str(error)) from None
     tokenizer = pick_tokenizer(args)
     text = read_text(args.file)
-    if args.allow_special:
+    if args.dropout is not None:
+        if not args.allow_special and found_in(text, tokenizer.special_tokens):
+            raise UserError(f"the text contains the special token {found_in(text, tokenizer.special_tokens)[0]!r}; "
+                            "pass --allow-special to encode it as that special token")
+        allowed = frozenset(tokenizer.special_tokens) if args.allow_special else frozenset()
+        ids = encode_with_dropout(tokenizer, text, args.dropout, args.seed, allowed_special=allowed)
+    elif args.allow_special:
         ids = tokenizer.encode(text, allowed_special="all")
     else:
         found = found_in(text, tokenizer.special_tokens)
@@ -240,9 +314,11 @@ def command_tax(args: argparse.Namespace) -> None:
     base_name = languages()[args.base].name
     print(f"{TAX_MEASURES[args.measure]} per language, same passage"
           + (f" (tokens_L / tokens_{args.base}, {base_name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'language':<22}" + "".join(f"{name:>{width}}" for name in names))
     for code, language in languages().items():
-        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{figures[name][code][args.measure]:>13.2f}" for name in names))
+        print(f"{language.name + ' (' + code + ')':<22}"
+              + "".join(f"{figures[name][code][args.measure]:>{width}.2f}" for name in names))
     if experiment is not None:
         print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
         print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
@@ -314,11 +390,17 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
     table = {(row.tax.tokenizer, row.code): row_figures(row.tax) for row in rows}
     print(f"{TAX_MEASURES[args.measure]} per declaration of the UDHR"
           + (f" (tokens_L / tokens_{base}, {about[base].name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>{width}}" for name in names))
     for code, declaration in about.items():
         cells = (table[name, code][args.measure] for name in names)
         print(f"{code:<18}{declaration.name[:31]:<32}"
-              + "".join(f"{cell:>13.2f}" if cell is not None else f"{'-':>13}" for cell in cells))
+              + "".join(f"{cell:>{width}.2f}" if cell is not None else f"{'-':>{width}}" for cell in cells))
+
+
+def column_width(names: list[str]) -> int:
+    """A table's column width: room for its longest name and a gap of two."""
+    return max(13, *(len(name) + 2 for name in names))
 
 
 def every_loadable_encoding() -> dict:
@@ -373,10 +455,17 @@ def build_parser() -> argparse.ArgumentParser:
                          help="count the files (paths or fsspec URLs: s3://, gs://, hdfs://, file://) on a Dask cluster: "
                          "a scheduler's address (tcp://10.0.0.5:8786) or local:N for N worker processes here; "
                          "needs requirements-dask.txt")
-    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
-                         help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
-                         "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "
-                         "--special and the counts options are BPE's)")
+    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram", *RESEARCH_ALGORITHMS], default="bpe",
+                         help="bpe (this engine, default); superbpe (tokens across words after --transition), "
+                         "boundless (BoundlessBPE's supermerges of whole pretokens) or picky (Picky BPE, removing "
+                         "tokens a merge leaves behind), on this engine, from text; or wordpiece / unigram by "
+                         "Hugging Face's trainers, saved as a Hugging Face tokenizer.json (they take text and "
+                         "--vocab-size; --pattern, --units, --special and the counts options are BPE's)")
+    trainer.add_argument("--transition", type=int, metavar="T",
+                         help="superbpe: the vocabulary size at which the second stage starts (default 80%% of it)")
+    trainer.add_argument("--picky-threshold", type=float, default=0.9, metavar="IOS",
+                         help="picky: remove a token when more than this share of its uses went into a merge "
+                         "(0 < IOS <= 1; 1 removes nothing; default 0.9)")
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")
@@ -384,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     encoder.add_argument("file", nargs="?", default="-", metavar="FILE", help="text to encode (default stdin)")
     encoder.add_argument("--json", action="store_true", help="print a JSON list")
     encoder.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
+    encoder.add_argument("--dropout", type=float, metavar="P",
+                         help="BPE-dropout: skip each merge with probability P (0 <= P < 1; 0 is plain encoding)")
+    encoder.add_argument("--seed", type=int, default=0, help="the dropout's random seed (default 0)")
     encoder.set_defaults(run=command_encode)
 
     decoder = commands.add_parser("decode", help="token ids to text")
@@ -448,6 +540,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except (UserError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -21,6 +21,12 @@ the lowest id, because ids are ranks (tiktoken, and training here);
 SentencePiece's BPE instead merges the pair whose piece has the highest
 score (see `sentencepiece_model`). Ties go to the leftmost pair either way.
 
+BPE-dropout (Provilkov et al. 2020) is the same loop with one more choice,
+`dropped`: asked before each merge, it may skip it; the skipped merges are
+set aside and return after the next merge that happens, so that every step
+draws again among all the merges possible then, and the piece ends when
+every possible merge was skipped (see `bpe_core.algorithms.dropout`).
+
 The naive loop rescans all pairs after every merge (quadratic in the piece
 length, see tiktoken's `_educational.py`). Keeping candidate merges in a heap
 makes it O(n log n), which matters for long pieces: whitespace runs, or the
@@ -40,7 +46,8 @@ Priority = Callable[[int], float]
 
 
 def merge_lowest_rank_first(
-    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None
+    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None,
+    dropped: Callable[[], bool] | None = None,
 ) -> list[tuple[int, int, int]]:
     """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
 
@@ -51,6 +58,8 @@ def merge_lowest_rank_first(
     happens (the parts start..middle and middle..end became new_id), so that
     a replay shows exactly what encoding did. `priority(new_id)`, if
     given, orders the merges instead of the new id itself (lowest first).
+    `dropped()`, if given, is asked before each merge whether to skip it
+    (BPE-dropout, see above).
     """
     size = len(unit_ids)
     ids = list(unit_ids)  # ids[s]: id of the part starting at unit s
@@ -63,13 +72,18 @@ def merge_lowest_rank_first(
         if rank is not None:
             candidates.append((rank if priority is None else priority(rank), start, rank))
     heapq.heapify(candidates)
+    skipped = []  # merges dropped since the last merge made
 
     while candidates:
-        _, left, rank = heapq.heappop(candidates)
+        candidate = heapq.heappop(candidates)
+        _, left, rank = candidate
         right = end[left]
         if right == -1 or right == size:  # absorbed, or has no right neighbour
             continue
         if rank_of(ids[left], ids[right], left, end[right]) != rank:  # stale entry
+            continue
+        if dropped is not None and dropped():
+            skipped.append(candidate)
             continue
         if on_merge is not None:
             on_merge(rank, left, right, end[right])
@@ -85,6 +99,9 @@ def merge_lowest_rank_first(
             rank = rank_of(ids[before], ids[left], before, end[left])
             if rank is not None:
                 heapq.heappush(candidates, (rank if priority is None else priority(rank), before, rank))
+        for candidate in skipped:  # they may happen at the next step (or have gone stale)
+            heapq.heappush(candidates, candidate)
+        skipped.clear()
 
     tokens, start = [], 0
     while start < size:

@@ -53,6 +53,25 @@ PRESETS = {
     "o200k": O200K_PATTERN,
 }
 
+# SuperBPE's second stage (Liu et al. 2025): the official code splits with
+# SUPERWORD_CUTS through Hugging Face's Split(behavior="isolated"), which
+# keeps the text between matches as pieces too (PythonNut/superbpe,
+# scripts/extend_tokenizer.sh and utils.py). So only digit runs, runs of two
+# or more symbols, and spaces before whitespace are cut off; everything
+# else, spaces before words and line breaks included, stays together, and
+# tokens may span words (" of the", ",\nAnd"). As a findall pattern: a cut,
+# or a run of characters where no cut begins: letters, whitespace other than
+# a space, a symbol not followed by another, a space before a non-space that
+# does not start two symbols.
+SUPERWORD_CUTS = r"""\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"""
+SUPERWORD_PATTERN = SUPERWORD_CUTS + "|" + (
+    r"""(?:\p{L}+|[^\S ]|[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}])| (?=\S)(?![^\s\p{L}\p{N}]{2}))+"""
+)
+
+# Patterns that an algorithm here trains with (see `bpe_core.algorithms`):
+# trusted like the presets, but never offered as a choice of split.
+ALGORITHM_PATTERNS = {"superbpe": SUPERWORD_PATTERN}
+
 # How the presets are named where people choose one.
 PRESET_LABELS = {"none": "none (whole text)", "gpt2": "GPT-2", "cl100k": "GPT-4 (cl100k)", "o200k": "GPT-4o (o200k)"}
 
@@ -77,16 +96,16 @@ class PatternError(ValueError):
 
 
 def pattern_source(pattern: str) -> str:
-    """The regex for a preset name, or the custom regex itself."""
-    return PRESETS.get(pattern, pattern)
+    """The regex for a preset's (or an algorithm's) name, or the custom regex itself."""
+    return PRESETS.get(pattern) or ALGORITHM_PATTERNS.get(pattern, pattern)
 
 
 def pattern_name(pattern: str) -> str:
     """The preset name for `pattern` (a name or a preset's regex), the
-    model's name for a loaded model's pattern, else "custom"."""
-    if pattern in PRESETS:
+    algorithm's or the model's name for theirs, else "custom"."""
+    if pattern in PRESETS or pattern in ALGORITHM_PATTERNS:
         return pattern
-    for name, source in [*PRESETS.items(), *MODEL_PATTERNS.items()]:
+    for name, source in [*PRESETS.items(), *ALGORITHM_PATTERNS.items(), *MODEL_PATTERNS.items()]:
         if pattern == source:
             return name
     return "custom"

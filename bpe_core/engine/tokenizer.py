@@ -143,8 +143,8 @@ class Tokenizer(EncodingBase):
     "chars"); `vocab` (id -> token, ordinary tokens only); `special_tokens`
     (string -> id); `merges` (((left, right), new_id) in learned order);
     `trace` (one `MergeStep` per merge, for tokenizers trained here) and
-    `stop_reason` (why training stopped early, or None). For files and
-    caches: `mergeable_ranks` (token -> id, what tiktoken is built from) and
+    `stop_reason` (why training stopped early, or None); `algorithm` and
+    `settings` (what trained it, see `__init__`). For files and caches: `mergeable_ranks` (token -> id, what tiktoken is built from) and
     `fingerprint` (a digest of all of the above).
 
     Saving and exporting are functions of `bpe_core.formats`, which build on
@@ -165,13 +165,18 @@ class Tokenizer(EncodingBase):
         unknown_id: int | None = None,
         ranks: dict[Token, int] | None = None,
         engine=None,
+        algorithm: str = "bpe",
+        settings: Mapping[str, int | float] | None = None,
     ):
         """`ranks`, when the caller has it (a rank file read: token -> id,
         `vocab` the other way round), becomes the table encoding looks tokens
         up in, instead of a second copy of 100,000s of entries; `engine`, a
         maker's tiktoken `Encoding` over those very ranks, this pattern and
         these special tokens, encodes instead of a second one built here (a
-        tenth of a second for a large vocabulary)."""
+        tenth of a second for a large vocabulary). `algorithm` names what
+        trained it ("bpe", or one of `bpe_core.algorithms`: "superbpe",
+        "picky", "boundless"), and `settings` what it was trained with
+        beyond the vocabulary size (SuperBPE's "transition")."""
         if units not in ("bytes", "chars"):
             raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
         compile_pattern(pattern)  # refuse a broken pattern now, not at first use
@@ -183,6 +188,8 @@ class Tokenizer(EncodingBase):
         self.trace: list[MergeStep] = list(trace)
         self.stop_reason = stop_reason
         self.unknown_id = unknown_id
+        self.algorithm = algorithm
+        self.settings: dict[str, int | float] = dict(settings or {})
         # Ids below this are the base units: the 256 bytes, or the alphabet.
         self.first_merge_id = 256 if units == "bytes" else sum(
             1 for token_id, token in self.vocab.items() if len(token) == 1 and token_id != unknown_id
@@ -258,7 +265,10 @@ class Tokenizer(EncodingBase):
         fingerprint show the same everywhere, and a cache never needs to
         hash 200,000 tokens at every rerun."""
         digest = hashlib.sha256()
-        for part in (self.units, self.pattern, repr(sorted(self.special_tokens.items())), repr(self.unknown_id)):
+        trained_by = (self.algorithm, repr(sorted(self.settings.items())))
+        if trained_by == ("bpe", "[]"):  # plain BPE keeps the digests that shipped data is keyed by
+            trained_by = ()
+        for part in (self.units, self.pattern, repr(sorted(self.special_tokens.items())), repr(self.unknown_id), *trained_by):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
         for token_id in sorted(self.vocab):
             token = self.vocab[token_id]
@@ -336,20 +346,24 @@ class Tokenizer(EncodingBase):
             return rust_bpe.encode_ordinary(text)
         return self._encode_here(text, frozenset(), self._piece_encoder(None, reference))
 
-    def _encode_here(self, text: str, allowed: frozenset[str], piece_ids) -> list[int]:
+    def _encode_here(self, text: str, allowed: frozenset[str], piece_ids, step: int | None = None) -> list[int]:
         """Split here (at special tokens, then with the pattern), and encode
-        each distinct piece once with `piece_ids` (see `_piece_encoder`):
-        a text repeats most of its pieces, and looking them up in C costs
-        less than a call in Python each."""
+        the pieces with `piece_ids` (see `_piece_encoder`, `_pieces_ids`)."""
         ids: list[int] = []
         for segment, is_special in split_on_specials(text, allowed):
             if is_special:
                 ids.append(self.special_tokens[segment])
-                continue
-            pieces = split_pieces(segment, self.pattern)
-            ids_of_piece = {piece: piece_ids(piece) for piece in dict.fromkeys(pieces)}
-            ids += itertools.chain.from_iterable(map(ids_of_piece.__getitem__, pieces))
+            else:
+                ids += self._pieces_ids(split_pieces(segment, self.pattern), piece_ids, step)
         return ids
+
+    def _pieces_ids(self, pieces: list[str], piece_ids, step: int | None) -> list[int]:
+        """The ids of a segment's consecutive pieces (at `step`): each distinct
+        piece encoded once, since a text repeats most of its pieces, and
+        looking them up in C costs less than a call in Python each. (A
+        tokenizer whose tokens may join pieces, `superwords`, changes this.)"""
+        ids_of_piece = {piece: piece_ids(piece) for piece in dict.fromkeys(pieces)}
+        return list(itertools.chain.from_iterable(map(ids_of_piece.__getitem__, pieces)))
 
     def _piece_encoder(self, step: int | None, reference: bool):
         """What encodes one piece: a new piece in Rust and a known one from
@@ -431,7 +445,7 @@ class Tokenizer(EncodingBase):
         rust_bpe = self._whole_text_engine(step, reference)
         if rust_bpe is not None:
             return self._rust_encode(rust_bpe, text, allowed)
-        return self._encode_here(text, allowed, self._piece_encoder(step, reference))
+        return self._encode_here(text, allowed, self._piece_encoder(step, reference), step)
 
     def encode_with_offsets(
         self,
@@ -458,7 +472,7 @@ class Tokenizer(EncodingBase):
             return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
         piece_ids = self._piece_encoder(step, reference)
         segments = split_on_specials(text, allowed)
-        return self._tiling_spans(segments, piece_ids) or self._spans_piece_by_piece(segments, piece_ids)
+        return self._tiling_spans(segments, piece_ids, step) or self._spans_piece_by_piece(segments, piece_ids)
 
     @staticmethod
     def _rust_encode(rust_bpe, text: str, allowed: frozenset[str]) -> list[int]:
@@ -484,7 +498,7 @@ class Tokenizer(EncodingBase):
         return self._rust_bpe if step is None else self._rust_bpe_at_step(step)
 
 
-    def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans | None:
+    def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids, step: int | None = None) -> TokenSpans | None:
         """The spans, when the pieces tile the text (as under every preset);
         else None."""
         ids: list[int] = []
@@ -496,7 +510,7 @@ class Tokenizer(EncodingBase):
                 pieces = split_pieces(segment, self.pattern)
                 if sum(map(len, pieces)) != len(segment):  # the pattern dropped some text
                     return None
-                tokens_of.append([token_id for piece in pieces for token_id in piece_ids(piece)])
+                tokens_of.append(self._pieces_ids(pieces, piece_ids, step))
             ids += tokens_of[-1]
         if self.unknown_id is None or self.unknown_id not in ids:
             return TokenSpans.tiling(ids, self._token_lengths)
@@ -675,7 +689,7 @@ class Tokenizer(EncodingBase):
         return dict(
             name=self.name, pattern=self.pattern, vocab=self.vocab, units=self.units,
             special_tokens=self.special_tokens, merges=self._learned_merges, trace=self.trace,
-            stop_reason=self.stop_reason, unknown_id=self.unknown_id,
+            stop_reason=self.stop_reason, unknown_id=self.unknown_id, algorithm=self.algorithm, settings=self.settings,
         )
 
     def __reduce__(self) -> tuple:

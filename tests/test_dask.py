@@ -19,6 +19,7 @@ import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from contextlib import redirect_stderr, redirect_stdout
 
@@ -36,7 +37,7 @@ import fsspec  # noqa: E402
 
 import bpe_core.corpora  # noqa: E402
 from bpe_core.cli import main  # noqa: E402
-from bpe_core.corpora import dask_counting  # noqa: E402
+from bpe_core.corpora import dask_counting, dask_shipping  # noqa: E402
 from bpe_core.corpora.corpus_files import CorpusFileError, corpus_paths, count_files  # noqa: E402
 from bpe_core.corpora.dask_counting import CorpusFile, count_block, dask_version_problem, safe_cut  # noqa: E402
 from bpe_core.corpora.samples import catalog  # noqa: E402
@@ -103,6 +104,23 @@ def test_machines_with_other_dask_versions_are_named():
     assert dask_version_problem(machine(), machine(), {"tcp://w1": machine(python="3.11.9")}) is None
     problem = dask_version_problem(machine(), machine(), {"tcp://w1": machine(), "tcp://w2": machine(dask="2024.1.0")})
     assert problem.startswith("worker tcp://w2 has dask 2024.1.0, this machine dask 2026.8.0")
+
+
+def test_what_the_cluster_is_sent_is_bpe_cores_modules_and_the_real_regex_and_tiktoken():
+    """Even while bpe_core stands in for tiktoken, whose name is then bpe_core's."""
+    code = ("import json, io, zipfile, bpe_core\nbpe_core.stand_in_for_tiktoken()\n"
+            "from bpe_core.corpora.dask_shipping import _archive\nname, archive = _archive()\n"
+            "print(json.dumps([name, zipfile.ZipFile(io.BytesIO(archive)).namelist()]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    name, files = json.loads(result.stdout)
+    assert name == dask_shipping._archive()[0]  # named by its contents: the same package, the same name
+    assert {file.split("/")[1] for file in files} == {"bpe_core", "regex", "tiktoken", "tiktoken_ext"}
+    code_files = sorted(file.removeprefix("code/") for file in files if file.startswith("code/"))
+    assert code_files == sorted(str(path.relative_to(ROOT)) for path in (ROOT / "bpe_core").rglob("*.py"))
+    compiled = [file for file in files if file.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
+    assert sorted(file.split("/")[1] for file in compiled) == ["regex", "tiktoken"]
+    assert "packages/tiktoken/core.py" in files and "packages/tiktoken_ext/openai_public.py" in files
+    assert not [file for file in files if "__pycache__" in file or "/tests/" in file]
 
 
 def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):

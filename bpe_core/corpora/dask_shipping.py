@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.metadata
 import io
 import sysconfig
 import tempfile
@@ -35,12 +36,16 @@ from pathlib import Path
 
 import distributed
 import regex
-import tiktoken
 import tiktoken_ext
 from distributed.diagnostics.plugin import SchedulerUploadFile, UploadFile
 
+from ..engine.rust_bpe import TiktokenEncoding
+
 PACKAGE = Path(__file__).resolve().parents[1]  # bpe_core
 COMPILED_FOR = sysconfig.get_config_var("EXT_SUFFIX")  # ".cpython-311-x86_64-linux-gnu.so": Python, platform
+# The real tiktoken's folder, where its Encoding's code is: the name `tiktoken` (and so its modules'
+# names, which `inspect` goes by) may be bpe_core's, standing in for it.
+TIKTOKEN_FOLDER = Path(TiktokenEncoding.__init__.__code__.co_filename).parent
 
 # What each node runs as the upload arrives. It runs twice (upload_file
 # imports the module, then reloads it), so doing it again changes nothing.
@@ -79,7 +84,7 @@ def what_other_platforms_need() -> str:
     """What a machine of another platform than this one must install itself."""
     return (f"this machine sends it with regex and tiktoken built for {sysconfig.get_platform()} ({COMPILED_FOR}); "
             f"a machine of another platform needs its own: pip install regex=={regex.__version__} "
-            f"tiktoken=={tiktoken.__version__}")
+            f"tiktoken=={importlib.metadata.version('tiktoken')}")
 
 
 def installed_packages() -> dict[str, list[Path]]:
@@ -88,7 +93,7 @@ def installed_packages() -> dict[str, list[Path]]:
     distribution that adds a plugin to it)."""
     return {
         "regex": [Path(regex.__file__).parent],
-        "tiktoken": [Path(tiktoken.__file__).parent],
+        "tiktoken": [TIKTOKEN_FOLDER],
         "tiktoken_ext": [Path(folder) for folder in tiktoken_ext.__path__],
     }
 

@@ -16,7 +16,8 @@ SETUPTOOLS = PROJECT["tool"]["setuptools"]
 
 def requirements_in(file_name: str) -> dict[str, Requirement]:
     lines = (line.split("#")[0].strip() for line in (ROOT / file_name).read_text(encoding="utf-8").splitlines())
-    return {requirement.name: requirement for requirement in map(Requirement, filter(None, lines))}
+    lines = (line for line in lines if line and not line.startswith("-e "))  # `-e .`: the project itself
+    return {requirement.name: requirement for requirement in map(Requirement, lines)}
 
 
 def test_the_wheel_holds_every_floor_and_the_folders_mapped_into_it():

@@ -22,7 +22,7 @@ import tiktoken.model
 import tiktoken_ext.openai_public
 
 from bpe_core import get_encoding, load_encoding, save_tokenizer, train
-from bpe_core.engine.rust_bpe import TiktokenEncoding
+from bpe_core.engine.real_tiktoken import TiktokenEncoding
 from bpe_core.tiktoken_bridge import load, plugin
 from bpe_core.tiktoken_bridge.blobs import BLOB_STORE, BLOBS
 from bpe_core.tiktoken_bridge.cache import cache_file_name

@@ -2,7 +2,7 @@
 
 A worker runs this package's counting code, and the scheduler unpickles
 the tasks too, so both must import bpe_core, its `regex` (the split) and
-its `tiktoken` (importing bpe_core loads it, see `engine.rust_bpe`). Nobody
+its `tiktoken` (importing bpe_core loads it, see `engine.real_tiktoken`). Nobody
 copies a checkout onto every node of a real cluster, so the client sends
 them, with the plugins behind Dask's own `Client.upload_file` (`UploadFile`
 for the workers, `SchedulerUploadFile` for the scheduler), registered on
@@ -39,7 +39,7 @@ import regex
 import tiktoken_ext
 from distributed.diagnostics.plugin import SchedulerUploadFile, UploadFile
 
-from ..engine.rust_bpe import TiktokenEncoding
+from ..engine.real_tiktoken import TiktokenEncoding
 
 PACKAGE = Path(__file__).resolve().parents[1]  # bpe_core
 COMPILED_FOR = sysconfig.get_config_var("EXT_SUFFIX")  # ".cpython-311-x86_64-linux-gnu.so": Python, platform

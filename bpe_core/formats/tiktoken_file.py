@@ -14,7 +14,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 
-from ..engine.rust_bpe import TiktokenEncoding
+from ..engine.real_tiktoken import TiktokenEncoding
 from ..engine.tokenizer import Tokenizer
 from .reading import TokenizerFileError, check_all_single_bytes, token_id_from_text, tokenizer_or_file_error, unpacked
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..engine.encoding import Encoding
 from ..engine.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
-from ..engine.rust_bpe import TiktokenEncoding
+from ..engine.real_tiktoken import TiktokenEncoding
 from ..formats.tiktoken_file import parse_pinned_ranks
 from .bundled_files import BUNDLED_DIR, read_checked
 
@@ -106,7 +106,7 @@ ENCODINGS: dict[str, EncodingSpec] = {
 }
 
 # Which encoding each OpenAI model uses: tiktoken 0.14.0's tables (tiktoken/model.py, MIT), as data of
-# this package's own, so that the name `tiktoken` may be bpe_core itself (see `engine.rust_bpe`). A model
+# this package's own, so that the name `tiktoken` may be bpe_core itself (see `engine.real_tiktoken`). A model
 # is looked up by its exact name, then by the first prefix it starts with; the tests hold both tables
 # equal to the installed tiktoken's.
 MODEL_TO_ENCODING: dict[str, str] = {

@@ -79,8 +79,7 @@ def _from_tiktoken(name: str, encoding, special_tokens: dict[str, int], id_offse
         pattern=encoding._pat_str,
         vocab={rank + id_offset: token for token, rank in encoding._mergeable_ranks.items()},
         special_tokens=special_tokens,
-        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding ...
-        engine=None if id_offset else encoding,  # ... and so is the Encoding
+        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding
     )
 
 

@@ -1,12 +1,16 @@
-"""Builds the engine's C encoder (bpe_core/engine/native) as bpe_core.engine._native.
+"""Builds the engine's C half (bpe_core/engine/native) in place: the encoder,
+bpe_core.engine._native, and training's counting and merge learning,
+bpe_core.engine._native_training.
 
-`pip install -r requirements.txt` runs this through its `-e .` line: the
-extension is compiled in place, beside the Python engine, by the C compiler
-setuptools finds (gcc or clang, with Python's headers); `pip install .` and
-`pip wheel .` compile it into the package. The package itself (its name,
-modules, data and requirements) is described in pyproject.toml. Without the
-extension the engine still works, in pure Python and slower (see
-bpe_core/engine/c_encoder.py).
+`pip install -r requirements.txt` runs this through its `-e .` line, and
+`pip install .` and `pip wheel .` compile both into the package, with the C
+compiler setuptools finds (gcc or clang, with Python's headers). The package
+itself (its name, modules, data and requirements) is described in
+pyproject.toml. Both modules are optional: where no compiler is at hand the
+build is skipped with a warning and the engine runs in Python, the same ids
+and merges, more slowly (see bpe_core/engine/c_encoder.py and
+native_training.py). CI sets
+REQUIRE_NATIVE=1, so that a module missing there fails a test.
 """
 
 import os
@@ -14,6 +18,7 @@ import os
 from setuptools import Extension, setup
 
 NATIVE = "bpe_core/engine/native"
+OPTIMIZE = ["-O3"] if os.name == "posix" else []
 
 setup(
     ext_modules=[
@@ -21,7 +26,15 @@ setup(
             "bpe_core.engine._native",
             sources=[f"{NATIVE}/module.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
             depends=[f"{NATIVE}/bpe.h", f"{NATIVE}/split.h", f"{NATIVE}/unicode_classes.h"],
-            extra_compile_args=["-O3"] if os.name == "posix" else [],
-        )
+            extra_compile_args=OPTIMIZE,
+            optional=True,
+        ),
+        Extension(
+            "bpe_core.engine._native_training",
+            sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
+            depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h")],
+            extra_compile_args=[*OPTIMIZE, "-std=c11"],
+            optional=True,
+        ),
     ],
 )

@@ -28,31 +28,41 @@ Imports run only downward in that list. Importing the engine loads neither
 Streamlit nor plotly, pandas or PIL.
 """
 
+from __future__ import annotations
+
+import importlib
 import sys
 
-from .engine.encoding import Encoding
-from .engine.encoding_base import EncodingBase
-from .engine.merge_learning import MergeStep
-from .engine.patterns import PRESETS, PatternError
-from .engine.tokenizer import Tokenizer, TokenSpan
-from .engine.training import train
-from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
+# tiktoken's own Encoding, taken now, before anything can stand in for tiktoken (see engine.real_tiktoken).
+from .engine import real_tiktoken as _real_tiktoken  # noqa: F401
 
-# tiktoken's public modules, which code written for tiktoken reads as attributes (`tiktoken.model.MODEL_TO_ENCODING`).
-from .tiktoken_bridge import core as core
-from .tiktoken_bridge import load as load
-from .tiktoken_bridge import model as model
-from .tiktoken_bridge import registry as registry
-from .tiktoken_bridge import stand_in
-from .vocabularies.catalogue import (
-    ENCODING_NAMES,
-    encoding_for_model,
-    encoding_name_for_model,
-    get_encoding,
-    list_encoding_names,
-    load_encoding,
-)
-from .vocabularies.openai import tiktoken_encoding
+# The public names and the modules they live in. Each is imported when first
+# used (PEP 562's module __getattr__), so that `python -m bpe_core train`
+# does not start by loading every vocabulary, chat template and encoder
+# here (a fifth of a second, and ten megabytes).
+_PUBLIC = {
+    "Encoding": ".engine.encoding",
+    "EncodingBase": ".engine.encoding_base",
+    "MergeStep": ".engine.merge_learning",
+    "PRESETS": ".engine.patterns",
+    "PatternError": ".engine.patterns",
+    "TokenSpan": ".engine.tokenizer",
+    "Tokenizer": ".engine.tokenizer",
+    "train": ".engine.training",
+    "TokenizerFileError": ".formats",
+    "load_tokenizer": ".formats",
+    "save_tokenizer": ".formats",
+    "ENCODING_NAMES": ".vocabularies.catalogue",
+    "encoding_for_model": ".vocabularies.catalogue",
+    "encoding_name_for_model": ".vocabularies.catalogue",
+    "get_encoding": ".vocabularies.catalogue",
+    "list_encoding_names": ".vocabularies.catalogue",
+    "load_encoding": ".vocabularies.catalogue",
+    "tiktoken_encoding": ".vocabularies.openai",
+}
+# tiktoken's public modules, which code written for tiktoken reads as attributes
+# (`tiktoken.model.MODEL_TO_ENCODING` after `sys.modules["tiktoken"] = bpe_core`).
+_TIKTOKEN_MODULES = ("core", "load", "model", "registry")
 
 
 def stand_in_for_tiktoken() -> None:
@@ -60,6 +70,8 @@ def stand_in_for_tiktoken() -> None:
     `.load` or `.registry`, give bpe_core: a library written for tiktoken
     encodes with it, offline, with tiktoken's ids. Call it before importing
     that library (one that imported tiktoken already keeps the real one)."""
+    from .tiktoken_bridge import stand_in
+
     stand_in(sys.modules[__name__])
 
 
@@ -84,3 +96,18 @@ __all__ = [
     "tiktoken_encoding",
     "train",
 ]
+
+
+def __getattr__(name: str):
+    if name in _TIKTOKEN_MODULES:
+        value = importlib.import_module(f".tiktoken_bridge.{name}", __name__)
+    elif name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC, *_TIKTOKEN_MODULES})

@@ -9,6 +9,9 @@ every kind of tokenizer tiktoken's interface, and `encoding` is tiktoken's
 constructor over ranks of one's own. Two tokenizers encode more than a merge
 list: `replay_tokenizer` (training also removed tokens: `event_replay`
 replays both, for Picky BPE) and `superwords` (tokens that join whole
-pieces, for BoundlessBPE). tiktoken's own `Encoding` is taken once, under
-a name of this package's own (`real_tiktoken`), for what only it computes.
+pieces, for BoundlessBPE). Training's two hot loops, counting pieces and
+learning merges, also exist in C (`native/`, built by pip): `native_training`
+runs them where they are built, with the same results. tiktoken's own
+`Encoding` is taken once, under a name of this package's own
+(`real_tiktoken`), for what only it computes.
 """

@@ -25,7 +25,6 @@ the merge loop here is the readable reference the tests hold it to
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import threading
 import types
@@ -261,6 +260,8 @@ class Tokenizer(EncodingBase):
         training numbers. Caches key on it: two tokenizers with the same
         fingerprint show the same everywhere, and a cache never needs to
         hash 200,000 tokens at every rerun."""
+        import hashlib  # not at the top: OpenSSL takes 4 MB, which training from the command line never needs
+
         digest = hashlib.sha256()
         trained_by = (self.algorithm, repr(sorted(self.settings.items())))
         if trained_by == ("bpe", "[]"):  # plain BPE keeps the digests that shipped data is keyed by

@@ -22,6 +22,7 @@ import sys
 import sysconfig
 import time
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -148,12 +149,13 @@ def corpus_folder(tmp_path_factory):
 
 
 def start(*command, stderr=subprocess.DEVNULL, checkout: bool = True, python: str = sys.executable,
-          **options) -> subprocess.Popen:
+          path: Path | None = None, **options) -> subprocess.Popen:
     """`python -m COMMAND` with this checkout on its path (`checkout=False`:
-    a machine where it is not), by `python`."""
+    a machine where it is not, though `python` may have bpe_core installed;
+    `path`: a folder of its own first on its path), by `python`."""
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    if checkout:
-        environment["PYTHONPATH"] = str(ROOT)
+    if checkout or path:
+        environment["PYTHONPATH"] = str(path or ROOT)
     return subprocess.Popen([python, "-m", *map(str, command)], env=environment,
                             cwd=ROOT if checkout else "/", stdout=subprocess.DEVNULL, stderr=stderr, **options)
 
@@ -172,16 +174,16 @@ class Cluster:
     with this checkout on their path or not, run by `python`."""
 
     def __init__(self, workers: int, preload: str | None = None, scheduler_checkout=True, workers_checkout=True,
-                 python: str = sys.executable):
+                 python: str = sys.executable, path: Path | None = None):
         self.address = f"tcp://127.0.0.1:{free_port()}"
         self.processes = [start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
                                 self.address.rsplit(":", 1)[1], "--no-dashboard", checkout=scheduler_checkout,
-                                python=python)]
+                                python=python, path=path)]
         extra = ["--preload", preload] if preload else []
         for index in range(workers):
             self.processes.append(start("distributed.cli.dask_worker", self.address, "--host", "127.0.0.1", "--nthreads",
                                         "1", "--no-dashboard", "--name", f"worker{index}", *extra,
-                                        checkout=workers_checkout, python=python))
+                                        checkout=workers_checkout, python=python, path=path))
         self.client = distributed.Client(self.address, timeout=WAIT_SECONDS)
         self.client.wait_for_workers(workers, timeout=WAIT_SECONDS)
 
@@ -268,17 +270,27 @@ def test_bad_paths_and_addresses_are_one_line(cluster, tmp_path, monkeypatch, co
     assert code == 1 and err.count("\n") == 1 and err.startswith(message), err
 
 
+STALE_BPE_CORE = "raise ImportError('a bpe_core installed on the cluster, not the one this machine sends')\n"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("python", ["this one", "Dask alone"])
+@pytest.mark.parametrize("machines", ["Dask alone", "another bpe_core installed"])
 def test_a_cluster_started_without_this_checkout_trains_the_merges_of_training_here(corpus_folder, tmp_path, small_blocks,
-                                                                                     python):
+                                                                                     machines):
     """The scheduler and workers started as Dask's documentation starts them,
-    on machines without this checkout: the command sends them the package."""
-    python = sys.executable if python == "this one" else dask_only_python()
+    on machines without this checkout: the command sends them the package,
+    which they use whether they have none (a Python with Dask alone) or
+    another, older one (here one that cannot even be imported)."""
+    stale = None
+    if machines == "another bpe_core installed":
+        stale = tmp_path / "site"
+        (stale / "bpe_core").mkdir(parents=True)
+        (stale / "bpe_core" / "__init__.py").write_text(STALE_BPE_CORE)
+    python = dask_only_python() if machines == "Dask alone" else sys.executable
     options = ["--vocab-size", 400, "--special", SPECIAL]
     code, _, err = run_cli("train", corpus_folder, *options, "-o", tmp_path / "here.json")
     assert code == 0, err
-    cluster = Cluster(workers=2, scheduler_checkout=False, workers_checkout=False, python=python)
+    cluster = Cluster(workers=2, scheduler_checkout=False, workers_checkout=False, python=python, path=stale)
     try:
         code, _, err = run_cli("train", corpus_folder, *options, "-o", tmp_path / "cluster.json", "--dask", cluster.address)
         assert code == 0 and err.startswith("learned 144 merges") and err.count("\n") == 1, err  # no warning of Dask's
@@ -289,7 +301,8 @@ def test_a_cluster_started_without_this_checkout_trains_the_merges_of_training_h
         cluster.stop()
     merges = [json.loads((tmp_path / f"{name}.json").read_text())["merges"] for name in ["here", "cluster", "again"]]
     assert merges[1] == merges[0] and merges[2] == merges[0]
-    assert all(not path.startswith(str(ROOT)) for path in where.values()), where  # the copy sent, not this checkout
+    # The copy sent, neither this checkout nor what the machines have installed.
+    assert all(not path.startswith((str(ROOT), str(tmp_path))) for path in where.values()), where
 
 
 OTHER_REGEX = "import regex\nregex.__version__ = '2000.1.1'  # as if it had other Unicode tables\n"
@@ -305,11 +318,11 @@ OTHER_PLATFORM = ("import sysconfig\nsuffix_here = sysconfig.get_config_var\n"
         (dict(preload=OTHER_REGEX), r"error: worker tcp://127\.0\.0\.1:\d+ counts with regex 2000\.1\.1, counting code \w+, "
                                     r"this machine with regex [\d.]+, counting code \w+: restart the workers"),
         (dict(preload=OTHER_PLATFORM, python="Dask alone"),
-         (r"error: a worker cannot load this package \(.*No module named 'regex'.*\): this machine sends "
+         (r"error: a worker cannot load this package \(.*No module named '(regex|tiktoken)'.*\): this machine sends "
           r"it with regex and tiktoken built for [\w.-]+ \(.+\); a machine of another platform needs its own: "
           r"pip install regex==[\d.]+ tiktoken==[\d.]+$")),
     ],
-    ids=["worker with another regex", "worker of another platform without regex"],
+    ids=["worker with another regex", "worker of another platform with Dask alone"],
 )
 def test_machines_that_would_count_differently_or_not_at_all_are_one_line(tmp_path, setup, message):
     (tmp_path / "preload.py").write_text(setup["preload"])

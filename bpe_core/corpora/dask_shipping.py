@@ -9,7 +9,7 @@ for the workers, `SchedulerUploadFile` for the scheduler), registered on
 the cluster so that workers which join later receive them as well:
 
 1. a zip of bpe_core's modules (counting needs neither its data files nor
-   its C encoder, which a node without it does without) and
+   its C half: a worker counts with `regex`, see `dask_counting.count_block`) and
    of `regex`, `tiktoken` and `tiktoken_ext` as this machine has them
    installed, their compiled parts built for its Python and platform;
 2. a small module that each node imports as it arrives (`upload_file`

@@ -1,12 +1,20 @@
 """The package as pip builds it from pyproject.toml: every floor of bpe_core,
 the sample corpora and the tiktoken plugin mapped in from where the
 repository keeps them, and requirements that agree with requirements.txt,
-which the app installs. (tests/test_installed_package.py tries the wheel.)"""
+which the app installs, the project itself included (`-e .`).
+(tests/test_installed_package.py tries the wheel.)"""
 
+import json
+import os
+import subprocess
+import sys
 import tomllib
 
+import pytest
+import tiktoken_ext.openai_public
 from packaging.requirements import Requirement
 
+from bpe_core.tiktoken_bridge.plugin import ZOO_NAMES
 from tests.conftest import ROOT
 from tests.test_layout import FLOORS
 
@@ -45,3 +53,22 @@ def test_the_packages_requirements_are_the_apps():
     assert set(requirements_in("requirements.txt")) - set(package) == {
         Requirement(line.split("#")[0]).name for line in tests_and_benchmarks.splitlines() if line.split("#")[0].strip()}
     assert metadata["optional-dependencies"]["app"][0] == "bpe-core[zoo,algorithms]"
+
+
+def test_the_projects_editable_install_adds_its_plugin_beside_tiktokens_own():
+    """requirements.txt's `-e .` installs the project in this Python. Its
+    plugin's folder is mapped to `tiktoken_ext`: it must join tiktoken's
+    namespace package, not hide OpenAI's plugin in it (tiktoken would then
+    know no encoding of OpenAI's). Run from a folder outside the checkout."""
+    code = ("import importlib.util, json, tiktoken\n"
+            "print(json.dumps([importlib.util.find_spec('bpe_core').origin, tiktoken.list_encoding_names()]))")
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", env=environment,
+                            timeout=120, check=False)
+    installed = result.returncode == 0 and json.loads(result.stdout)[0] == str(ROOT / "bpe_core" / "__init__.py")
+    if not installed:
+        if os.environ.get("REQUIRE_PACKAGE_TESTS"):
+            pytest.fail(f"this checkout is not installed in this Python (pip install -r requirements.txt): {result.stderr}")
+        pytest.skip("this checkout is not installed in this Python (pip install -r requirements.txt installs it)")
+    names = json.loads(result.stdout)[1]
+    assert sorted(names) == sorted([*tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS, *ZOO_NAMES])

@@ -33,7 +33,7 @@ from tests.texts import TRICKY_TEXTS
 
 CL100K_URL, CL100K_PIN = f"{BLOB_STORE}/encodings/cl100k_base.tiktoken", BLOBS[f"{BLOB_STORE}/encodings/cl100k_base.tiktoken"].sha256
 TEXTS = [*TRICKY_TEXTS, "a <|endoftext|> b", "def f(x):\n    return x  # <|fim_prefix|>"]
-CUSTOM_PATTERN = r"\w+|\s+|[^\w\s]+"  # split here, each piece in tiktoken's Rust (engine/piece_bpe.py)
+CUSTOM_PATTERN = r"\w+|\s+|[^\w\s]+"  # split in Python, each piece merged by the C encoder (engine/piece_bpe.py)
 
 
 def run_python(code: str, stdin: str = "", **environment) -> str:

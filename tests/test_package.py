@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 import tiktoken_ext.openai_public
@@ -65,7 +66,7 @@ def test_the_projects_editable_install_adds_its_plugin_beside_tiktokens_own():
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", env=environment,
                             timeout=120, check=False)
-    installed = result.returncode == 0 and json.loads(result.stdout)[0] == str(ROOT / "bpe_core" / "__init__.py")
+    installed = result.returncode == 0 and Path(json.loads(result.stdout)[0]).resolve() == ROOT / "bpe_core" / "__init__.py"
     if not installed:
         if os.environ.get("REQUIRE_PACKAGE_TESTS"):
             pytest.fail(f"this checkout is not installed in this Python (pip install -r requirements.txt): {result.stderr}")

@@ -375,7 +375,7 @@ def test_hugging_faces_trainers_run_in_a_budgeted_process_too():
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch, tmp_path):
     from bpe_core.jobs import budgeted_jobs
-    from bpe_core.jobs.machine_turns import MachineTurns
+    from bpe_core.sandbox.machine_turns import MachineTurns
 
     monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path, cores=1))
     monkeypatch.setattr(budgeted_jobs, "MAX_WAIT_SECONDS", 0.6)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from ..engine.patterns import PatternError
 from ..sandbox.worker_processes import worker_context
-from .machine_turns import MACHINE_TURNS, NoTurnError
+from ..sandbox.machine_turns import MACHINE_TURNS, NoTurnError, UnsafeFolderError
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs
@@ -58,7 +58,7 @@ class JobWords:
 
 
 class OverBudgetError(ValueError):
-    """The job needed more memory or time than its budget, or waited too long for a core."""
+    """The job needed more memory or time than its budget, or could not have a core."""
 
 
 class OutOfTime(Exception):
@@ -129,6 +129,8 @@ def _turn(words: JobWords, waiting: Callable[[int], None] | None) -> Iterator[No
             f"Every core of this server has been busy with other visitors' jobs for {MAX_WAIT_SECONDS:g} s; try "
             f"again in a minute, or {words.instead}."
         ) from None
+    except UnsafeFolderError as error:  # for whoever runs the server to fix; meanwhile no job takes a core
+        raise OverBudgetError(f"This server cannot run jobs now: {error}; {words.instead}.") from None
 
 
 class SpareWorkers:

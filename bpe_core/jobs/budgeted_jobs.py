@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing
 import os
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import NamedTuple
 
 from ..engine.patterns import PatternError
-from ..sandbox.worker_processes import worker_context
+from ..sandbox.worker_processes import cap_this_process, end_group_with, end_worker, lifeline, worker_context
 from ..sandbox.machine_turns import MACHINE_TURNS, NoTurnError, UnsafeFolderError
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
@@ -80,7 +83,8 @@ def run_within_budget(
     memory or time, OverBudgetError; a bug in the job, RuntimeError with
     its traceback."""
     with _turn(words, waiting):
-        process, connection = SPARE_WORKERS.take()
+        worker = SPARE_WORKERS.take()
+        connection = worker.connection
         connection.send((job, arguments, budget))
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
         done = (0, 0)
@@ -113,9 +117,7 @@ def run_within_budget(
                 else:  # "failed": a bug, to be seen in full
                     raise RuntimeError(f"{words.doing} failed in its worker process:\n{value}")
         finally:
-            connection.close()
-            process.kill()
-            process.join()
+            worker.end()
 
 
 @contextlib.contextmanager
@@ -143,16 +145,16 @@ class SpareWorkers:
     cap or a clock: both start when the job arrives."""
 
     def __init__(self):
-        self._spare: tuple | None = None  # (process, connection) of the worker waiting for a job
+        self._spare: Worker | None = None  # the worker waiting for a job
         self._lock = threading.Lock()
         atexit.register(self.close)  # an idle spare would hold up this process's exit
 
-    def take(self) -> tuple:
-        """A worker waiting for its job (started now if none is ready): its
-        process and its end of their pipe. Its replacement starts at once."""
+    def take(self) -> Worker:
+        """A worker waiting for its job (started now if none is ready). Its
+        replacement starts at once."""
         with self._lock:
             ready, self._spare = self._spare, None
-            if ready is None or not ready[0].is_alive():
+            if ready is None or not ready.process.is_alive():
                 ready = _start_worker()
         threading.Thread(target=self.prepare, name="spare worker", daemon=True).start()
         return ready
@@ -166,30 +168,43 @@ class SpareWorkers:
     def close(self) -> None:
         with self._lock:
             if self._spare is not None:
-                process, connection = self._spare
-                connection.close()
-                process.kill()
-                process.join()
+                self._spare.end()
                 self._spare = None
 
 
-def _start_worker() -> tuple:
+class Worker(NamedTuple):
+    process: multiprocessing.process.BaseProcess
+    connection: Connection  # the server's end of their pipe: the job goes one way, news the other
+    lifeline: Connection  # the server's end of the worker's lifeline (see `worker_processes`)
+
+    def end(self) -> None:
+        """End the worker and whatever its job started."""
+        self.connection.close()
+        self.lifeline.close()
+        end_worker(self.process)
+
+
+def _start_worker() -> Worker:
     context = worker_context()
     ours, theirs = context.Pipe()
-    process = context.Process(target=_in_the_process, args=(theirs,), name="budgeted job")  # not a daemon:
-    process.start()  # its job may start helpers of its own
+    their_lifeline, our_lifeline = lifeline(context)
+    process = context.Process(target=_in_the_process, args=(theirs, their_lifeline), name="budgeted job")  # not a
+    process.start()  # daemon: its job may start helpers of its own
     theirs.close()
-    return process, ours
+    their_lifeline.close()
+    return Worker(process, ours, our_lifeline)
 
 
-def _in_the_process(connection) -> None:
-    """In the worker's process: wait for a job, cap memory, run it, send its result."""
+def _in_the_process(connection, lifeline_end) -> None:
+    """In the worker's process: wait for a job, cap memory, run it, send its
+    result; all along, end with the server (see `worker_processes`)."""
+    end_group_with(lifeline_end)
     try:
         job, arguments, budget = connection.recv()
     except EOFError:  # the server ended, or closed its spare
         return
     deadline = time.monotonic() + budget.seconds
-    cap_memory(budget.memory_bytes)
+    cap_this_process(budget.memory_bytes)
     # A job is one core's work: Hugging Face's trainers would otherwise
     # start a thread per core of the machine (Rayon's pool, made at first use).
     os.environ["RAYON_NUM_THREADS"] = "1"
@@ -211,18 +226,6 @@ def _in_the_process(connection) -> None:
 
 
 SPARE_WORKERS = SpareWorkers()
-
-
-def cap_memory(extra_bytes: int) -> None:
-    """Let this process grow by at most `extra_bytes` (a MemoryError past that)."""
-    try:
-        import resource
-
-        with open("/proc/self/status", encoding="ascii") as status:
-            size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
-        resource.setrlimit(resource.RLIMIT_AS, (size + extra_bytes, size + extra_bytes))
-    except (ImportError, OSError, StopIteration, ValueError):  # not Linux: only the deadline bounds the job
-        pass
 
 
 def _over_memory(words: JobWords, budget: Budget) -> str:

@@ -151,8 +151,8 @@ def test_training_refuses_special_tokens_beyond_the_limits():
     (r"x(?1)?(y)", "recursively"),
     (r"(?P<w>\w)(?&w)", "recursively"),
     ("|".join(f"word{index}" for index in range(50_000)), "the limit is 1,000"),
-    (r"(?:a{65535}){65535}", "MB to compile or to match"),
-    (r"(?:(?:a{1000}){1000}){1000}", "MB to compile or to match"),
+    (r"(?:a{65535}){65535}", "MB to compile"),
+    (r"(?:(?:a{1000}){1000}){1000}", "MB to compile"),
 ])
 def test_patterns_that_would_take_the_machine_are_refused_as_pattern_errors(pattern, message):
     with pytest.raises(PatternError, match=message):
@@ -183,7 +183,7 @@ def test_a_pattern_that_matches_none_of_the_corpus_says_so():
 def test_a_tokenizer_file_cannot_smuggle_such_a_pattern():
     saved = json.loads(tokenizer_to_json(train("aaab aaab", num_merges=2, pattern="gpt2")))
     saved["pattern"] = r"(?:a{65535}){65535}"
-    with pytest.raises(TokenizerFileError, match="MB to compile or to match"):
+    with pytest.raises(TokenizerFileError, match="MB to compile"):
         tokenizer_from_json(json.dumps(saved))
 
 
@@ -193,8 +193,8 @@ def test_a_probe_is_stopped_by_its_processor_time_not_the_clock():
     machine only makes the probe wait longer."""
     from bpe_core.sandbox import untrusted_regex
 
-    too_slow = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
-    assert too_slow == untrusted_regex.TOO_SLOW
+    verdict = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
+    assert verdict.reason == untrusted_regex.TOO_SLOW
 
 
 def test_a_search_regex_is_held_to_the_same_bounds():

@@ -24,6 +24,10 @@ the next call starts where this one stopped, with what is left of the
 deadline. The clock is read once per call and every 256 backtracking steps
 as before, and the split costs what an unguarded `findall` costs.
 
+The loop is compiled as untrusted too, and kept only in the sandbox's
+bounded cache of compiled regexes (see `untrusted_regex`), like the
+pattern itself.
+
 A few patterns mean something else inside such a loop; those are split by
 `findall`, one guarded match per piece (see `looped`). So is a text on
 which the pattern matches the empty string, which ends the loop early.
@@ -31,7 +35,6 @@ which the pattern matches the empty string, which ends the loop early.
 
 from __future__ import annotations
 
-import functools
 import time
 
 import regex
@@ -117,7 +120,6 @@ def _seconds_left(deadline: float) -> float:
     return max(deadline - time.process_time(), 0.0)  # a negative timeout would mean none at all
 
 
-@functools.lru_cache(maxsize=64)
 def looped(compiled: regex.Pattern) -> regex.Pattern | None:
     """The loop over `compiled` (see the module's note), itself compiled as
     untrusted; None where a loop would not give `findall`'s matches: for the

@@ -14,21 +14,19 @@ which costs neither a fork server nor a second copy of the engine.
 Every process started here ends with whoever started it, and takes what it
 started along:
 
-- it asks the kernel for SIGKILL when its parent ends (PR_SET_PDEATHSIG, on
-  Linux): a server killed outright ends its fork server (which leaves when
-  the server's end of their pipe closes), the fork server its workers, a
-  worker its helpers, so no orphan keeps a core after its server freed the
-  core's turn;
 - a worker of the fork server leads a process group of its own, and is
   ended with its whole group (`end_worker`): whatever its job started, by
   any means, ends with it;
 - a worker that runs a visitor's job holds a *lifeline*, a pipe whose other
   end only its caller holds (`lifeline`, `end_group_with`): when that end
   closes, the caller having ended however it ended, the kernel signals the
-  worker's whole group with SIGIO, whose default action ends a process. (The
-  fork server cannot be relied on for this: each worker holds a copy of its
-  caller's end of the pipe the fork server watches, so the fork server
-  outlives a killed caller as long as any worker does.)
+  worker's whole group with SIGIO, whose default action ends a process.
+  (The fork server is no help there: each worker holds a copy of the pipe
+  the fork server watches for its caller's end, so it outlives a killed
+  caller as long as any worker does);
+- every process started here asks for SIGKILL when its parent ends
+  (PR_SET_PDEATHSIG, on Linux): a helper ends with the worker that forked
+  it, a worker with its fork server.
 
 A worker that runs a visitor's work is capped (`cap_this_process`): memory,
 processor time, a priority below the server's. Whatever it starts inherits

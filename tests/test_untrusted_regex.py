@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import sys
 import threading
+import time
 import weakref
 
 import pytest
@@ -24,6 +25,7 @@ from bpe_core.jobs.budgeted_jobs import Budget, JobWords, run_within_budget
 from bpe_core.sandbox import untrusted_regex
 from bpe_core.sandbox.machine_turns import MachineTurns
 from bpe_core.sandbox.untrusted_regex import COMPILE_MEMORY_BYTES, CompiledCache, compile_untrusted
+from bpe_core.sandbox.untrusted_split import split_within
 
 REGEX_CACHE = sys.modules[regex.compile.__module__]._cache  # the `regex` module's own: 500 patterns of any size
 
@@ -127,3 +129,38 @@ def test_a_job_compiles_a_visitors_regex_under_its_own_caps_starting_nothing(mon
     assert run_within_budget(compile_in_a_job, (r"[a-z]+|\d+|\s",), budget, words) == (False, 0)
     with pytest.raises(ValueError, match="MB to compile"):  # and refuses what the server's probe refuses
         run_within_budget(compile_in_a_job, (r"(?:b{1000}){1000}",), budget, words)
+
+
+# A split whose cost grows with its text (a lookahead to the end of each word).
+SLOW_SPLIT = r"\w(?=\w*)|\s"
+
+
+def own_seconds_to_split(text: str) -> float:
+    started = time.thread_time()
+    split_within(regex.compile(SLOW_SPLIT), text, seconds=600)
+    return time.thread_time() - started
+
+
+def test_a_split_deadline_counts_its_own_threads_time_not_the_servers():
+    """Four sessions split at once, each within three times what its split
+    takes alone: each finishes. The `regex` module's clock is the whole
+    process's, which runs four times as fast as each thread's: each stopped
+    at three quarters of its work."""
+    text = "word " * 2_000
+    while own_seconds_to_split(text) < 0.2:  # long enough for the clocks to tell apart, on any machine
+        text += text
+    alone = own_seconds_to_split(text)
+    results = []
+
+    def split():
+        try:
+            results.append(len(split_within(regex.compile(SLOW_SPLIT), text, seconds=3 * alone)))
+        except TimeoutError as error:
+            results.append(error)
+
+    threads = [threading.Thread(target=split) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [len(text)] * 4

@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from ..engine.patterns import PatternError
 from ..sandbox.worker_processes import cap_this_process, end_group_with, end_worker, lifeline, worker_context
-from ..sandbox.machine_turns import MACHINE_TURNS, NoTurnError, UnsafeFolderError
+from ..sandbox.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, UnsafeFolderError
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs
@@ -77,13 +77,15 @@ def run_within_budget(
     *,
     progress: Callable[[int, int], None] | None = None,
     waiting: Callable[[int], None] | None = None,
+    turns: MachineTurns | None = None,
 ):
     """`job(*arguments, deadline=, progress=)` in a process of its own,
-    within `budget`, once a core is free: its result. A ValueError the job
+    within `budget`, once a core is free in `turns` (MACHINE_TURNS, the
+    jobs' line, unless another is named): its result. A ValueError the job
     raises (bad settings; a PatternError) is raised here; running out of
     memory or time, OverBudgetError; a bug in the job, RuntimeError with
     its traceback."""
-    with _turn(words, waiting):
+    with _turn(words, waiting, turns or MACHINE_TURNS):
         worker = SPARE_WORKERS.take()
         connection = worker.connection
         connection.send((job, arguments, budget))
@@ -122,10 +124,10 @@ def run_within_budget(
 
 
 @contextlib.contextmanager
-def _turn(words: JobWords, waiting: Callable[[int], None] | None) -> Iterator[None]:
+def _turn(words: JobWords, waiting: Callable[[int], None] | None, turns: MachineTurns) -> Iterator[None]:
     """Wait until a core of this machine is free for this job, and hold it."""
     try:
-        with MACHINE_TURNS.turn(wait_seconds=MAX_WAIT_SECONDS, waiting=waiting):
+        with turns.turn(wait_seconds=MAX_WAIT_SECONDS, waiting=waiting):
             yield
     except NoTurnError:
         raise OverBudgetError(
@@ -222,6 +224,8 @@ def _in_the_process(connection, lifeline_end) -> None:
         connection.send(("memory", None))
     except ImportError as error:  # a library the job loads late may not fit under the cap either
         connection.send(("memory", None) if "failed to map segment" in str(error) else ("failed", traceback.format_exc()))
+    except RuntimeError as error:  # nor may a thread's stack (training counts with threads)
+        connection.send(("memory", None) if "can't start new thread" in str(error) else ("failed", traceback.format_exc()))
     except PatternError as error:
         connection.send(("pattern", str(error)))
     except ValueError as error:

@@ -126,3 +126,21 @@ def test_the_fork_server_preloads_the_engine_when_started_from_any_folder(tmp_pa
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=environment, check=True, timeout=120)
     assert (tmp_path / "preloaded.txt").read_text() == "True"  # the engine was there before the job came
     assert len((tmp_path / "runs.txt").read_text().split()) == 1  # and no worker ran the script again
+
+
+def cores_and_counting_threads(*, deadline, progress) -> tuple[set[int], int]:
+    from bpe_core.engine.corpus import worker_count
+
+    return os.sched_getaffinity(0), worker_count(None)
+
+
+@pytest.mark.slow  # a worker process
+def test_a_job_never_takes_the_serving_core(monkeypatch, tmp_path):
+    """However many threads a job starts (counting in C starts one per core
+    it may use), the lowest core of those the server may use stays free of
+    visitors' work; on one core, the job shares it."""
+    monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", 1))
+    cores, threads = run_within_budget(cores_and_counting_threads, (), ROOMY, WORDS)
+    servers = sorted(os.sched_getaffinity(0))
+    assert cores == (set(servers[1:]) if len(servers) > 1 else set(servers))
+    assert threads == len(cores)

@@ -29,9 +29,20 @@ started along:
   it, a worker with its fork server.
 
 A worker that runs a visitor's work is capped (`cap_this_process`): memory,
-processor time, a priority below the server's. Whatever it starts inherits
-those limits, and knows it is capped (`in_capped_process`): a regex that
-someone typed may be compiled there, where the caps bound it.
+processor time, a priority below the server's, and the cores it may run on:
+every core but one, the *serving core*, which visitors' work never takes
+from the servers that draw every visitor's pages. Whatever it starts
+inherits those limits, and knows it is capped (`in_capped_process`): a
+regex that someone typed may be compiled there, where the caps bound it.
+
+Why leave a core rather than lower the jobs' priority? A job's budget is
+counted by the clock (the visitor waits in seconds), and a job at a low
+priority beside any busy program on the machine gets a sliver of a core and
+runs past it. Kept off one core, a job runs at full speed on the others,
+however many threads it starts (counting a corpus in C starts one per core
+it may use), and the server's turn at its core never waits for a job.
+Measured with six visitors' browsers opening heavy links: see
+benchmarks/serving_first.py.
 """
 
 from __future__ import annotations
@@ -135,6 +146,7 @@ def cap_this_process(memory_bytes: int, cpu_seconds: int | None = None, nice: in
     os.environ[_CAPPED] = "1"
     if nice:
         os.nice(nice)
+    _leave_the_serving_core()
     try:
         import resource
 
@@ -143,6 +155,17 @@ def cap_this_process(memory_bytes: int, cpu_seconds: int | None = None, nice: in
         if cpu_seconds is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     except (ImportError, OSError, ValueError):  # not Linux: only the caller's clock bounds the work
+        pass
+
+
+def _leave_the_serving_core() -> None:
+    """Run on every core this process may use but the lowest numbered (the
+    serving core), where it may use more than one (Linux; elsewhere all)."""
+    try:
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) > 1:
+            os.sched_setaffinity(0, cores[1:])
+    except (AttributeError, OSError):  # no affinity to set here
         pass
 
 

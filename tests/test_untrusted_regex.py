@@ -164,3 +164,28 @@ def test_a_split_deadline_counts_its_own_threads_time_not_the_servers():
     for thread in threads:
         thread.join()
     assert results == [len(text)] * 4
+
+
+def test_a_tokenizer_file_that_found_no_probe_is_tried_again_not_refused_for_good(monkeypatch):
+    from bpe_core.sandbox import untrusted_tokenizer
+
+    document = hf_tokenizer_json(train("aaab aaab", num_merges=2, pattern="gpt2"))
+    monkeypatch.setattr(untrusted_tokenizer, "helper_context", lambda: NoProcesses)
+    assert "no process to try it in" in untrusted_tokenizer.check_untrusted_tokenizer(document)
+    monkeypatch.undo()
+    assert untrusted_tokenizer.check_untrusted_tokenizer(document) is None
+
+
+@pytest.mark.slow  # a probe's wait
+def test_a_visitors_chat_template_takes_its_turn_in_the_line_for_checks(monkeypatch, tmp_path):
+    from bpe_core.sandbox import jinja_chat
+
+    checks = MachineTurns(tmp_path, cores=1)
+    monkeypatch.setattr(jinja_chat, "CHECK_TURNS", checks)
+    waits = jinja_chat.RENDER_WAIT_SECONDS
+    monkeypatch.setattr(jinja_chat, "RENDER_WAIT_SECONDS", 0.5)
+    turns = [{"role": "user", "content": "hi"}]
+    with checks.turn(wait_seconds=0), pytest.raises(jinja_chat.TemplateProblem, match="busy checking"):
+        jinja_chat.render_untrusted("{{ messages[0].content }}", turns, {})
+    monkeypatch.setattr(jinja_chat, "RENDER_WAIT_SECONDS", waits)  # a busy machine's wait, as in the app
+    assert jinja_chat.render_untrusted("{{ messages[0].content }}", turns, {}).text == "hi"

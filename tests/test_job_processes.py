@@ -144,3 +144,26 @@ def test_a_job_never_takes_the_serving_core(monkeypatch, tmp_path):
     servers = sorted(os.sched_getaffinity(0))
     assert cores == (set(servers[1:]) if len(servers) > 1 else set(servers))
     assert threads == len(cores)
+
+
+def answer(*, deadline, progress) -> int:
+    return 42
+
+
+@pytest.mark.slow  # worker processes
+def test_a_job_starts_when_the_fork_server_stopped_answering(monkeypatch, tmp_path):
+    """Seen under load: the fork server's socket refused connections while
+    its process still ran, and every later job was a traceback."""
+    import socket
+    from multiprocessing import forkserver
+
+    monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", 1))
+    assert run_within_budget(answer, (), ROOMY, WORDS) == 42  # the fork server runs
+    deaf = socket.socket(socket.AF_UNIX)
+    deaf.bind(str(tmp_path / "deaf"))  # bound, never listening: a connection is refused
+    forkserver._forkserver._forkserver_address = str(tmp_path / "deaf")
+    budgeted_jobs.SPARE_WORKERS.close()  # no spare started before it stopped answering
+    try:
+        assert run_within_budget(answer, (), ROOMY, WORDS) == 42
+    finally:
+        deaf.close()

@@ -37,7 +37,14 @@ from multiprocessing.connection import Connection
 from typing import NamedTuple
 
 from ..engine.patterns import PatternError
-from ..sandbox.worker_processes import cap_this_process, end_group_with, end_worker, lifeline, worker_context
+from ..sandbox.worker_processes import (
+    cap_this_process,
+    end_group_with,
+    end_worker,
+    forget_fork_server,
+    lifeline,
+    worker_context,
+)
 from ..sandbox.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, UnsafeFolderError
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
@@ -192,6 +199,15 @@ class Worker(NamedTuple):
 
 
 def _start_worker() -> Worker:
+    """A new worker; if the fork server no longer answers, a new fork server first."""
+    try:
+        return _start_worker_now()
+    except OSError:  # ConnectionRefusedError, FileNotFoundError: its socket is there, nobody listens
+        forget_fork_server()
+        return _start_worker_now()
+
+
+def _start_worker_now() -> Worker:
     context = worker_context()
     ours, theirs = context.Pipe()
     their_lifeline, our_lifeline = lifeline(context)

@@ -100,6 +100,25 @@ def worker_context() -> multiprocessing.context.BaseContext:
     return context
 
 
+def forget_fork_server() -> None:
+    """After a worker could not be started (the fork server stopped
+    answering: ended, or killed, while this process still counts it as
+    running): end it if it still runs, so that the next worker starts a
+    fresh one."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    with server._lock:
+        if server._forkserver_pid is not None:
+            try:
+                os.kill(server._forkserver_pid, signal.SIGKILL)
+                os.waitpid(server._forkserver_pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            os.close(server._forkserver_alive_fd)
+        server._forkserver_pid = server._forkserver_address = server._forkserver_alive_fd = None
+
+
 def helper_context() -> multiprocessing.context.BaseContext:
     """Where helper processes come from: forked from this process when it
     runs a single thread, else from the fork server."""

@@ -167,3 +167,14 @@ def test_a_job_starts_when_the_fork_server_stopped_answering(monkeypatch, tmp_pa
         assert run_within_budget(answer, (), ROOMY, WORDS) == 42
     finally:
         deaf.close()
+
+
+def test_a_job_with_no_process_to_run_in_is_one_line(monkeypatch, tmp_path):
+    def no_process():
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path / "turns", 1))
+    monkeypatch.setattr(budgeted_jobs.SPARE_WORKERS, "take", no_process)
+    with pytest.raises(budgeted_jobs.OverBudgetError, match="could not start: this server has no process") as refused:
+        run_within_budget(answer, (), ROOMY, WORDS)
+    assert "\n" not in str(refused.value)

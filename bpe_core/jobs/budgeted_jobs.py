@@ -93,7 +93,11 @@ def run_within_budget(
     memory or time, OverBudgetError; a bug in the job, RuntimeError with
     its traceback."""
     with _turn(words, waiting, turns or MACHINE_TURNS):
-        worker = SPARE_WORKERS.take()
+        try:
+            worker = SPARE_WORKERS.take()
+        except OSError as error:  # no process to be had (see `_start_worker`): the visitor's one line, not a traceback
+            raise OverBudgetError(f"{words.doing} could not start: this server has no process to run it in now "
+                                  f"({error.strerror or error}); try again in a minute, or {words.instead}.") from None
         connection = worker.connection
         connection.send((job, arguments, budget))
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS

@@ -15,7 +15,7 @@ backtracking costs that text its encoding, not the server its time.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import signal
 
 from .untrusted_regex import PROBE_TEXT, PROBE_WAIT_SECONDS
@@ -35,18 +35,29 @@ def check_untrusted_tokenizer(tokenizer_json: str) -> str | None:
     """None if `tokenizers` loads this file and encodes a sample within
     bounds, else why not. A verdict is kept (a file is judged once, not at
     every rerun), but not the lack of one: a file that found no process or
-    no turn to be tried in is tried again next time."""
-    try:
-        return _verdict(tokenizer_json)
-    except NoProbe as no_probe:
-        return str(no_probe)
+    no turn to be tried in is tried again next time. Verdicts are kept by
+    the file's SHA-256, not the file: a cache keyed by the text would hold
+    up to 16 visitors' 50 MB files for the server's lifetime."""
+    fingerprint = hashlib.sha256(tokenizer_json.encode("utf-8", "surrogatepass")).hexdigest()
+    if fingerprint not in _VERDICTS:
+        try:
+            verdict = _verdict(tokenizer_json)
+        except NoProbe as no_probe:
+            return str(no_probe)
+        _VERDICTS[fingerprint] = verdict
+        while len(_VERDICTS) > KEPT_VERDICTS:
+            del _VERDICTS[next(iter(_VERDICTS))]  # the oldest
+    return _VERDICTS[fingerprint]
+
+
+KEPT_VERDICTS = 256
+_VERDICTS: dict[str, str | None] = {}  # SHA-256 of a file -> its verdict, oldest first
 
 
 class NoProbe(Exception):
     """No probe could be had for a file just now."""
 
 
-@functools.lru_cache(maxsize=16)
 def _verdict(tokenizer_json: str) -> str | None:
     try:
         with CHECK_TURNS.turn(wait_seconds=PROBE_WAIT_SECONDS):  # a turn in the machine's line for checks

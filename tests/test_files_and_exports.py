@@ -8,6 +8,7 @@ from tiktoken.load import load_tiktoken_bpe
 from tokenizers import Tokenizer as HFTokenizer
 
 from bpe_core import Tokenizer, train
+from bpe_core.corpora.samples import SAMPLES_DIR
 from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
@@ -18,6 +19,7 @@ from bpe_core.formats import (
     tokenizer_from_json,
     tokenizer_to_json,
 )
+from bpe_core.formats.native import tokenizer_to_dict
 from bpe_core.vocabularies.catalogue import load_encoding
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from tests.texts import TRICKY_TEXTS
@@ -54,6 +56,19 @@ def test_save_and_load_round_trip(trained, tmp_path):
     assert loaded.stop_reason == trained.stop_reason
     for text in PROBES:
         assert encode_all(loaded, text) == encode_all(trained, text)
+
+
+def test_the_saved_file_is_jsons_text_of_the_tokenizer(trained_chars, tmp_path):
+    # Saving writes long lists a slice at a time (to spare memory); the file
+    # must still be, byte for byte, what json.dumps makes of the fields.
+    shakespeare = (SAMPLES_DIR / "tiny_shakespeare.txt").read_text(encoding="utf-8")[:300_000]
+    many_merges = train(shakespeare, num_merges=2_500, pattern="cl100k", special_tokens=["<|endoftext|>"])
+    for tok in (many_merges, trained_chars):
+        path = tmp_path / "tok.json"
+        save_tokenizer(tok, path)
+        expected = json.dumps(tokenizer_to_dict(tok), ensure_ascii=False)
+        assert path.read_text(encoding="utf-8") == tokenizer_to_json(tok) == expected
+    assert len(json.loads(expected)["merges"]) == 300 and len(tokenizer_to_dict(many_merges)["merges"]) == 2_500
 
 
 def test_character_tokenizer_round_trips(trained_chars):

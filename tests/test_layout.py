@@ -44,6 +44,21 @@ def test_the_command_line_loads_no_app_or_drawing_library():
     assert loaded_after(code) == []
 
 
+@pytest.mark.parametrize("pattern, loads_regex", [("cl100k", False), (r"\p{L}+|\s+|[^\p{L}\s]+", True)])
+def test_the_command_lines_training_loads_regex_only_for_a_custom_pattern(tmp_path, pattern, loads_regex):
+    """With a preset, `train` splits and counts in C: `regex`, the largest
+    import (1.7 MB of the peak memory benchmarks/train_speed.py sets beside
+    rustbpe's), is loaded only to split with a pattern C does not know."""
+    corpus, output = str(ROOT / "sample_corpora" / "english_prose.txt"), str(tmp_path / "tok.json")
+    code = (
+        "import json, sys\nfrom bpe_core.cli import main\n"
+        f"main(['train', {corpus!r}, '--pattern', {pattern!r}, '--merges', '20', '-o', {output!r}])\n"
+        "print(json.dumps(sorted(name for name in ['regex'] if name in sys.modules)))"
+    )
+    assert loaded_after(code) == (["regex"] if loads_regex else [])
+    assert len(json.loads((tmp_path / "tok.json").read_text(encoding="utf-8"))["merges"]) == 20  # it trained
+
+
 def test_fingerprints_tell_tokenizers_apart_and_survive_a_round_trip():
     corpus = "low lower lowest newer wider, the widest and the newest. " * 50
     tok = train(corpus, num_merges=20, pattern="cl100k")

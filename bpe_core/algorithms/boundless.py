@@ -132,17 +132,22 @@ class _BoundlessTraining:
         self.start_of: dict[bytes, int] = {}  # a pretoken -> its first position in `words`
         position = 0
         for piece in pieces:
-            self.start_of[piece.encode("utf-8")] = position
-            position += len(piece.encode("utf-8"))
-        self.pretoken_unit: dict[bytes, int] = {}
+            encoded = piece.encode("utf-8")
+            self.start_of[encoded] = position
+            position += len(encoded)
+        unit_of: dict[str, int] = {}  # numbered by first appearance in the runs
         for run in runs:
             for piece in run:
-                self.pretoken_unit.setdefault(piece.encode("utf-8"), _PRETOKEN + len(self.pretoken_unit))
+                if piece not in unit_of:
+                    unit_of[piece] = _PRETOKEN + len(unit_of)
+        self.pretoken_unit = {piece.encode("utf-8"): unit for piece, unit in unit_of.items()}
         self.unit_bytes = {unit: piece for piece, unit in self.pretoken_unit.items()}
-        self.runs = MergeState(([self.pretoken_unit[piece.encode("utf-8")] for piece in run], count)
-                               for run, count in runs.items())
+        self.runs = MergeState(([unit_of[piece] for piece in run], count) for run, count in runs.items())
         self.whole: dict[int, int] = {}  # pretoken unit -> its token, once a merge has made it whole
         self.waiting: dict[int, list[Pair]] = {}  # pretoken unit -> supermerge pairs refused until it is whole
+        for pair in self.runs.pair_count:  # no pretoken is whole yet: every pair waits
+            self.waits(pair)
+        self.runs.withhold(self.runs.pair_count)
         self.trace: list[MergeStep] = []
         self.supermerges: list[int] = []
         self.joined = 0  # tokens the supermerges saved
@@ -173,11 +178,16 @@ class _BoundlessTraining:
 
     def new_superword(self, pair: Pair) -> bool:
         """Whether the runs may merge `pair` now: both sides whole, and a new token."""
+        return not self.waits(pair) and self.bytes_of(pair[0]) + self.bytes_of(pair[1]) not in self.known
+
+    def waits(self, pair: Pair) -> bool:
+        """Whether a side of `pair` is a pretoken not whole yet; if so, the
+        pair waits for it (see `merge_words`)."""
         for unit in pair:
             if unit >= _PRETOKEN and unit not in self.whole:
                 self.waiting.setdefault(unit, []).append(pair)
-                return False
-        return self.bytes_of(pair[0]) + self.bytes_of(pair[1]) not in self.known
+                return True
+        return False
 
     def merge_words(self, pair: Pair, count: int) -> None:
         new_id = len(self.tokens)
@@ -188,7 +198,8 @@ class _BoundlessTraining:
         if unit is not None and self.words.token[start] == new_id and self.words.following[start] == UNLINKED:
             self.whole[unit] = new_id  # the pretoken is one token now: its supermerges may happen
             for waiting in self.waiting.pop(unit, ()):
-                self.runs.reconsider(waiting)
+                if not self.waits(waiting):  # else it waits for its other side, outside the heap
+                    self.runs.reconsider(waiting)
 
     def join_pretokens(self, pair: Pair, count: int) -> None:
         new_id = len(self.tokens)

@@ -22,7 +22,7 @@ from pathlib import Path
 # algorithms, the language tables and the chat templates.
 from ..corpora.corpus_files import corpus_paths, count_files, readable_chunks, write_counts
 from ..engine.corpus import count_chunks, worker_count
-from ..engine.patterns import PRESETS, compile_pattern
+from ..engine.patterns import PRESETS, check_pattern
 from ..engine.specials import found_in
 from ..engine.training import train
 from ..formats import save_tokenizer
@@ -168,7 +168,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     """The piece counts of every corpus named: text from standard input
     ("-"), text files, folders and globs read block by block, and counts
     (`*.json`), merged in the order given."""
-    compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
+    check_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
     bar = ProgressBar("counting", "MB", scale=1e6)
     if specs == ["-"]:
         chunks = readable_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
@@ -184,7 +184,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
 def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: tuple[str, ...]) -> dict[str, int]:
     """The piece counts of the files `specs` name, counted by the Dask
     cluster at `address` (or "local:N"): the same counts as `count_corpus`."""
-    compile_pattern(pattern)
+    check_pattern(pattern)
     try:
         from ..corpora import dask_counting
     except ImportError as error:

@@ -88,24 +88,32 @@ def count_files(
     if workers is None:
         workers = worker_count(text_bytes)
     block_bytes = min(READ_BYTES, chunk_size(text_bytes, workers))
-    total: dict[str, int] = {}
+    total: dict[str, int] | None = None
     texts: list[Path] = []
 
+    def add(counts: dict[str, int]) -> None:
+        nonlocal total
+        if total is None:
+            total = counts  # the first counts are the total so far: no copy of millions of pieces
+        else:
+            add_counts(total, counts)
+
     def flush_texts() -> None:
-        chunks = (chunk for path in texts for chunk in file_chunks(path, pattern, special_tokens, progress, block_bytes))
-        add_counts(total, count_chunks(chunks, pattern, special_tokens, workers=workers))
-        texts.clear()
+        if texts:
+            chunks = (chunk for path in texts for chunk in file_chunks(path, pattern, special_tokens, progress, block_bytes))
+            add(count_chunks(chunks, pattern, special_tokens, workers=workers))
+            texts.clear()
 
     for path in paths:
         if path.suffix == COUNTS_SUFFIX:
             flush_texts()
-            add_counts(total, read_counts(path))
+            add(read_counts(path))
             if progress is not None:
                 progress(path.stat().st_size)
         else:
             texts.append(path)
     flush_texts()
-    return total
+    return {} if total is None else total
 
 
 def file_chunks(

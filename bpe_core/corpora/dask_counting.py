@@ -401,7 +401,7 @@ def _first_cut(data: bytes, target: int, special_tokens: tuple[str, ...], longes
     before = data[begin:target].decode("utf-8", "surrogateescape")
     after = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode(data[target:], final=at_end)
     text = before + after
-    for found in LETTER_THEN_OTHER.finditer(text, len(before)):
+    for found in patterns.trusted_regex(LETTER_THEN_OTHER).finditer(text, len(before)):
         cut = found.start()
         if not at_end and cut + longest > len(text):
             return None  # a special token might run on past what was read

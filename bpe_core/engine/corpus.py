@@ -22,10 +22,8 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future
 
-import regex
-
 from . import native_training
-from .patterns import compile_pattern, pattern_name, split_pieces
+from .patterns import compile_pattern, pattern_name, split_pieces, trusted_regex
 from .specials import special_spans, split_on_specials
 from .utf8 import encodable
 
@@ -45,7 +43,7 @@ PARALLEL_MIN_CHARS = 2_000_000  # below this, a helper process costs about what 
 # `\s+(?!\S)` and `\s++$` decide a run of whitespace by what follows.)
 # Whole-text ("none") and custom patterns promise no such place and are
 # split in one go.
-LETTER_THEN_OTHER = regex.compile(r"(?<=\p{L})(?=[^\p{L}\p{M}\p{N}'])")
+LETTER_THEN_OTHER = r"(?<=\p{L})(?=[^\p{L}\p{M}\p{N}'])"  # compiled by `trusted_regex` where it is used
 _CUTTABLE_PATTERNS = {"gpt2", "cl100k", "o200k"}
 
 
@@ -195,7 +193,7 @@ def cut_points(text: str, pattern: str, special_tokens: tuple[str, ...] = (), si
     specials = special_spans(text, special_tokens)
     cuts, position = [], size
     while position < len(text):
-        found = LETTER_THEN_OTHER.search(text, position)
+        found = trusted_regex(LETTER_THEN_OTHER).search(text, position)
         if found is None:
             break
         special = _special_around(specials, found.start())
@@ -215,7 +213,7 @@ def last_cut(text: str, special_tokens: tuple[str, ...] = ()) -> int:
     specials = special_spans(text, special_tokens)
     end = len(text) - max(map(len, special_tokens), default=1) + 1
     while end > 0:
-        found = _LAST_CUT.search(text, 0, end)
+        found = trusted_regex(_LAST_CUT).search(text, 0, end)
         if found is None:
             return 0
         special = _special_around(specials, found.start())
@@ -225,7 +223,7 @@ def last_cut(text: str, special_tokens: tuple[str, ...] = ()) -> int:
     return 0
 
 
-_LAST_CUT = regex.compile("(?r)" + LETTER_THEN_OTHER.pattern)
+_LAST_CUT = "(?r)" + LETTER_THEN_OTHER  # the same places, searched from the end
 
 
 def _special_around(spans: list[tuple[int, int]], position: int) -> tuple[int, int] | None:
@@ -242,9 +240,11 @@ def can_cut(pattern: str) -> bool:
 
 
 def checked_counts(corpus: Mapping[str, int]) -> dict[str, int]:
-    """Word (or piece) counts as training takes them, or ValueError naming what is wrong."""
+    """Word (or piece) counts as training takes them, or ValueError naming
+    what is wrong. Valid counts in a plain dict are that dict, not a copy
+    (they may number millions, and training only reads them)."""
     if _plainly_valid(corpus):
-        return dict(corpus)
+        return corpus if type(corpus) is dict else dict(corpus)
     pieces: dict[str, int] = {}
     for word, count in corpus.items():
         if not isinstance(word, str) or not word:

@@ -152,6 +152,16 @@ class MergeState:
                 heapq.heappush(self.heap, (-1, self._first_position(pair), pair))
         return bool(self.heap)
 
+    def withhold(self, pairs: Iterable[Pair]) -> None:
+        """Take `pairs` out of the running, as if `best_pair` had refused
+        each, until `reconsider` offers it again: a rule that knows which
+        pairs it refuses spares them surfacing one by one first."""
+        withheld = set(pairs)
+        self.heap = [entry for entry in self.heap if entry[2] not in withheld]
+        heapq.heapify(self.heap)
+        if self.seen_once is not None:
+            self.seen_once = [pair for pair in self.seen_once if pair not in withheld]
+
     def reconsider(self, pair: Pair) -> None:
         """Offer a pair that `best_pair` refused again (if it still occurs)."""
         count = self.pair_count.get(pair)

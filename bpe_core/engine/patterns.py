@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 # GPT-2 and GPT-3 (tiktoken's r50k_base); an equivalent, faster form of the
 # pattern in the GPT-2 release.
@@ -115,6 +117,26 @@ def register_model_pattern(name: str, source: str) -> None:
         MODEL_PATTERNS[name] = source
 
 
+def check_pattern(pattern: str) -> None:
+    """Refuse an unusable split pattern now, before any work, as
+    `compile_pattern` would. A preset, a model's or an algorithm's pattern
+    is known to be usable: it is compiled at its first use (see
+    `trusted_regex`), not here."""
+    if pattern_name(pattern) == "custom":
+        compile_pattern(pattern)
+
+
+@functools.cache
+def trusted_regex(source: str) -> regex.Pattern:
+    """`regex.compile` for the engine's own patterns, the module loaded on
+    first use: training with a preset splits and counts in C (see
+    `native_training`), and the command line that does it starts without
+    `regex` (1.7 MB, its largest import)."""
+    import regex
+
+    return regex.compile(source)
+
+
 def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a preset name or a custom regex, refusing unusable ones.
 
@@ -152,7 +174,7 @@ EMPTY_MATCHES = (
 @functools.lru_cache(maxsize=64)
 def _compile_trusted(source: str) -> regex.Pattern:
     """A preset's or a maker's pattern, compiled once for good."""
-    compiled = regex.compile(source)
+    compiled = trusted_regex(source)
     if compiled.match("") is not None or _finds_empty(compiled, timeout=None):
         raise PatternError(EMPTY_MATCHES)
     return compiled

@@ -35,7 +35,7 @@ from . import c_encoder
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
-from .patterns import compile_pattern, pattern_name, pattern_source, piece_spans, split_pieces
+from .patterns import check_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
 from .real_tiktoken import TiktokenEncoding
 from .specials import SpecialChoice, split_on_specials
@@ -175,7 +175,7 @@ class Tokenizer(EncodingBase):
         beyond the vocabulary size (SuperBPE's "transition")."""
         if units not in ("bytes", "chars"):
             raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
-        compile_pattern(pattern)  # refuse a broken pattern now, not at first use
+        check_pattern(pattern)  # refuse a broken pattern now, not at first use
         self.name = name
         self.pattern = pattern_source(pattern)
         self.units: Units = units

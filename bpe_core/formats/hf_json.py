@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import functools
 import json
-
-import regex
+import re
 
 from ..engine.patterns import CL100K_PATTERN, PRESETS, PatternError, compile_pattern
 from ..engine.tokenizer import Tokenizer
@@ -43,7 +42,7 @@ from .reading import (
 # "{1,3}". At the very end of a top-level alternative nothing can make the
 # engine backtrack into the repetition, so the plain greedy form is the same.
 ONIGURUMA_EQUIVALENTS = {CL100K_PATTERN: CL100K_PATTERN.replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")}
-POSSESSIVE_INTERVAL = regex.compile(r"\{\d+(?:,\d*)?\}\+")
+POSSESSIVE_INTERVAL = re.compile(r"\{\d+(?:,\d*)?\}\+")  # in a pattern's text: the standard library reads it
 
 
 @functools.cache

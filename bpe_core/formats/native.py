@@ -24,7 +24,9 @@ wrong, so that an upload of the wrong file is a message, not a traceback.
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..engine.merge_learning import MergeStep
@@ -45,18 +47,7 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     are exactly the base units and then merge i at first_merge_id + i; any
     other (a rank file with gaps, tokens no merge builds) is refused rather
     than saved with different ids."""
-    merges = tokenizer.merges
-    merge_ids = [new_id for _, new_id in merges]
-    expected_ids = set(range(tokenizer.first_merge_id + len(merges))) | (
-        {tokenizer.unknown_id} if tokenizer.unknown_id is not None else set()
-    )
-    removed = set(tokenizer.removed_tokens) if isinstance(tokenizer, ReplayTokenizer) else set()
-    base_in_order = tokenizer.units == "chars" or all(tokenizer.vocab[byte] == bytes([byte]) for byte in range(256))
-    if (
-        not base_in_order
-        or merge_ids != list(range(tokenizer.first_merge_id, tokenizer.first_merge_id + len(merges)))
-        or set(tokenizer.vocab) | removed != expected_ids
-    ):
+    if not _ids_in_merge_order(tokenizer):
         raise ValueError(
             f"{tokenizer.name!r} is not a merge history in this format's order (its ids are ranks of another "
             "vocabulary); save it with to_tiktoken_file() or to_hf_json() instead."
@@ -89,12 +80,52 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     return data
 
 
+def _ids_in_merge_order(tokenizer: Tokenizer) -> bool:
+    """Whether the ids are the base units, then merge i at first_merge_id + i
+    (and the unknown character's, if any): all that this format can hold.
+    Checked id by id: sets of every id would cost more than the file."""
+    first, merges = tokenizer.first_merge_id, tokenizer.merges
+    if any(new_id != first + index for index, (_, new_id) in enumerate(merges)):
+        return False
+    if tokenizer.units == "bytes" and any(tokenizer.vocab.get(byte) != bytes([byte]) for byte in range(256)):
+        return False
+    end, unknown_id = first + len(merges), tokenizer.unknown_id
+    removed = tokenizer.removed_tokens if isinstance(tokenizer, ReplayTokenizer) else {}  # no longer in vocab
+    expected = end + (unknown_id is not None and not 0 <= unknown_id < end)
+    return len(tokenizer.vocab) + len(removed) == expected and all(
+        0 <= token_id < end or token_id == unknown_id for token_id in itertools.chain(tokenizer.vocab, removed)
+    )
+
+
 def tokenizer_to_json(tokenizer: Tokenizer) -> str:
-    return json.dumps(tokenizer_to_dict(tokenizer), ensure_ascii=False)
+    return "".join(_json_parts(tokenizer_to_dict(tokenizer)))
 
 
 def save_tokenizer(tokenizer: Tokenizer, path) -> None:
-    Path(path).write_text(tokenizer_to_json(tokenizer), encoding="utf-8")
+    """Write `tokenizer_to_json`'s text, a part at a time (see `_json_parts`)."""
+    with open(path, "w", encoding="utf-8") as file:
+        file.writelines(_json_parts(tokenizer_to_dict(tokenizer)))
+
+
+def _json_parts(value: object, slice_size: int = 1_000) -> Iterator[str]:
+    """The text of `json.dumps(value, ensure_ascii=False)`, in parts: a long
+    list a slice at a time. json.dumps makes a string of every number
+    before it joins them (on Python 3.11, some 50 bytes each), so a file of
+    10,000 merges and their counts would cost megabytes more than its own
+    size at once; slices keep that to a few kilobytes, at json's speed."""
+    if isinstance(value, dict):
+        yield "{"
+        for index, (key, item) in enumerate(value.items()):
+            yield f"{', ' if index else ''}{json.dumps(key, ensure_ascii=False)}: "
+            yield from _json_parts(item, slice_size)
+        yield "}"
+    elif isinstance(value, list) and len(value) > slice_size:
+        yield "["
+        for start in range(0, len(value), slice_size):
+            yield (", " if start else "") + json.dumps(value[start : start + slice_size], ensure_ascii=False)[1:-1]
+        yield "]"
+    else:
+        yield json.dumps(value, ensure_ascii=False)
 
 
 def load_tokenizer(path) -> Tokenizer:

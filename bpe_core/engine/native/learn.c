@@ -532,18 +532,6 @@ static double monotonic_seconds(void) {
     return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
-/* The learned merges as Python's list of (left, right, count, corpus_tokens). */
-static PyObject *steps_list(const int64_t *learned, int32_t steps) {
-    PyObject *list = PyList_New(steps);
-    for (int32_t step = 0; list != NULL && step < steps; step++) {
-        const int64_t *row = &learned[4 * (int64_t)step];
-        PyObject *item = Py_BuildValue("(iiLL)", (int)row[0], (int)row[1], (long long)row[2], (long long)row[3]);
-        if (item == NULL) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, step, item);
-    }
-    return list;
-}
-
 const char native_learn_merges_doc[] =
     "learn_merges(pieces, alphabet, num_merges, min_count, deadline, progress, report_every)\n"
     "--\n\n"
@@ -552,8 +540,9 @@ const char native_learn_merges_doc[] =
     "bytes when `alphabet` is None, else the characters of the str `alphabet`\n"
     "(id i is its i-th character). `deadline` is a time.monotonic() reading or\n"
     "None; `progress(done, num_merges)` is called after every `report_every`\n"
-    "merges. Returns (steps, stop, stop_count): steps a list of (left, right,\n"
-    "count, corpus_tokens after), stop 0 (all learned), 1 (the deadline\n"
+    "merges. Returns (steps, stop, stop_count): steps bytes holding four\n"
+    "native 64-bit integers a merge (left, right, count, corpus_tokens after:\n"
+    "memoryview(steps).cast('q')), stop 0 (all learned), 1 (the deadline\n"
     "passed), 2 (no pair left) or 3 (the best pair's count, stop_count, is\n"
     "below min_count). Returns None for pieces it cannot learn from exactly.";
 
@@ -631,7 +620,10 @@ PyObject *native_learn_merges(PyObject *module, PyObject *args) {
     free_state(&s); /* before the Python objects are made: the two need not fit in memory together */
     memset(&s, 0, sizeof s);
     if (!failed) {
-        PyObject *steps = steps_list(learned, step);
+        /* The rows as they are, not a tuple of four Python ints a merge (over
+         * 150 bytes each), so that the caller's trace is the only copy of
+         * the merges as Python objects. */
+        PyObject *steps = PyBytes_FromStringAndSize((const char *)learned, 4 * (Py_ssize_t)step * sizeof(int64_t));
         if (steps != NULL) result = Py_BuildValue("(NiL)", steps, stop, (long long)stop_count);
     }
 done:

@@ -53,6 +53,14 @@ def tiktokens_own(name: str) -> tiktoken.Encoding:
         return tiktoken.Encoding(**constructor())
 
 
+def published_pattern(name: str) -> str:
+    """The split pattern tiktoken's constructor for `name` gives, read
+    without loading any ranks."""
+    with mock.patch.object(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {}), \
+            mock.patch.object(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: {}):
+        return openai_public.ENCODING_CONSTRUCTORS[name]()["pat_str"]
+
+
 def pinned_hashes(name: str) -> list[str]:
     """The SHA-256 pins tiktoken's constructor for `name` checks its rank file
     against (r50k_base's for gpt2, see the note above)."""

@@ -36,7 +36,7 @@ from unittest import mock
 
 import tiktoken
 import tiktoken.load
-import tiktoken_ext.openai_public as openai_public
+from tiktoken_ext import openai_public
 
 SHIPPED = Path(__file__).resolve().parent.parent / "bpe_core" / "vocabularies" / "files"
 _UNPACKED = tempfile.TemporaryDirectory(prefix="tiktoken-oracle-")  # removed when the test process ends

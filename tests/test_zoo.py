@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import load_encoding
+from bpe_core.engine import c_encoder
 from bpe_core.engine.patterns import pattern_name
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
@@ -50,13 +51,11 @@ def maker_encode(name: str):
 
 @pytest.mark.parametrize("name", EVERY_MODEL)
 def test_ids_equal_the_makers_own_library(name):
-    """For Llama 3 and 4 this is no test of the encoder: the fast engine
-    *is* llama-models' own tiktoken Encoding (see the wrapper's test below),
-    so it checks only that the wrapper hands text to it as the maker does
-    (special-token text as plain text). The readable engine's test below is
-    the one that could find the ids wrong. Tekken's engine is built here
-    over shifted ranks, and Mistral v3's is this project's, so for those two
-    the maker's library is an independent reference."""
+    """The fast engine is this project's (the C encoder, or the readable
+    merge loop where it is not built), over the maker's table; the maker's
+    library is its own code (tiktoken's Rust under llama-models and
+    mistral-common, sentencepiece's C++), so it is a reference that shares
+    no code with what it checks."""
     tokenizer, expected = load_encoding(name), maker_encode(name)
     for text in TEXTS:
         assert tokenizer.encode_ordinary(text) == expected(text), text[:40]
@@ -64,31 +63,29 @@ def test_ids_equal_the_makers_own_library(name):
 
 
 @pytest.mark.parametrize("name", ["llama3", pytest.param("llama4", marks=pytest.mark.slow)])
-def test_llama_is_llama_models_own_encoding_wrapped(name):
-    """The zoo's Llama is a wrapper: its fast engine is the tiktoken Encoding
-    llama-models builds, its ranks that Encoding's ranks (one table, not a
-    copy), its pattern and special tokens the maker's, so its ids are the
-    maker's by construction. What the wrapper adds (offsets, the readable
-    engine, the special-token rules) is tested as this engine's own."""
+def test_llama_wraps_llama_models_own_table_and_encodes_it_in_c(name):
+    """The zoo's Llama wraps what llama-models reads: its ranks are that
+    Encoding's ranks (one table, not a copy), its pattern and special tokens
+    the maker's. Encoding them is this project's: the C encoder, not the
+    maker's tiktoken Encoding (which is why the test above can fail)."""
     module = importlib.import_module(f"llama_models.{name}.tokenizer")
     tokenizer = load_encoding(name)
-    engine = tokenizer._rust_bpe
-    assert type(engine).__module__.startswith("tiktoken")
-    assert engine._mergeable_ranks is tokenizer._ids_by_token
     maker = module.Tokenizer(Path(module.__file__).with_name("tokenizer.model"))
-    assert engine._mergeable_ranks == maker.model._mergeable_ranks
-    assert tokenizer.pattern == engine._pat_str == maker.model._pat_str
+    assert tokenizer.mergeable_ranks == maker.model._mergeable_ranks
+    assert tokenizer.pattern == maker.model._pat_str
     assert tokenizer.special_tokens == maker.special_tokens
     assert len(tokenizer.vocab) + len(tokenizer.special_tokens) == maker.model.n_vocab
+    assert tokenizer._text_encoder is not None or not c_encoder.available()
+    assert "tiktoken" not in type(tokenizer._text_encoder).__module__
 
 
 @pytest.mark.parametrize("name", TIKTOKEN_STYLE)
 def test_tiktoken_style_models_equal_the_makers_ids_in_the_readable_engine(name):
     """The readable engine (this project's split with `regex` and its merge
-    loop, no tiktoken) against the maker's own library: for Llama the one
-    comparison that shares no code with the maker."""
+    loop) against the maker's own library."""
     tokenizer, expected = load_encoding(name), maker_encode(name)
-    assert tokenizer._rust_bpe is not None  # the model's own pattern is trusted: the fast engine runs
+    # the model's own pattern is one the C splitter implements: the fast engine runs
+    assert tokenizer._text_encoder is not None or not c_encoder.available()
     assert pattern_name(tokenizer.pattern) in (name, "o200k")  # Llama 4 splits as GPT-4o does
     for text in TEXTS:
         assert tokenizer.encode_ordinary(text, reference=True) == expected(text), text[:40]
@@ -245,19 +242,9 @@ def test_fuzzed_sentencepiece_merge_loop_equals_sentencepiece(text):
         assert tokenizer.decode(tokenizer.encode_ordinary(text)) == text
 
 
-def test_a_makers_encoding_is_shared_only_when_it_is_the_same_tokenizer():
-    """Llama's tokenizer encodes with the very Encoding llama-models built
-    (not a second copy); an Encoding over other ranks, pattern or special
-    tokens is never taken for it."""
-    from bpe_core.engine.tokenizer import Tokenizer
-    from bpe_core.vocabularies.openai import tiktoken_encoding
-
-    gpt2 = tiktoken_encoding("gpt2")
-    ranks = gpt2._mergeable_ranks
-    settings = dict(name="g", pattern=gpt2._pat_str, vocab={rank: token for token, rank in ranks.items()},
-                    ranks=ranks, special_tokens=gpt2._special_tokens)
-    assert Tokenizer(**settings, engine=gpt2)._rust_bpe is gpt2
-    for other in (dict(special_tokens={}), dict(pattern="cl100k"), dict(ranks=None), dict(ranks=dict(ranks))):
-        assert Tokenizer(**{**settings, **other}, engine=gpt2)._rust_bpe is not gpt2, other
-    llama3 = load_encoding("llama3")
-    assert llama3._rust_bpe._pat_str == llama3.pattern and llama3._rust_bpe._special_tokens == llama3.special_tokens
+@pytest.mark.parametrize("name", TIKTOKEN_STYLE)
+def test_the_c_splitter_implements_each_models_own_pattern(name):
+    """Each model's split pattern, as its maker's package gives it, is one
+    the C encoder splits by hand (a maker who changed it would otherwise
+    lose the fast engine unnoticed; the ids would stay right)."""
+    assert c_encoder.SPLIT_NAMES.get(load_encoding(name).pattern)

@@ -15,31 +15,25 @@ import os
 import sys
 from pathlib import Path
 
-from ..algorithms.boundless import train_boundless
-from ..algorithms.dropout import check_dropout, encode_with_dropout
-from ..algorithms.hf_trainers import train_unigram, train_wordpiece
-from ..algorithms.picky import check_threshold, train_picky
-from ..algorithms.superbpe import check_transition, train_superbpe
-from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
-from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
-from ..analysis.words import HOW_WORDS_ARE_COUNTED
-from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from ..corpora.udhr import declarations
+# What every command needs, and what the parser shows (the names of the
+# encodings); what only one command needs it imports when it runs, so that
+# `train`, the command that counts its time, starts without the research
+# algorithms, the language tables and the chat templates.
+from ..corpora.corpus_files import corpus_paths, count_files, readable_chunks, write_counts
 from ..engine.corpus import count_chunks, worker_count
 from ..engine.patterns import PRESETS, compile_pattern
 from ..engine.specials import found_in
-from ..engine.token_ids import parse_token_ids
 from ..engine.training import train
 from ..formats import save_tokenizer
-from ..vocabularies.catalogue import CHAT_NAMES, ENCODING_NAMES, LISTED, chat_prompt, load_encoding
-from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
-from ..vocabularies.zoo import ModelPackageMissing
 from .inputs import (
+    CHAT_NAMES,
+    ENCODING_NAMES,
     TOKENIZER_FILE_HELP,
     OptionError,
     UserError,
     add_rank_file_pattern,
     add_tokenizer_choice,
+    model_chat,
     pick_tokenizer,
     read_text,
     read_tokenizer_file,
@@ -96,6 +90,10 @@ RESEARCH_ALGORITHMS = ("superbpe", "boundless", "picky")
 def train_research(args: argparse.Namespace) -> None:
     """SuperBPE, BoundlessBPE or Picky BPE on this engine (`bpe_core.algorithms`),
     saved in this engine's format. Their options are checked before any work."""
+    from ..algorithms.boundless import train_boundless
+    from ..algorithms.picky import check_threshold, train_picky
+    from ..algorithms.superbpe import check_transition, train_superbpe
+
     vocab_size = args.vocab_size if args.vocab_size is not None else 256 + args.merges
     try:
         if args.algorithm == "superbpe":
@@ -145,6 +143,8 @@ def corpus_text(specs: list[str], algorithm: str) -> str:
 
 def train_hugging_face(args: argparse.Namespace) -> None:
     """WordPiece or Unigram by Hugging Face's trainers, saved as its tokenizer.json."""
+    from ..algorithms.hf_trainers import train_unigram, train_wordpiece
+
     if args.vocab_size is None:
         raise UserError(f"{args.algorithm} learns a vocabulary of a size, not merges: give --vocab-size")
     paths = [Path("-")] if args.corpus == ["-"] else corpus_paths(args.corpus)
@@ -169,7 +169,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
     bar = ProgressBar("counting", "MB", scale=1e6)
     if specs == ["-"]:
-        chunks = stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
+        chunks = readable_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
         counts = count_chunks(chunks, pattern, special_tokens, workers=worker_count(None))
     else:
         paths = corpus_paths(specs)
@@ -236,6 +236,8 @@ class ProgressBar:
 
 
 def command_encode(args: argparse.Namespace) -> None:
+    from ..algorithms.dropout import check_dropout, encode_with_dropout
+
     if args.dropout is not None:
         try:
             check_dropout(args.dropout)
@@ -263,6 +265,8 @@ def command_encode(args: argparse.Namespace) -> None:
 
 
 def command_decode(args: argparse.Namespace) -> None:
+    from ..engine.token_ids import parse_token_ids
+
     tokenizer = pick_tokenizer(args)
     ids = parse_token_ids(" ".join(args.ids) if args.ids else read_text("-"))
     sys.stdout.write(tokenizer.decode(ids))
@@ -270,6 +274,8 @@ def command_decode(args: argparse.Namespace) -> None:
 
 
 def command_compare(args: argparse.Namespace) -> None:
+    from ..vocabularies.catalogue import load_encoding
+
     text = read_text(args.file)
     tokenizers = [load_encoding(name) for name in args.with_]
     tokenizers += [read_tokenizer_file(path, args.rank_file_pattern) for path in args.tokenizer]
@@ -290,6 +296,10 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
+    from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
+    from ..analysis.words import HOW_WORDS_ARE_COUNTED
+    from ..vocabularies.catalogue import load_encoding
+
     if args.corpus == "udhr":
         tax_of_declarations(args)
         return
@@ -326,27 +336,43 @@ def command_tax(args: argparse.Namespace) -> None:
 
 
 def command_chat(args: argparse.Namespace) -> None:
+    from ..vocabularies.catalogue import chat_prompt, load_encoding
+    from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json, render_prompt
+
     try:
         document = json.loads(read_text(args.file))
     except json.JSONDecodeError as error:
         raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
-    prompt = chat_prompt(messages_from_json(document), args.with_, load_encoding(args.with_))
+    messages = messages_from_json(document)
+    if args.tokenizer:
+        tokenizer, template = model_chat(args.tokenizer)
+        name = tokenizer.name
+        prompt = render_prompt(messages, name, template, tokenizer)
+    else:
+        name = args.with_
+        prompt = chat_prompt(messages, name, load_encoding(name))
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
-        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
+        print(json.dumps({"encoding": name, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
                           "turns": turns, "template_tokens": prompt.template_tokens}, ensure_ascii=False))
         return
     print(prompt.text if prompt.published else OPENAI_COUNT_NOTE)
     print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
     for number, turn in enumerate(turns, start=1):
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
-    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {name}'s template "
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
 def tax_of_declarations(args: argparse.Namespace) -> None:
     """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
+    from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
+    from ..analysis.tax import row_figures
+    from ..analysis.words import HOW_WORDS_ARE_COUNTED
+    from ..corpora.udhr import declarations
+    from ..vocabularies.catalogue import load_encoding
+
     base = args.base or DEFAULT_BASE
     if base not in declarations():
         raise UserError(f"unknown base declaration {base!r}; codes are the udhr package's (eng, cmn_hans, deu_1996, ...)")
@@ -391,6 +417,9 @@ def column_width(names: list[str]) -> int:
 def every_loadable_encoding() -> dict:
     """OpenAI's encodings and every zoo model whose package is installed; a
     note on standard error names each one left out and its pip command."""
+    from ..vocabularies.catalogue import LISTED, load_encoding
+    from ..vocabularies.zoo import ModelPackageMissing
+
     tokenizers = {}
     for name in LISTED:
         try:
@@ -471,7 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparer = commands.add_parser("compare", help="token counts of one text under several tokenizers")
     comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
     comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
-                          help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
+                          help="an encoding (repeatable): %(choices)s")
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help=TOKENIZER_FILE_HELP + " (repeatable)")
     add_rank_file_pattern(comparer)
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
@@ -499,8 +528,12 @@ def build_parser() -> argparse.ArgumentParser:
                                "tokens: the ids of the prompt that asks for the next assistant turn.")
     chat.add_argument("file", metavar="MESSAGES.json",
                       help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
-    chat.add_argument("--with", dest="with_", required=True, choices=CHAT_NAMES, metavar="NAME",
-                      help=f"the model family's template and tokenizer: {', '.join(CHAT_NAMES)}")
+    family = chat.add_mutually_exclusive_group(required=True)
+    family.add_argument("--with", dest="with_", choices=CHAT_NAMES, metavar="NAME",
+                        help="the model family's template and tokenizer: %(choices)s")
+    family.add_argument("--tokenizer", metavar="PATH",
+                        help="a Hugging Face model folder (or a .zip of one, or a model id in the local Hugging Face "
+                        "cache): its tokenizer and its own chat template, rendered as transformers renders it")
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '

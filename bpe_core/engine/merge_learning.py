@@ -317,16 +317,15 @@ def learn_merges(
     stop_reason = None
     for step in range(num_merges):
         if deadline is not None and time.monotonic() > deadline:
-            stop_reason = f"the time allowed ran out after {step:,} of {num_merges:,} merges"
+            stop_reason = out_of_time(step, num_merges)
             break
         best = state.best_pair(rule)
         if best is None:
-            stop_reason = f"no adjacent pair is left to merge after {step} merges"
+            stop_reason = no_pair_left(step)
             break
         pair, count = best
         if count < min_count:
-            times = "once" if count == 1 else f"{count} times"
-            stop_reason = f"after {step} merges the most frequent pair occurs {times}, below min_count={min_count}"
+            stop_reason = below_min_count(step, count, min_count)
             break
         new_id = len(tokens)
         state.merge(pair, new_id)
@@ -337,6 +336,23 @@ def learn_merges(
     if progress is not None:
         progress(num_merges, num_merges)
     return learned, stop_reason
+
+
+# Why training stopped early, in the words `stop_reason` gives the user (the
+# C version of `learn_merges`, see `native_training`, stops for the same reasons).
+
+
+def out_of_time(step: int, num_merges: int) -> str:
+    return f"the time allowed ran out after {step:,} of {num_merges:,} merges"
+
+
+def no_pair_left(step: int) -> str:
+    return f"no adjacent pair is left to merge after {step} merges"
+
+
+def below_min_count(step: int, count: int, min_count: int) -> str:
+    times = "once" if count == 1 else f"{count} times"
+    return f"after {step} merges the most frequent pair occurs {times}, below min_count={min_count}"
 
 
 def leading_pairs_by_step(

@@ -44,13 +44,13 @@ class SuperwordTokenizer(Tokenizer):
         self._words = Tokenizer(name=f"{self.name}, words", pattern=self.pattern, units=self.units,
                                 vocab={token_id: token for token_id, token in vocab.items() if token_id not in superwords},
                                 merges=[merge for merge in merges if merge[1] not in superwords])
-        self._word_pieces = PieceBPE(self._words.mergeable_ranks, self._words.name)
+        self._word_pieces = PieceBPE(self._words.mergeable_ranks)
 
     def _whole_text_engine(self, step, reference):
         return None  # pieces are encoded one by one: runs of them may join
 
     def _piece_encoder(self, step: int | None, reference: bool):
-        """Pieces without the superwords: in Rust (remembered), or replayed
+        """Pieces without the superwords: in C (remembered), or replayed
         at a step, or by the readable merge loop for the reference."""
         if reference:
             return self._words._reference_piece_ids if step is None else functools.partial(self._words.piece_at_step, step=step)

@@ -17,21 +17,21 @@ Two ways to encode, on purpose:
   `encode` except in rare cases where a token's bytes can also be formed
   from a pair that training never merged.
 
-Both run in tiktoken's Rust BPE over this tokenizer's own ranks; the merge
-loop here is the readable reference the tests hold it to (`reference=True`;
-see "encoding" below).
+Both run in the engine's C encoder (see `c_encoder`) where it is built;
+the merge loop here is the readable reference the tests hold it to
+(`reference=True`; see "encoding" below).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import threading
 import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
+from . import c_encoder
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
@@ -49,10 +49,10 @@ UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 
 _PIECE_CACHE_LIMIT = 200_000  # pieces remembered (a tokenizer may be shared by many sessions) ...
 _CACHED_PIECE_CHARS = 256  # ... and only short ones: a long piece (a whitespace run, a whole text) rarely repeats
-_STEP_ENCODINGS_KEPT = 8  # tiktoken encodings of the vocabulary at a step (a slider moves through a few)
+_STEP_ENCODINGS_KEPT = 8  # encoders of the vocabulary at a step (a slider moves through a few)
 # Up to this many characters, a text at a step is encoded by replaying the
-# learned merges: building tiktoken's encoding for a step compiles the split
-# pattern (about 10 ms and 0.7 MB each), which a short text never earns back.
+# learned merges: building an encoder for a step copies the vocabulary's
+# ranks, which a short text never earns back.
 _REPLAYED_CHARS = 1_000
 
 
@@ -163,16 +163,12 @@ class Tokenizer(EncodingBase):
         stop_reason: str | None = None,
         unknown_id: int | None = None,
         ranks: dict[Token, int] | None = None,
-        engine=None,
         algorithm: str = "bpe",
         settings: Mapping[str, int | float] | None = None,
     ):
         """`ranks`, when the caller has it (a rank file read: token -> id,
         `vocab` the other way round), becomes the table encoding looks tokens
-        up in, instead of a second copy of 100,000s of entries; `engine`, a
-        maker's tiktoken `Encoding` over those very ranks, this pattern and
-        these special tokens, encodes instead of a second one built here (a
-        tenth of a second for a large vocabulary). `algorithm` names what
+        up in, instead of a second copy of 100,000s of entries. `algorithm` names what
         trained it ("bpe", or one of `bpe_core.algorithms`: "superbpe",
         "picky", "boundless"), and `settings` what it was trained with
         beyond the vocabulary size (SuperBPE's "transition")."""
@@ -221,9 +217,9 @@ class Tokenizer(EncodingBase):
             raise ValueError(f"Special token ids clash with ordinary token ids: {sorted(clashes)[:5]}.")
         self._cache: dict[str, tuple[int, ...]] = {}
         # Ready to encode once made, as tiktoken's Encoding is (see "encoding" below).
-        self._rust_bpe = self._fast_engine(self._ids_by_token, name, engine)
-        self._rust_pieces = None if self._rust_bpe is not None else PieceBPE(self._ids_by_token, name, unknown_id=unknown_id)
-        self._rust_bpe_by_step: dict[int, object] = {}
+        self._text_encoder = self._c_text_encoder(self._ids_by_token)
+        self._pieces_bpe = None if self._text_encoder is not None else PieceBPE(self._ids_by_token, unknown_id=unknown_id)
+        self._encoders_by_step: dict[int, object] = {}
         self._token_lengths = self._lengths_of_tokens()
         self._step_lock = threading.Lock()
 
@@ -263,6 +259,8 @@ class Tokenizer(EncodingBase):
         training numbers. Caches key on it: two tokenizers with the same
         fingerprint show the same everywhere, and a cache never needs to
         hash 200,000 tokens at every rerun."""
+        import hashlib  # not at the top: OpenSSL takes 4 MB, which training from the command line never needs
+
         digest = hashlib.sha256()
         trained_by = (self.algorithm, repr(sorted(self.settings.items())))
         if trained_by == ("bpe", "[]"):  # plain BPE keeps the digests that shipped data is keyed by
@@ -309,17 +307,17 @@ class Tokenizer(EncodingBase):
     #
     # Two engines give the same ids. The readable one is this module's own:
     # split the text with the pattern, then run the merge loop on each piece
-    # (`merge_piece`); pass `reference=True` for it. The fast one is
-    # tiktoken's Rust BPE built over this tokenizer's own ranks. For a
-    # byte-level tokenizer with a preset split pattern, or a model's own
-    # (which its maker encodes with through tiktoken, see
-    # `patterns.MODEL_PATTERNS`), it takes whole texts (`_rust_bpe`). A
-    # custom regex is Python `regex` syntax, which tiktoken's engine may
-    # read differently, so there
-    # the text is split here and each new piece goes to Rust (`_rust_pieces`,
-    # which also serves the character-level variant; see `piece_bpe`). The
-    # tests hold the engines equal on awkward text; Encode replay shows the
-    # readable one's steps.
+    # (`merge_piece`); pass `reference=True` for it. The fast one is the
+    # engine's C encoder (see `c_encoder`) over this tokenizer's own ranks.
+    # For a byte-level tokenizer whose split pattern it implements (every
+    # preset, and the zoo's models' patterns) it takes whole texts
+    # (`_text_encoder`). Any other pattern (a custom regex, SuperBPE's) is
+    # Python `regex` syntax: the text is split here and each new piece goes
+    # to C (`_pieces_bpe`, which also serves the character-level variant;
+    # see `piece_bpe`). Where the C encoder is not built, both of these are
+    # the readable engine's merge loop, remembered per piece. The tests hold
+    # the engines equal on awkward text; Encode replay shows the readable
+    # one's steps.
 
     def encode(
         self,
@@ -331,19 +329,17 @@ class Tokenizer(EncodingBase):
     ) -> list[int]:
         """Encode like tiktoken, special-token rules included (see `specials`)."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
-        text = encodable(text)
-        rust_bpe = self._whole_text_engine(None, reference)
-        if rust_bpe is not None:
-            return self._rust_encode(rust_bpe, text, allowed)
-        return self._encode_here(text, allowed, self._piece_encoder(None, reference))
+        text_encoder = self._whole_text_engine(None, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text, allowed)
+        return self._encode_here(encodable(text), allowed, self._piece_encoder(None, reference))
 
     def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:
         """Encode, treating special-token strings as ordinary text."""
-        text = encodable(text)
-        rust_bpe = self._whole_text_engine(None, reference)
-        if rust_bpe is not None:
-            return rust_bpe.encode_ordinary(text)
-        return self._encode_here(text, frozenset(), self._piece_encoder(None, reference))
+        text_encoder = self._whole_text_engine(None, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text)
+        return self._encode_here(encodable(text), frozenset(), self._piece_encoder(None, reference))
 
     def _encode_here(self, text: str, allowed: frozenset[str], piece_ids, step: int | None = None) -> list[int]:
         """Split here (at special tokens, then with the pattern), and encode
@@ -365,55 +361,48 @@ class Tokenizer(EncodingBase):
         return list(itertools.chain.from_iterable(map(ids_of_piece.__getitem__, pieces)))
 
     def _piece_encoder(self, step: int | None, reference: bool):
-        """What encodes one piece: a new piece in Rust and a known one from
-        the cache; or the merge loop, for the reference; at a step, Rust over
-        that step's ranks or the replay of the learned pairs, remembered for
-        one call (the tokenizer's cache holds full encodings)."""
+        """What encodes one piece: a new piece in C and a known one from the
+        cache; or the merge loop, for the reference; at a step, C over that
+        step's ranks or the replay of the learned pairs, remembered for one
+        call (the tokenizer's cache holds full encodings)."""
         if step is None:
             return self._reference_piece_ids if reference else self._piece_ids
-        rust_pieces = None if reference else self._rust_bpe_at_step(step)
-        return functools.cache(rust_pieces or functools.partial(self.piece_at_step, step=step))
+        pieces_bpe = None if reference else self._encoder_at_step(step)
+        return functools.cache(pieces_bpe or functools.partial(self.piece_at_step, step=step))
 
-    def _fast_engine(self, ranks: Mapping[bytes, int], name: str, given=None):
-        """tiktoken's `Encoding` over `ranks` (`given`, if it is one over the
-        same ranks, pattern and special tokens), or None where the text must
-        be split here (see the note above)."""
-        if self.units != "bytes" or self.pattern_name == "custom":
+    def _c_text_encoder(self, ranks: Mapping[bytes, int]):
+        """The C encoder of whole texts over `ranks`, or None where the text
+        is split here (see the note above)."""
+        if self.units != "bytes":
             return None
-        if given is not None and given._mergeable_ranks is ranks and given._pat_str == self.pattern \
-                and given._special_tokens == self.special_tokens:
-            return given
-        import tiktoken
+        return c_encoder.text_encoder(ranks, self.pattern, self.special_tokens)
 
-        return tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
+    def _encoder_at_step(self, step: int):
+        """The encoder over the first `step` merges' ranks, of the same kind
+        as this tokenizer's own (for whole texts, or for pieces), or None.
 
-    def _rust_bpe_at_step(self, step: int):
-        """tiktoken's Rust BPE over the first `step` merges' ranks, of the same
-        kind as this tokenizer's own (for whole texts, or for pieces), or None.
-
-        tiktoken merges any two parts whose bytes form a token of the lowest
-        rank; replaying training merges exactly the learned pairs. For a
-        vocabulary that BPE trained (each token made once) the two give the
-        same ids after every step: that is why `encode_at_step` may take the
-        fast road, and the tests hold it to the replay (`reference=True`) on
-        many corpora, patterns and steps. A vocabulary with a token made
-        twice takes the replay."""
+        The fast engines merge any two parts whose bytes form a token of the
+        lowest rank; replaying training merges exactly the learned pairs.
+        For a vocabulary that BPE trained (each token made once) the two
+        give the same ids after every step: that is why `encode_at_step` may
+        take the fast road, and the tests hold it to the replay
+        (`reference=True`) on many corpora, patterns and steps. A vocabulary
+        with a token made twice takes the replay."""
         if len(self._ids_by_token) != len(self.vocab) - (self.unknown_id is not None):
             return None
         with self._step_lock:  # sessions share a tokenizer
-            encoding = self._rust_bpe_by_step.pop(step, None)
-            if encoding is None:
+            encoder = self._encoders_by_step.pop(step, None)
+            if encoder is None:
                 limit = self.first_merge_id + step
                 ranks = {token: rank for token, rank in self._ids_by_token.items() if rank < limit}
-                name = f"{self.name} at step {step}"
-                if self._rust_bpe is not None:
-                    encoding = self._fast_engine(ranks, name)
+                if self._text_encoder is not None:
+                    encoder = self._c_text_encoder(ranks)
                 else:
-                    encoding = PieceBPE(ranks, name, unknown_id=self.unknown_id)
-            self._rust_bpe_by_step[step] = encoding  # the most recently used last
-            while len(self._rust_bpe_by_step) > _STEP_ENCODINGS_KEPT:
-                del self._rust_bpe_by_step[next(iter(self._rust_bpe_by_step))]
-        return encoding
+                    encoder = PieceBPE(ranks, unknown_id=self.unknown_id)
+            self._encoders_by_step[step] = encoder  # the most recently used last
+            while len(self._encoders_by_step) > _STEP_ENCODINGS_KEPT:
+                del self._encoders_by_step[next(iter(self._encoders_by_step))]
+        return encoder
 
     def _lengths_of_tokens(self) -> list[int]:
         """UTF-8 bytes per token id, special tokens included (0 for an id that
@@ -443,9 +432,9 @@ class Tokenizer(EncodingBase):
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         text = encodable(text)
         reference = reference or self._replays(text, step)
-        rust_bpe = self._whole_text_engine(step, reference)
-        if rust_bpe is not None:
-            return self._rust_encode(rust_bpe, text, allowed)
+        text_encoder = self._whole_text_engine(step, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text, allowed)
         return self._encode_here(text, allowed, self._piece_encoder(step, reference), step)
 
     def encode_with_offsets(
@@ -468,35 +457,27 @@ class Tokenizer(EncodingBase):
         if step is not None:
             self.check_step(step)
         reference = reference or self._replays(text, step)
-        rust_bpe = self._whole_text_engine(step, reference)
-        if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
-            return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
+        text_encoder = self._whole_text_engine(step, reference)
+        if text_encoder is not None:  # a preset pattern drops no text: the tokens tile it
+            return TokenSpans.tiling(c_encoder.encode(text_encoder, text, allowed), self._token_lengths)
         piece_ids = self._piece_encoder(step, reference)
         segments = split_on_specials(text, allowed)
         return self._tiling_spans(segments, piece_ids, step) or self._spans_piece_by_piece(segments, piece_ids)
 
-    @staticmethod
-    def _rust_encode(rust_bpe, text: str, allowed: frozenset[str]) -> list[int]:
-        """tiktoken's encode, special tokens allowed (their check is done);
-        with none allowed, its `encode_ordinary`, which gives the same ids
-        and skips looking for them."""
-        if not allowed:
-            return rust_bpe.encode_ordinary(text)
-        return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
-
     def _replays(self, text: str, step: int | None) -> bool:
         """Whether `text` at `step` is encoded by replaying the learned merges
-        (the reference, which gives the same ids) rather than by a tiktoken
-        encoding built for that step: so for a short text (see _REPLAYED_CHARS).
+        (the reference, which gives the same ids) rather than by an encoder
+        built for that step: so for a short text (see _REPLAYED_CHARS).
         Stepping through training redraws a short try-it text at every step."""
         return step is not None and self._learned_merges is not None and len(text) <= _REPLAYED_CHARS
 
     def _whole_text_engine(self, step: int | None, reference: bool):
-        """tiktoken's Rust BPE for whole texts (at `step`), or None where the
-        text is split here (a custom pattern, characters, the reference)."""
-        if reference or self._rust_bpe is None:
+        """The C encoder of whole texts (at `step`), or None where the text
+        is split here (a custom pattern, characters, the reference, or no C
+        encoder built)."""
+        if reference or self._text_encoder is None:
             return None
-        return self._rust_bpe if step is None else self._rust_bpe_at_step(step)
+        return self._text_encoder if step is None else self._encoder_at_step(step)
 
 
     def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids, step: int | None = None) -> TokenSpans | None:
@@ -598,7 +579,7 @@ class Tokenizer(EncodingBase):
         )
 
     def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
-        piece_ids = tuple(self._rust_pieces(piece))
+        piece_ids = tuple(self._pieces_bpe(piece))
         if len(piece) <= _CACHED_PIECE_CHARS:
             if len(self._cache) >= _PIECE_CACHE_LIMIT:
                 self._cache.clear()
@@ -677,14 +658,25 @@ class Tokenizer(EncodingBase):
         """tiktoken's `encode_with_unstable`: the tokens of `text` that more
         text cannot change, and every token sequence that may follow them
         once the text goes on. Byte-level tokenizers with a preset or
-        model's split pattern (tiktoken's engine reads it as `regex` does)."""
+        model's split pattern (tiktoken's engine reads it as `regex` does).
+        It is tiktoken's own algorithm, so tiktoken computes it."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
-        if self._rust_bpe is None:
+        if self.units != "bytes" or self.pattern_name == "custom":
             raise NotImplementedError(
                 f"encode_with_unstable needs a byte-level tokenizer with a preset split pattern; {self.name!r} "
                 f"is {self.units}-level with the {self.pattern_name} pattern."
             )
-        return self._rust_bpe.encode_with_unstable(encodable(text), allowed_special=allowed, disallowed_special=())
+        return self._tiktoken_encoding.encode_with_unstable(encodable(text), allowed_special=allowed,
+                                                            disallowed_special=())
+
+    @functools.cached_property
+    def _tiktoken_encoding(self):
+        """tiktoken's `Encoding` over these ranks, made on first use: only
+        `encode_with_unstable` needs it."""
+        import tiktoken
+
+        return tiktoken.Encoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
+                                 special_tokens=self.special_tokens)
 
     def _arguments(self) -> dict:
         return dict(

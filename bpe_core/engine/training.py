@@ -13,6 +13,7 @@ import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 
+from . import native_training
 from .corpus import count_pieces
 from .merge_learning import MergeStep, Progress, learn_merges
 from .patterns import PatternError, pattern_name
@@ -64,7 +65,10 @@ def train(
         pieces = counted_pieces(corpus, pattern, special_tokens)
         base_tokens, piece_units = training_units(pieces, units)
         num_merges = merge_budget(vocab_size, num_merges, len(base_tokens), units)
-        trace, stop_reason = learn_merges(piece_units, base_tokens, num_merges, min_count, progress, deadline)
+        learned = native_training.learn_merges(pieces, units, base_tokens, num_merges, min_count, progress, deadline)
+        if learned is None:  # the C version is not built, or cannot be exact here: the same merges in Python
+            learned = learn_merges(piece_units, base_tokens, num_merges, min_count, progress, deadline)
+        trace, stop_reason = learned
         vocab, special_ids, unknown_id = finished_vocabulary(base_tokens, trace, units, special_tokens)
         return Tokenizer(
             name=f"trained ({pattern_name(pattern)}, {len(trace)} merges)",

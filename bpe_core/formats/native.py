@@ -67,7 +67,7 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
         "name": tokenizer.name,
         "units": tokenizer.units,
         "pattern": tokenizer.pattern,
-        "merges": [list(pair) for pair, _ in tokenizer.merges],
+        "merges": [pair for pair, _ in tokenizer.merges],  # tuples: JSON arrays, without a copy of each
         "special_tokens": tokenizer.special_tokens,
     }
     if tokenizer.units == "chars":

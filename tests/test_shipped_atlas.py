@@ -75,7 +75,7 @@ def test_every_declarations_tokens_and_split_words_are_counted_as_shipped(name):
     texts, about, known = declaration_texts(), declarations(), words()
     if name in BY_HUGGING_FACE:
         reference = hugging_face(name)
-        encode = lambda text: reference.encode(text, add_special_tokens=False).ids  # noqa: E731
+        encode = lambda text: reference.encode(text, add_special_tokens=False).ids
     else:
         encode = tokenizer.encode_ordinary
     sizes = np.zeros(max(tokenizer.vocab) + 1, dtype=np.int64)

@@ -22,7 +22,7 @@ from bpe_core.analysis.tax import (
 )
 from bpe_core.analysis.words import count_words
 from bpe_core.jobs import budgeted_jobs
-from bpe_core.jobs.machine_turns import MachineTurns
+from bpe_core.sandbox.machine_turns import MachineTurns
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common import tax_experiments, tokenizers

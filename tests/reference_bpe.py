@@ -3,12 +3,59 @@
 Every test of the fast trainer compares against this; the training
 benchmark uses it as the naive peer. It recounts every pair of the whole
 corpus after every merge.
+
+It shares no code with the engine, the split included: the text is cut at
+special tokens by a plain scan, and into pieces by the `regex` module with
+the published patterns, written out below as tiktoken publishes them
+(`tiktoken_ext/openai_public.py`; tests/test_training.py holds them to
+tiktoken's), so that a pre-tokenization bug in the engine shows up as a
+difference in training.
 """
 
 from __future__ import annotations
 
-from bpe_core.engine.patterns import split_pieces
-from bpe_core.engine.specials import split_on_specials
+import regex
+
+# The split patterns by the engine's preset names: GPT-2's (r50k_base),
+# GPT-4's (cl100k_base), GPT-4o's (o200k_base), and none (the whole text).
+PATTERNS = {
+    "none": r"""[\s\S]+""",
+    "gpt2": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    "cl100k": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+
+
+def split_at_specials(text: str, special_tokens) -> list[str]:
+    """The ordinary text between special tokens, scanning left to right; where
+    two special tokens start at one place, the longer one is the token."""
+    longest_first = sorted(special_tokens, key=len, reverse=True)
+    segments, start, position = [], 0, 0
+    while position < len(text):
+        special = next((token for token in longest_first if text.startswith(token, position)), None)
+        if special is None:
+            position += 1
+            continue
+        segments.append(text[start:position])
+        position += len(special)
+        start = position
+    segments.append(text[start:])
+    return [segment for segment in segments if segment]
+
+
+def split_into_pieces(text: str, pattern: str) -> list[str]:
+    """Every non-empty match of the pattern (a preset's name or a regex), in order."""
+    return [match[0] for match in regex.finditer(PATTERNS.get(pattern, pattern), text) if match[0]]
 
 
 def pair_counts(chunks: list[list[int]]) -> dict[tuple[int, int], int]:
@@ -36,12 +83,7 @@ def replace_pair(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int
 def text_chunks(corpus, pattern: str, special_tokens=(), units: str = "bytes") -> tuple[list[list[int]], list]:
     """The corpus as one id list per piece occurrence, in text order, and the base tokens."""
     if isinstance(corpus, str):
-        words = [
-            piece
-            for segment, is_special in split_on_specials(corpus, special_tokens)
-            if not is_special
-            for piece in split_pieces(segment, pattern)
-        ]
+        words = [piece for segment in split_at_specials(corpus, special_tokens) for piece in split_into_pieces(segment, pattern)]
     else:
         words = [word for word, count in corpus.items() for _ in range(count)]
     if units == "bytes":

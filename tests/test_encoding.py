@@ -5,7 +5,6 @@ import hashlib
 import itertools
 
 import pytest
-import tiktoken_ext.openai_public as openai_public
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -15,28 +14,43 @@ from bpe_core.vocabularies import openai as openai_module
 from bpe_core.vocabularies.bundled_files import BundledFileError
 from bpe_core.vocabularies.catalogue import list_encoding_names, load_encoding
 from bpe_core.vocabularies.openai import load_ranks, tiktoken_encoding
+from tests import tiktoken_oracle
 from tests.texts import TRICKY_TEXTS, assigned_characters
+from tests.tiktoken_oracle import tiktokens_own
 
 NAMES = list_encoding_names()  # every OpenAI encoding tiktoken knows
 unicode_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=120)
 assigned_text = st.text(alphabet=assigned_characters(), max_size=120)
 
 
+def test_the_encodings_are_the_ones_tiktoken_knows():
+    assert NAMES == tiktoken_oracle.NAMES
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_patterns_and_specials_are_tiktokens_own(name, monkeypatch):
-    # tiktoken's constructors would download the ranks; stub that, keep the rest.
-    monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: {})
-    monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: {})
-    official = getattr(openai_public, name)()
-    spec = openai_module.ENCODINGS[name]
-    assert spec.pattern == official["pat_str"]
-    assert spec.special_tokens == official["special_tokens"]
+def test_patterns_specials_and_hash_pins_are_tiktokens_own(name):
+    """What the project wrote down of each encoding is what tiktoken's own
+    constructor says, the SHA-256 of its rank file included (for gpt2, the
+    pin of r50k_base's file, which it is served from: see tests/tiktoken_oracle.py)."""
+    official, spec = tiktokens_own(name), openai_module.ENCODINGS[name]
+    assert spec.pattern == official._pat_str
+    assert spec.special_tokens == official._special_tokens
+    assert spec.explicit_n_vocab in (None, official.n_vocab)
+    assert tiktoken_oracle.pinned_hashes(name) == [spec.sha256]
+
+
+def test_the_oracle_refuses_a_rank_file_tiktoken_does_not_pin():
+    """tiktoken's loader, which builds the oracle, checks each file against
+    tiktoken's pin: a file that is not OpenAI's is never the reference."""
+    url = "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken"
+    with pytest.raises(ValueError, match="Hash mismatch"):
+        tiktoken_oracle._load_shipped(url, openai_module.ENCODINGS["cl100k_base"].sha256)
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("engine", ["fast", "readable"])
 def test_same_ids_as_tiktoken_on_tricky_texts(name, engine):
-    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    ours, reference = load_encoding(name), tiktokens_own(name)
     readable = engine == "readable"
     for text in TRICKY_TEXTS:
         expected = reference.encode(text, allowed_special="all")
@@ -51,14 +65,14 @@ def test_same_ids_as_tiktoken_on_tricky_texts(name, engine):
 @pytest.mark.parametrize("name", NAMES)
 @given(text=unicode_text)
 def test_same_ids_as_tiktoken_on_any_unicode(name, text):
-    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    ours, reference = load_encoding(name), tiktokens_own(name)
     assert ours.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
 
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 @given(text=assigned_text)
 def test_the_readable_engine_gives_tiktokens_ids(name, text):
-    ours, reference = load_encoding(name), tiktoken_encoding(name)
+    ours, reference = load_encoding(name), tiktokens_own(name)
     assert ours.encode(text, allowed_special="all", reference=True) == reference.encode(text, allowed_special="all")
 
 
@@ -69,12 +83,26 @@ def test_decode_inverts_encode(name, text):
     assert tok.decode(tok.encode_ordinary(text)) == text
 
 
-def test_sizes_and_specials_match_tiktoken():
+def test_sizes_specials_and_every_rank_match_tiktoken():
+    """The ranks as this project's parser read them are the ranks as
+    tiktoken's loader reads them, every one."""
     for name in NAMES:
-        ours, reference = load_encoding(name), tiktoken_encoding(name)
+        ours, reference = load_encoding(name), tiktokens_own(name)
         assert ours.n_vocab == reference.n_vocab
         assert ours.special_tokens_set == reference.special_tokens_set
+        assert ours.mergeable_ranks == reference._mergeable_ranks, name
         assert ours.decode_bytes(range(0, ours.n_vocab, 997)) == reference.decode_bytes(range(0, ours.n_vocab, 997))
+
+
+def test_the_tiktoken_encoding_handed_out_is_tiktokens_own():
+    """`tiktoken_encoding(name)`, what the project offers as tiktoken's
+    encoding, is built as tiktoken builds it: same ranks, pattern, specials."""
+    for name in NAMES:
+        handed_out, reference = tiktoken_encoding(name), tiktokens_own(name)
+        assert handed_out._pat_str == reference._pat_str, name
+        assert handed_out._special_tokens == reference._special_tokens, name
+        assert handed_out._mergeable_ranks == reference._mergeable_ranks, name
+        assert handed_out.n_vocab == reference.n_vocab, name
 
 
 def test_rank_file_with_wrong_hash_is_refused(tmp_path, monkeypatch):
@@ -215,7 +243,7 @@ def test_special_tokens_follow_tiktoken_rules():
 
 def test_lone_surrogates_become_replacement_characters_like_tiktoken():
     text = "a\ud800b"
-    assert load_encoding("gpt2").encode(text) == tiktoken_encoding("gpt2").encode(text)
+    assert load_encoding("gpt2").encode(text) == tiktokens_own("gpt2").encode(text)
 
 
 @pytest.mark.parametrize("bad", [[10**9], [-1], ["12"], [1.5], [None]])
@@ -382,4 +410,4 @@ def test_the_catalogue_says_each_openai_encodings_size_as_tiktoken_counts_it():
     from bpe_core.vocabularies.catalogue import CATALOGUE
 
     for name in openai_module.ENCODINGS:
-        assert CATALOGUE[name].n_vocab == tiktoken_encoding(name).n_vocab, name
+        assert CATALOGUE[name].n_vocab == tiktokens_own(name).n_vocab, name

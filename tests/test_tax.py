@@ -12,6 +12,8 @@ from bpe_core.analysis.tax import (
     PARALLEL_DIR,
     TRAINING_LINES,
     Cost,
+    ParityRow,
+    TaxRow,
     corpus_table,
     languages,
     measure,
@@ -186,11 +188,15 @@ def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default_and_the_par
     assert code == 0, err
     printed = json.loads(out)
     assert list(printed["tokenizers"]) == LISTED
-    experiment = parity_experiment(800)
-    assert printed["parity"]["languages"]["hi"] == {
-        "plain_premium": experiment.row("hi").plain.premium, "parity_premium": experiment.row("hi").parity.premium,
-        "tax_removed": experiment.row("hi").tax_removed, "token_change": experiment.row("hi").token_change}
-    assert printed["parity"]["n_vocab"] == {"plain": experiment.plain.n_vocab, "parity": experiment.parity.n_vocab}
+    experiment = parity_experiment(800)  # the same training as the command line's (deterministic); counted here
+    hindi = printed["parity"]["languages"]["hi"]
+    assert {figure: hindi[figure] for figure in ("plain_premium", "parity_premium", "token_change")} == \
+        hugging_faces_figures(experiment, "hi")
+    assert_the_removed_share_is_what_is_left_of_the_tax(hindi["plain_premium"], hindi["parity_premium"],
+                                                       hindi["tax_removed"])
+    assert printed["parity"]["languages"]["en"]["tax_removed"] is None
+    n_vocab = experiment.plain.hf.get_vocab_size(), experiment.parity.hf.get_vocab_size()
+    assert printed["parity"]["n_vocab"] == {"plain": n_vocab[0], "parity": n_vocab[1]}
 
 
 def test_cli_table_and_bad_base():
@@ -214,26 +220,70 @@ def test_content_cost_scales_with_the_premium():
     assert burmese.fits == 128_000 / 300_000
 
 
+# The parity experiment's figures are checked against Hugging Face's own
+# counts of the held-out sentences under the two trained tokenizers, read
+# here from the corpus files, not against the experiment's own rows.
+
+
+def hugging_faces_counts(hf_tokenizer) -> dict[str, int]:
+    """Hugging Face's own token count of each language's held-out sentences."""
+    counts = {}
+    for path in sorted(PARALLEL_DIR.glob("*.txt")):
+        held_out = "\n".join(path.read_text(encoding="utf-8").splitlines()[HELD_OUT_LINES]) + "\n"
+        counts[path.stem] = len(hf_tokenizer.encode(held_out, add_special_tokens=False).ids)
+    return counts
+
+
+def hugging_faces_figures(experiment, code: str, base: str = "en") -> dict[str, float]:
+    """A language's figures from those counts: its premium under each
+    tokenizer (its tokens over the base language's, as Petrov et al. define
+    it) and its tokens under parity-aware BPE relative to plain BPE."""
+    plain, parity = hugging_faces_counts(experiment.plain.hf), hugging_faces_counts(experiment.parity.hf)
+    return {"plain_premium": plain[code] / plain[base], "parity_premium": parity[code] / parity[base],
+            "token_change": parity[code] / plain[code] - 1}
+
+
+def assert_the_removed_share_is_what_is_left_of_the_tax(plain_premium, parity_premium, removed):
+    """The share of the tax removed, by what it means: the tax (the premium
+    above 1) that is left under parity-aware BPE is the rest of the plain tax."""
+    assert plain_premium > 1
+    assert parity_premium - 1 == pytest.approx((1 - removed) * (plain_premium - 1))
+
+
+def test_the_share_of_the_tax_removed_on_worked_examples():
+    def row(plain_premium: float, parity_premium: float) -> ParityRow:
+        cost = Cost(tokens=100, bytes=100, chars=100, words=20, split_words=0)
+        return ParityRow("xx", TaxRow("plain", "xx", cost, plain_premium, 1.0),
+                         TaxRow("parity", "xx", cost, parity_premium, 1.0))
+
+    assert row(3.0, 2.0).tax_removed == 0.5  # a tax of 2 became 1: half of it removed
+    assert row(3.0, 1.0).tax_removed == 1.0  # parity with the base language
+    assert row(3.0, 3.0).tax_removed == 0.0
+    assert row(3.0, 3.5).tax_removed == -0.25  # the tax grew by a quarter
+    assert row(1.0, 0.9).tax_removed is None and row(0.8, 1.2).tax_removed is None  # no tax to remove
+
+
 @pytest.fixture(scope="module")
 def parity():
     return parity_experiment(1_500)
 
 
 def test_parity_aware_training_lowers_the_tax_at_the_same_vocabulary_size(parity):
-    assert parity.plain.n_vocab == parity.parity.n_vocab
+    assert parity.plain.hf.get_vocab_size() == parity.parity.hf.get_vocab_size() == parity.plain.n_vocab
+    for row in parity.rows:
+        assert {"plain_premium": row.plain.premium, "parity_premium": row.parity.premium,
+                "token_change": row.token_change} == hugging_faces_figures(parity, row.code), row.code
     plain_worst = max(row.plain.premium for row in parity.rows)
     assert max(row.parity.premium for row in parity.rows) < plain_worst
     hindi = parity.row("hi")
-    assert hindi.parity.premium < hindi.plain.premium
-    assert hindi.tax_removed == (hindi.plain.premium - hindi.parity.premium) / (hindi.plain.premium - 1)
+    assert hindi.parity.premium < hindi.plain.premium and 0 < hindi.tax_removed < 1
+    assert_the_removed_share_is_what_is_left_of_the_tax(hindi.plain.premium, hindi.parity.premium, hindi.tax_removed)
     assert parity.row("en").token_change > 0  # English pays: its merges went to other languages
-    held_out = parallel_text("hi", HELD_OUT_LINES)
-    assert hindi.parity.cost.tokens == len(parity.parity.hf.encode(held_out, add_special_tokens=False).ids)
-    assert hindi.plain.cost.tokens == len(parity.plain.hf.encode(held_out, add_special_tokens=False).ids)
 
 
 def test_a_language_without_tax_has_none_to_remove(parity):
-    assert parity.row("en").tax_removed is None  # premium 1.0 under both, by definition
+    english = parity.row("en")
+    assert english.plain.premium == english.parity.premium == 1.0 and english.tax_removed is None
 
 
 @pytest.mark.slow

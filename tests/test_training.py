@@ -7,7 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_core import PatternError, train
+from tests import reference_bpe
 from tests.reference_bpe import naive_train
+from tests.tiktoken_oracle import published_pattern
 
 PATTERNS = ["none", "gpt2", "cl100k", "o200k", r"\S+|\s+"]
 
@@ -51,6 +53,19 @@ def test_special_tokens_get_ids_after_the_merges_and_are_not_learned():
     assert ids[-1] == tok.special_tokens["<|endoftext|>"]
 
 
+def test_the_reference_splits_with_the_patterns_tiktoken_publishes():
+    """The naive trainer's patterns are written out in tests/reference_bpe.py,
+    not taken from the engine: they are tiktoken's, character for character."""
+    for preset, encoding in {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}.items():
+        assert reference_bpe.PATTERNS[preset] == published_pattern(encoding), preset
+
+
+def test_the_reference_split_cuts_at_special_tokens_longest_first():
+    assert reference_bpe.split_at_specials("a<|x|>b<|x|y|>c<|x|>", ["<|x|>", "<|x|y|>"]) == ["a", "b", "c"]
+    assert reference_bpe.split_at_specials("ab", []) == ["ab"]
+    assert reference_bpe.split_into_pieces("Hello world!!", "gpt2") == ["Hello", " world", "!!"]
+
+
 @pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("units", ["bytes", "chars"])
 def test_equals_reference_on_random_texts(pattern, units):
@@ -62,6 +77,15 @@ def test_equals_reference_on_random_texts(pattern, units):
         expected, _ = naive_train(text, merges, pattern, units=units)
         tok = train(text, num_merges=merges, pattern=pattern, units=units)
         assert trace_tuples(tok) == expected, text
+
+
+def test_equals_reference_with_special_tokens_in_the_text():
+    rng = random.Random("specials")
+    specials = ["<|end|>", "<|end|>!"]  # one the start of the other: the longer one is the token
+    for _ in range(30):
+        text = "".join(rng.choice(["ab", "a b", "<|end|>", "<|end|>!", "<|en", "d|>", " ba!"]) for _ in range(30))
+        expected, _ = naive_train(text, 20, "cl100k", special_tokens=specials)
+        assert trace_tuples(train(text, num_merges=20, pattern="cl100k", special_tokens=specials)) == expected, text
 
 
 def test_equals_reference_on_real_text_with_ties():

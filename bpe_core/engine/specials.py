@@ -59,8 +59,14 @@ def split_on_specials(text: str, specials: Iterable[str]) -> list[tuple[str, boo
     specials = frozenset(specials)
     if not specials:
         return [(text, False)] if text else []
+    return cut_at_matches(text, _alternation(specials))
+
+
+def cut_at_matches(text: str, pattern: re.Pattern) -> list[tuple[str, bool]]:
+    """`text` cut at every match of `pattern`: (segment, is_match) in order,
+    the segments between matches never empty."""
     segments, position = [], 0
-    for match in _alternation(specials).finditer(text):
+    for match in pattern.finditer(text):
         if match.start() > position:
             segments.append((text[position : match.start()], False))
         segments.append((match[0], True))

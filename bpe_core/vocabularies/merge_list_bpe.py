@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from ..engine.encoding_base import EncodingBase
 from ..engine.merge_loop import OnMerge, merge_lowest_rank_first
-from ..engine.specials import SpecialChoice
+from ..engine.specials import SpecialChoice, cut_at_matches
 from ..engine.tokenizer import TokenSpan
 from ..engine.utf8 import encodable
 
@@ -381,12 +381,4 @@ def _split_on_added(text: str, added: frozenset[str]) -> list[tuple[str, bool]]:
     """`text` cut at every added token found in it: (segment, is_added)."""
     if not added:
         return [(text, False)] if text else []
-    segments, position = [], 0
-    for match in _added_pattern(added).finditer(text):
-        if match.start() > position:
-            segments.append((text[position : match.start()], False))
-        segments.append((match[0], True))
-        position = match.end()
-    if position < len(text):
-        segments.append((text[position:], False))
-    return segments
+    return cut_at_matches(text, _added_pattern(added))

@@ -376,8 +376,8 @@ def read_terminal(terminal: int, until, seconds: float = WAIT_SECONDS) -> str:
 def test_ctrl_c_stops_the_command_and_the_clusters_work(cluster, corpus_folder, tmp_path, where):
     (tmp_path / "corpus").mkdir()
     big = tmp_path / "big.txt"
-    big.write_bytes((corpus_folder / "part2.txt").read_bytes() * 150)  # some 4 MB
-    for index in range(40):  # 160 MB: many seconds of counting for two workers
+    big.write_bytes((corpus_folder / "part2.txt").read_bytes() * 600)  # some 16 MB: one block each (BLOCK_BYTES)
+    for index in range(40):  # 640 MB: seconds of counting for two workers even in C, so Ctrl+C lands mid-run
         os.link(big, tmp_path / "corpus" / f"copy{index:02d}.txt")
     terminal, its_side = pty.openpty()  # progress is drawn on a terminal only
     address = cluster.address if where == "scheduler" else "local:1"  # its worker is in the terminal's group too

@@ -627,7 +627,6 @@ def build_parser() -> argparse.ArgumentParser:
                         '"residues": [{"id", "token", "kept", "absorbed", "ratio", "into"}], "residue_rule", ...}')
     health.set_defaults(run=command_vocab_health)
 
-
     cache = commands.add_parser(
         "tiktoken-cache", help="fill the real tiktoken's download cache from the bundled files, for offline use",
         description="Write the files tiktoken downloads for OpenAI's encodings (gpt2, r50k_base, p50k_base, "

@@ -3,6 +3,11 @@
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
 wrong usage exits with 2, as argparse does.
+
+The command line runs on its user's own machine: it keeps none of the web
+app's budgets (the app's pages refuse a conversation over 20,000
+characters, say, to keep the server quick for everyone). Where a user may
+want a limit of their own, a flag sets it (`chat --max-chars`).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from ..engine.token_ids import parse_token_ids
 from ..engine.training import train
 from ..formats import save_tokenizer
 from ..vocabularies.catalogue import CHAT_NAMES, ENCODING_NAMES, LISTED, chat_prompt, load_encoding
-from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json
+from ..vocabularies.chat import OPENAI_COUNT_NOTE, ChatLimits, messages_from_json
 from ..vocabularies.zoo import ModelPackageMissing
 from .inputs import (
     TOKENIZER_FILE_HELP,
@@ -34,6 +39,7 @@ from .inputs import (
     add_rank_file_pattern,
     add_tokenizer_choice,
     pick_tokenizer,
+    positive_number,
     read_text,
     read_tokenizer_file,
 )
@@ -254,7 +260,8 @@ def command_chat(args: argparse.Namespace) -> None:
         document = json.loads(read_text(args.file))
     except json.JSONDecodeError as error:
         raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
-    prompt = chat_prompt(messages_from_json(document), args.with_, load_encoding(args.with_))
+    limits = ChatLimits(turns=args.max_turns, chars=args.max_chars)  # the user's own, if any: none by default
+    prompt = chat_prompt(messages_from_json(document, limits), args.with_, load_encoding(args.with_), limits)
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
@@ -409,6 +416,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
     chat.add_argument("--with", dest="with_", required=True, choices=CHAT_NAMES, metavar="NAME",
                       help=f"the model family's template and tokenizer: {', '.join(CHAT_NAMES)}")
+    chat.add_argument("--max-turns", type=positive_number, metavar="N", help="refuse a conversation of more turns "
+                      "(default: no limit)")
+    chat.add_argument("--max-chars", type=positive_number, metavar="N", help="refuse a conversation whose turns hold "
+                      "more characters together (default: no limit)")
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '

@@ -3,6 +3,7 @@
     python benchmarks/encode_speed.py              # about a minute
     python benchmarks/encode_speed.py --custom     # only the custom split pattern's rows
     python benchmarks/encode_speed.py --custom --repeats 9   # the same, steadier on a busy machine
+    python benchmarks/encode_speed.py --peers      # the fastest encoders side by side, a few minutes
 
 Every figure is a first encode in a fresh process, the median of three
 (see `measure`); loading the vocabulary comes before the clock starts, for
@@ -27,13 +28,30 @@ both. Rows:
   against tiktoken's `Encoding` built from the same bundled ranks, and
   `encode_batch` of the 8 scripts' 2,000 lines.
 
+With --peers, the issue's way (issue 34): 1 MB of documentation new to
+every contender (the standard library's docstrings, read from its sources
+in path order), one thread, the best of five fresh processes (each engine
+first encodes one sentence, untimed, so that what it builds on first use
+is not counted), every ratio
+against tiktoken measured in the same run: `encode_ordinary` and `encode`
+with every special token allowed, for cl100k_base, o200k_base and a
+tokenizer trained here (vocabulary 10,000, GPT-4's split); then the same
+megabyte in 1,000 documents through `encode_ordinary_batch`, which uses
+every core. The peers: gigatoken, quicktok (quicktok-v1), bpe-openai and
+Hugging Face tokenizers (over this engine's export of the vocabulary); one
+that is not installed, or that refuses the text, is skipped and says so.
+Each row also says whether its ids are tiktoken's.
+
 Targets (issue 13): within 2x of tiktoken (never above 3x); encode_at_step
-within 3x of a plain encode.
+within 3x of a plain encode. Issue 34: at most 0.5x tiktoken's time, same
+ids, with --peers.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import importlib.util
 import json
 import sys
 import tempfile
@@ -172,12 +190,159 @@ def interface(name: str) -> None:
     report(f"{name}: encode_batch, 8 scripts' lines x 8", runs["ours"], runs["tiktoken"], "tiktoken")
 
 
+# ------------------------------------------------- the fastest, side by side
+
+def documentation(limit: int = 1_000_000) -> str:
+    """1 MB of documentation that no contender has seen: the standard
+    library's docstrings, read from its sources (nothing imported) in path
+    order, so the same megabyte on every run of one Python."""
+    import ast
+    import sysconfig
+
+    root, parts, size = Path(sysconfig.get_paths()["stdlib"]), [], 0
+    for path in sorted(root.rglob("*.py")):
+        if {"site-packages", "test", "tests"} & set(path.parts):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    parts.append(doc)
+                    size += len(doc) + 2
+                    if size >= limit:
+                        return "\n\n".join(parts)[:limit]
+    return "\n\n".join(parts)[:limit]
+
+
+CALLS = {  # what each contender calls for encode_ordinary, encode with specials, and batches
+    "ordinary": "enc.encode_ordinary(text)",
+    "specials": "enc.encode(text, allowed_special='all')",
+    "batch": "enc.encode_ordinary_batch(documents)",
+}
+BATCH = "documents = [text[i:i + 1_000] for i in range(0, len(text), 1_000)]\n"
+PEER_PACKAGES = {"gigatoken": "gigatoken", "quicktok": "quicktok", "bpe-openai": "bpe_openai",
+                 "Hugging Face tokenizers": "tokenizers"}
+
+
+def peer_setups(name: str, folder: Path, trained: Path | None) -> dict[str, str | None]:
+    """contender -> setup code that makes `enc` (tiktoken's interface) for
+    `name` (an OpenAI encoding, or "trained" for the tokenizer in
+    `trained`), or None where the peer cannot load it."""
+    if trained is not None:
+        load = f"from bpe_core import load_tokenizer\ntok = load_tokenizer({str(trained)!r})\n"
+        setups = {
+            "tiktoken": load + "import tiktoken\nenc = tiktoken.Encoding('trained', pat_str=tok.pattern, "
+                               "mergeable_ranks=dict(tok.mergeable_ranks), special_tokens=tok.special_tokens)\n",
+            "bpe_core": load + "enc = tok\n",
+        }
+        tiktoken_file = folder / "trained.tiktoken"
+        pretokenizer = "gpt4"
+    else:
+        setups = {
+            "tiktoken": f"from bpe_core import tiktoken_encoding\nenc = tiktoken_encoding({name!r})\n",
+            "bpe_core": f"from bpe_core import load_encoding\nenc = load_encoding({name!r})\n",
+        }
+        tiktoken_file = folder / f"{name}.tiktoken"
+        pretokenizer = None
+    setups["gigatoken"] = (
+        f"import gigatoken\nenc = gigatoken.Tokenizer.from_tiktoken({str(tiktoken_file)!r}, pretokenizer={pretokenizer!r}, "
+        f"special_tokens={{'<|endoftext|>': {_endoftext(name, trained)}}}).as_tiktoken()\n")
+    setups["quicktok"] = (f"import quicktok\nq = quicktok.get_encoding({name!r})\n"
+                          "class enc:\n    encode_ordinary = staticmethod(q.encode_ordinary)\n"
+                          "    encode = staticmethod(lambda text, allowed_special: q.encode_with_special(text))\n"
+                          "    encode_ordinary_batch = staticmethod(lambda documents: q.encode_batch(documents, 0, False)[0].tolist())\n"
+                          ) if name in ("cl100k_base", "o200k_base") else None
+    setups["bpe-openai"] = (f"import bpe_openai\nenc = bpe_openai.get_encoding({name!r})\n"
+                            if name in ("cl100k_base", "o200k_base") else None)
+    hf_file = folder / f"{name}.hf.json"
+    setups["Hugging Face tokenizers"] = (
+        f"import tokenizers\nhf = tokenizers.Tokenizer.from_file({str(hf_file)!r})\n"
+        "class enc:\n    encode_ordinary = staticmethod(lambda text: hf.encode(text, add_special_tokens=False).ids)\n"
+        "    encode = staticmethod(lambda text, allowed_special: hf.encode(text, add_special_tokens=False).ids)\n"
+        "    encode_ordinary_batch = staticmethod(lambda documents: [e.ids for e in hf.encode_batch(documents, "
+        "add_special_tokens=False)])\n")
+    return setups
+
+
+def _endoftext(name: str, trained: Path | None) -> int:
+    sys.path.insert(0, str(ROOT))
+    from bpe_core import load_encoding, load_tokenizer
+
+    return (load_tokenizer(trained) if trained is not None else load_encoding(name)).special_tokens["<|endoftext|>"]
+
+
+def write_peer_files(folder: Path, trained: Path) -> None:
+    """The rank files the peers read (gigatoken: .tiktoken; Hugging Face:
+    tokenizer.json, exported by this engine), for the OpenAI encodings and
+    the tokenizer trained here."""
+    sys.path.insert(0, str(ROOT))
+    from bpe_core import load_encoding, load_tokenizer
+    from bpe_core.formats import tiktoken_file_text
+    from bpe_core.formats.hf_json import hf_tokenizer_json
+    from bpe_core.vocabularies.bundled_files import BUNDLED_DIR
+
+    for name in ("cl100k_base", "o200k_base"):
+        (folder / f"{name}.tiktoken").write_bytes(gzip.decompress((BUNDLED_DIR / f"{name}.tiktoken.gz").read_bytes()))
+    tokenizers = {"cl100k_base": load_encoding("cl100k_base"), "o200k_base": load_encoding("o200k_base"),
+                  "trained": load_tokenizer(trained)}
+    (folder / "trained.tiktoken").write_text(tiktoken_file_text(tokenizers["trained"]), encoding="utf-8")
+    if importlib.util.find_spec("tokenizers"):
+        for name, tokenizer in tokenizers.items():
+            (folder / f"{name}.hf.json").write_text(hf_tokenizer_json(tokenizer), encoding="utf-8")
+
+
+def peers(repeats: int = 5) -> None:
+    print(f"machine: {machine_load()}")
+    missing = [peer for peer, module in PEER_PACKAGES.items() if importlib.util.find_spec(module) is None]
+    for peer in missing:
+        print(f"  {peer}: not installed, skipped")
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        sys.path.insert(0, str(ROOT))
+        from bpe_core import save_tokenizer, train
+
+        corpus = (ROOT / "sample_corpora" / "tiny_shakespeare.txt").read_text(encoding="utf-8")
+        trained = folder / "trained.json"
+        save_tokenizer(train(corpus, vocab_size=10_000, pattern="cl100k", special_tokens=["<|endoftext|>"]), trained)
+        write_peer_files(folder, trained)
+        (folder / "documentation.txt").write_text(documentation(), encoding="utf-8")
+        for name in ("cl100k_base", "o200k_base", "trained"):
+            setups = peer_setups(name, folder, trained if name == "trained" else None)
+            for call_name, call in CALLS.items():
+                read = f"text = open({str(folder / 'documentation.txt')!r}, encoding='utf-8').read()\n"
+                warm = "enc.encode_ordinary('A few words, so that an engine builds what it builds on first use.')\n"
+                flat = "result = ids if isinstance(ids[0], int) else [i for d in ids for i in d]"  # batches: one list
+                jobs = {peer: (read + BATCH + setup + warm, f"ids = {call}\n{flat}")
+                        for peer, setup in setups.items() if setup is not None and peer not in missing}
+                print(f"{name}, {call_name} ({call}), 1 MB of documentation, best of {repeats} fresh processes")
+                results = {}
+                for peer, job in jobs.items():
+                    try:
+                        results[peer] = run_in_turns({peer: job}, repeats)[peer]
+                    except RuntimeError as error:
+                        print(f"  {peer:<24} refused: {str(error).strip().splitlines()[-1][:100]}")
+                base = min(results["tiktoken"]["runs"])
+                for peer, run in results.items():
+                    best = min(run["runs"])
+                    same = "same ids" if run["result"] == results["tiktoken"]["result"] else "DIFFERENT ids"
+                    print(f"  {peer:<24} {best * 1000:8.1f} ms  {ratio(best, base)}  {same}")
+        print(f"machine: {machine_load()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--interface", action="store_true", help="only tiktoken's interface: loading by name, batches")
     parser.add_argument("--custom", action="store_true", help="only the tokenizers trained with a custom split pattern")
     parser.add_argument("--repeats", type=int, default=3, help="with --custom: fresh processes per figure (their median)")
+    parser.add_argument("--peers", action="store_true", help="1 MB of documentation: bpe_core, tiktoken and the fastest peers")
     args = parser.parse_args()
+    if args.peers:
+        peers()
+        return
     print(f"machine: {machine_load()}")
     if args.custom:
         with tempfile.TemporaryDirectory() as folder:

@@ -3,17 +3,21 @@
 Each contender runs alone in its own process, so that one's caches and
 memory do not flatter or burden the other. A job runs three times; the
 median counts (the figure a user would see on an ordinary run, neither the
-luckiest nor the unluckiest).
+luckiest nor the unluckiest). A job is either Python code, timed after an
+untimed setup, or a whole command (`python -m bpe_core train ...`), timed
+from its start to its exit, the interpreter's start and imports included.
 
 Every figure covers the job's whole process tree, measured the same way for
 every contender, whether it works in threads (Hugging Face, rustbpe) or in
 worker processes (bpe_core):
 
 - time: the wall clock around the job, inside the process (setup such as
-  imports and reading a vocabulary is not timed);
+  imports and reading a vocabulary is not timed); for a command, around
+  the whole process, from here;
 - CPU time: the job's own threads, plus what every process it started
   spent meanwhile (the kernel's accounting in /proc, collected when a
-  process ends into its parent's);
+  process ends into its parent's); for a command, what the kernel says
+  its process and those it waited for spent;
 - peak memory: the largest total resident set size (RSS) of the process and
   all its descendants at once, sampled every few milliseconds over its
   life. (The kernel's own ru_maxrss cannot be used: a child inherits its
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -56,17 +61,45 @@ def run_isolated(setup: str, job: str, repeats: int = 3) -> dict:
     return run_in_turns({"job": (setup, job)}, repeats)["job"]
 
 
-def run_in_turns(jobs: dict[str, tuple[str, str]], repeats: int = 3) -> dict[str, dict]:
-    """`run_isolated` for several (setup, job) pairs, taking turns (one run
-    of each, then the next round), so that a busy spell on the machine
-    falls on all of them alike."""
-    codes = {name: _CHILD.format(root=str(ROOT), here=str(Path(__file__).parent), setup=setup, job=job)
-             for name, (setup, job) in jobs.items()}
+def run_in_turns(jobs: dict[str, tuple[str, str] | list[str]], repeats: int = 3) -> dict[str, dict]:
+    """`run_isolated` for several (setup, job) pairs, or commands (a list of
+    arguments, see `run_command`), taking turns (one run of each, then the
+    next round), so that a busy spell on the machine falls on all of them
+    alike."""
     runs: dict[str, list[dict]] = {name: [] for name in jobs}
     for _ in range(repeats):
-        for name, code in codes.items():
-            runs[name].append(_run_once(code))
+        for name, job in jobs.items():
+            runs[name].append(_run_job(job))
     return {name: _median(name_runs) for name, name_runs in runs.items()}
+
+
+def _run_job(job: tuple[str, str] | list[str]) -> dict:
+    if isinstance(job, list):
+        return run_command(job)
+    setup, code = job
+    return _run_once(_CHILD.format(root=str(ROOT), here=str(Path(__file__).parent), setup=setup, job=code))
+
+
+def run_command(arguments: list[str]) -> dict:
+    """One run of a command, as a whole process (its interpreter's start and
+    imports included), from the repository's folder: "seconds" from its
+    start to its exit, "cpu_seconds" (its own and its waited-for children's,
+    threads included), "peak_mb" (its process tree's) and "result" (None)."""
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(arguments, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        peak_mb = 0.0
+        while child.poll() is None:
+            peak_mb = max(peak_mb, tree_rss_mb(child.pid))
+            time.sleep(SAMPLE_SECONDS)
+        seconds = time.perf_counter() - start
+        if child.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(err.read())
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_mb": peak_mb, "result": None}
 
 
 def _median(runs: list[dict]) -> dict:

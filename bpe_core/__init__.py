@@ -14,7 +14,7 @@ The package, floor by floor (each subpackage's docstring says more):
     engine/        the algorithm: split, count, learn merges, encode (`Tokenizer`, `train`)
     formats/       the files a tokenizer travels in, read and written
     vocabularies/  published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
-    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE)
+    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE; SuperBPE, BoundlessBPE, Picky BPE, BPE-dropout)
     corpora/       the bundled texts, the UDHR, corpora in files, Dask counting
     analysis/      what the pages compute
     jobs/          a web page's heavy work, bounded in time, memory and turns at the cores
@@ -25,22 +25,34 @@ Imports run only downward in that list. Importing the engine loads neither
 Streamlit nor plotly, pandas or PIL.
 """
 
-from .engine.encoding import Encoding
-from .engine.encoding_base import EncodingBase
-from .engine.merge_learning import MergeStep
-from .engine.patterns import PRESETS, PatternError
-from .engine.tokenizer import Tokenizer, TokenSpan
-from .engine.training import train
-from .formats import TokenizerFileError, load_tokenizer, save_tokenizer
-from .vocabularies.catalogue import (
-    ENCODING_NAMES,
-    encoding_for_model,
-    encoding_name_for_model,
-    get_encoding,
-    list_encoding_names,
-    load_encoding,
-)
-from .vocabularies.openai import tiktoken_encoding
+from __future__ import annotations
+
+import importlib
+
+# The public names and the modules they live in. Each is imported when first
+# used (PEP 562's module __getattr__), so that `python -m bpe_core train`
+# does not start by loading every vocabulary, chat template and encoder
+# here (a fifth of a second, and ten megabytes).
+_PUBLIC = {
+    "Encoding": ".engine.encoding",
+    "EncodingBase": ".engine.encoding_base",
+    "MergeStep": ".engine.merge_learning",
+    "PRESETS": ".engine.patterns",
+    "PatternError": ".engine.patterns",
+    "TokenSpan": ".engine.tokenizer",
+    "Tokenizer": ".engine.tokenizer",
+    "train": ".engine.training",
+    "TokenizerFileError": ".formats",
+    "load_tokenizer": ".formats",
+    "save_tokenizer": ".formats",
+    "ENCODING_NAMES": ".vocabularies.catalogue",
+    "encoding_for_model": ".vocabularies.catalogue",
+    "encoding_name_for_model": ".vocabularies.catalogue",
+    "get_encoding": ".vocabularies.catalogue",
+    "list_encoding_names": ".vocabularies.catalogue",
+    "load_encoding": ".vocabularies.catalogue",
+    "tiktoken_encoding": ".vocabularies.openai",
+}
 
 __all__ = [
     "ENCODING_NAMES",
@@ -62,3 +74,15 @@ __all__ = [
     "tiktoken_encoding",
     "train",
 ]
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

@@ -11,12 +11,13 @@ from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.drawing.tokens import figures_html
 from bpe_core.vocabularies.catalogue import CATALOGUE, CHAT_NAMES, ModelPackageMissing, chat_prompt
-from bpe_core.vocabularies.chat import APP_LIMITS, OPENAI_COUNT_NOTE, ChatError, Message
+from bpe_core.vocabularies.chat import APP_LIMITS, OPENAI_COUNT_NOTE, ChatError, Message, render_prompt
+from bpe_core.vocabularies.chat_templates import JinjaTemplate, ShippedTemplate
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header
 from pages.common.presenter import presenting
-from pages.common.tokenizers import bundled_encoding
+from pages.common.tokenizers import LOADED, bundled_encoding, loaded_tokenizers, tokenizer_by_name
 from pages.common.url_state import (
     LINK_TEXT_LIMIT,
     LINKED,
@@ -25,6 +26,7 @@ from pages.common.url_state import (
     linked_value,
     whole_number_input,
 )
+from pages.common.widgets import tokenizer_upload
 
 MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
 TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)
@@ -36,6 +38,9 @@ DEFAULT_TEXTS = {
     "user2": "Et en français ? Und auf Deutsch? 日本語では？",
 }
 FAMILY_LABELS = {name: f"{name} — {CATALOGUE[name].chat.family}" for name in CHAT_NAMES}
+JINJA_NOTE = ("Rendered from its tokenizer_config.json's chat template as transformers' apply_chat_template renders "
+              "it, and encoded as one text, as transformers encodes it: text typed in a turn that spells one of its "
+              "special tokens becomes that token.")
 DEFAULT_LEFT, DEFAULT_RIGHT = "llama3", "qwen"
 TEMPLATE_NOTE = ("Special tokens, role headers and the newlines between turns: what the prompt costs beyond the turns' "
                  "own text.")
@@ -80,11 +85,24 @@ def conversation_editor(turns: list[tuple[str, str]]) -> list[Message]:
     return messages
 
 
+def family_labels() -> dict[str, str]:
+    """The families the pickers offer: the catalogue's, then the model
+    folders this session brought that have a chat template."""
+    folders = {LOADED + file_name: f"{file_name} — {tokenizer.chat.family}"
+               for file_name, tokenizer in loaded_tokenizers().items() if getattr(tokenizer, "chat", None) is not None}
+    return {**FAMILY_LABELS, **folders}
+
+
 def show_prompt(name: str, messages: list[Message]) -> None:
     """One family's prompt: its counts, its tokens turn by turn, the table."""
-    tokenizer = bundled_encoding(name)
-    prompt = chat_prompt(messages, name, tokenizer)
-    st.markdown(f"**{markdown_literal(name)}** · {markdown_literal(CATALOGUE[name].chat.family)}")
+    if name in CATALOGUE:
+        tokenizer, template = bundled_encoding(name), CATALOGUE[name].chat
+        prompt = chat_prompt(messages, name, tokenizer)
+    else:  # a model folder this session brought
+        tokenizer = tokenizer_by_name(name)
+        template = tokenizer.chat
+        prompt = render_prompt(messages, tokenizer.name, template, tokenizer)
+    st.markdown(f"**{markdown_literal(name.removeprefix(LOADED))}** · {markdown_literal(template.family)}")
     counts = {"Tokens": f"{prompt.token_count:,}", "Template adds": f"{prompt.template_tokens:,}"}
     st.html(figures_html(counts, notes={"Template adds": TEMPLATE_NOTE})
             + chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
@@ -99,13 +117,15 @@ def show_prompt(name: str, messages: list[Message]) -> None:
     if prompt.published:
         # In a menu: a code block loads a syntax highlighter (a quarter of a second of
         # a page load), and a browser draws a menu's content only once it is opened.
-        with st.popover("The prompt as text", icon=":material/code:", key=f"chat_as_text_{name}"):
+        with st.popover("The prompt as text", icon=":material/code:", key=f"chat_as_text_{name.removeprefix(LOADED)}"):
             st.code(prompt.text, language=None, wrap_lines=True)
     else:
         st.caption(markdown_literal(OPENAI_COUNT_NOTE))
     caption = family_caption(name, messages)
     if caption:
         st.caption(caption)
+    if isinstance(template.render, (ShippedTemplate, JinjaTemplate)):
+        st.caption(JINJA_NOTE)
 
 
 def family_caption(name: str, messages: list[Message]) -> str | None:
@@ -116,6 +136,10 @@ def family_caption(name: str, messages: list[Message]) -> str | None:
                 "counted there.")
     if name == "qwen" and not with_system:
         return "With no system turn, Qwen adds its default one, “You are a helpful assistant.”"
+    if name == "gemma3" and with_system:
+        return "Gemma's template has no system turn: the system text opens the first user turn, and is counted there."
+    if name == "deepseek_v3" and with_system:
+        return "DeepSeek's template puts the system text right after the beginning-of-sentence token, with no header."
     if name == "o200k_harmony":
         return ("gpt-oss's prompt starts with harmony's own system message (openai-harmony's defaults: model "
                 "identity, knowledge cutoff, reasoning effort, channels; no date)"
@@ -125,9 +149,11 @@ def family_caption(name: str, messages: list[Message]) -> str | None:
 
 def families_label() -> str:
     """The families menu's label: the two families shown (read before their pickers run)."""
+    labels = family_labels()
+
     def family(key: str, default: str) -> str:
-        chosen = shown_value(key, default, id_or_label(FAMILY_LABELS))
-        return chosen if chosen in FAMILY_LABELS else default
+        chosen = shown_value(key, default, id_or_label(labels))
+        return (chosen if chosen in labels else default).removeprefix(LOADED)
     return "Families: " + " beside ".join(dict.fromkeys([family("chat_left", DEFAULT_LEFT),
                                                          family("chat_right", DEFAULT_RIGHT)]))
 
@@ -160,16 +186,19 @@ page_header(
     "A chat model reads one stream of tokens: every turn framed by its family's template, with special tokens "
     "that say who speaks, and a header at the end that asks for the assistant's reply. Type the conversation; "
     "the template's own tokens are outlined, and the counts say what each turn and the template cost. Ids "
-    "equal the makers' own code (llama-models, mistral-common, openai-harmony, Qwen's ChatML). For GPT-3.5, GPT-4 "
-    "and GPT-4o OpenAI publishes only a count, and the page shows that count.",
+    "equal the makers' own code (llama-models, mistral-common, openai-harmony, Qwen's ChatML), and for Gemma 3, "
+    "DeepSeek V3 and a model folder you bring, transformers' apply_chat_template. For GPT-3.5, GPT-4 and GPT-4o "
+    "OpenAI publishes only a count, and the page shows that count.",
 )
 
 # The conversation and its prompts fill the page; what shapes them waits in
 # menus whose labels say what is chosen (pages.common.menus).
 toolbar = st.container(horizontal=True)
 with toolbar.popover(families_label(), key="chat_families_menu"):
-    left = labelled_choice(st, "Model family", FAMILY_LABELS, key="chat_left", default=DEFAULT_LEFT, width=480)
-    right = labelled_choice(st, "Beside it", FAMILY_LABELS, key="chat_right", default=DEFAULT_RIGHT, width=480)
+    left = labelled_choice(st, "Model family", family_labels(), key="chat_left", default=DEFAULT_LEFT, width=480)
+    right = labelled_choice(st, "Beside it", family_labels(), key="chat_right", default=DEFAULT_RIGHT, width=480)
+    with st.expander("Bring a model folder", icon=":material/upload_file:"):
+        tokenizer_upload("chat_upload", picker_key="chat_right", folders_only=True)
 with toolbar.popover(turns_label(), key="chat_turns_menu"):
     with_system = st.toggle("System turn", key="chat_system", value=True, **LINKED)
     exchanges = whole_number_input(st, "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,

@@ -14,6 +14,7 @@ from bpe_core.drawing.standalone import replay_page
 from bpe_core.drawing.step_control import view_json
 from bpe_core.engine.patterns import PatternError
 from bpe_core.engine.specials import found_in
+from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer
 from pages.common.menus import shown_text
 from pages.common.navigation import page_header
 from pages.common.stepper import linked_step, stepper, told_position
@@ -22,6 +23,9 @@ from pages.common.widgets import pick_tokenizer
 
 MAX_CHARS = MAX_REPLAY_CHARS  # one word or a short phrase: every merge gets a row below
 DEFAULT_TEXT = " strawberry"
+FOLDER_NOTE = ("A model folder's tokenizer runs inside Hugging Face's tokenizers, which hands back tokens, not the "
+               "merges that made them: there is no replay to show. Inspect and Vocabulary show its tokens; for a "
+               "replay choose one of the bundled tokenizers, Gemma 3 and DeepSeek V3 among them.")
 TEXT_KEY, TOKEN_KEY = "replay_text", "replay_token"  # also their links' parameters
 PICKED = "replay_token_picked"  # the name of the token picked for the merge tree (None: the longest is shown)
 SHOWN_CHARS = 30  # of the text, on the button that opens its box
@@ -147,5 +151,7 @@ with toolbar:
         text = st.text_input("A word or a short phrase", value=DEFAULT_TEXT, key=TEXT_KEY, **LINKED,
                              help=f"Up to {MAX_CHARS} characters. A leading space is part of the word, "
                                   "as in a sentence.")
-if checked_text(text):
+if isinstance(tokenizer, HuggingFaceTokenizer):  # a model folder: its merges happen inside Hugging Face's library
+    st.info(FOLDER_NOTE)
+elif checked_text(text):
     show_replay(tokenizer, text)

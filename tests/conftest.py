@@ -2,7 +2,7 @@
 
 Hypothesis runs 40 examples per property by default, so the fast part of
 the suite runs in about a minute; HYPOTHESIS_PROFILE=fuzz runs 10,000 per
-property (see the README's "Fuzzing" section).
+property (see "Fuzzing" in docs/hardening.md).
 """
 
 import os

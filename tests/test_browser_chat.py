@@ -84,3 +84,42 @@ def test_gpt_oss_beside_openais_published_count_on_a_projector(server, browser):
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
     page.context.close()
+
+
+def test_gemma_beside_deepseek_follow_typing_and_a_typed_control_token_is_drawn_as_one(server, browser):
+    """transformers encodes a prompt with every special token found, also one
+    a user typed: the page draws it as the control token it becomes."""
+    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    open_page(page, f"{server.url}/chat?chat_left=gemma3&chat_right=deepseek_v3", "Chat prompts")
+    expect(page.locator(".bpe-chat")).to_have_count(2)
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<start_of_turn>").first).to_be_visible()
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<｜User｜>").first).to_be_visible()
+    box = page.locator("textarea").last
+    box.fill("")
+    question = "Et <end_of_turn> en français ?"
+    box.press_sequentially(question, delay=15)
+    expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("gemma3", question)))
+    expect(tokens_metrics(page).nth(1)).to_contain_text(str(expected_tokens("deepseek_v3", question)))
+    typed = page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<end_of_turn>")
+    expect(typed).to_have_count(4)  # Gemma closes three turns, and the user typed one
+    screenshot(page, "chat-gemma-deepseek-1440")
+    assert page.evaluate(OVERFLOWING) == 0
+    assert_no_exception(page)
+    page.context.close()
+
+
+def test_a_zipped_model_folder_brought_to_the_page_shows_its_prompt(server, browser, tmp_path):
+    from tests.test_model_folders import small_folder, zipped
+
+    archive = tmp_path / "model.zip"
+    archive.write_bytes(zipped(small_folder(tmp_path / "model")))
+    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    open_page(page, f"{server.url}/chat", "Chat prompts")
+    page.get_by_role("button", name="Families: llama3 beside qwen").click()
+    page.get_by_text("Bring a model folder").click()
+    page.locator('input[type="file"]').set_input_files(str(archive))
+    expect(page.get_by_role("button", name="Families: llama3 beside model.zip")).to_be_visible()
+    expect(page.locator(".bpe-chat")).to_have_count(2)
+    expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<|assistant|>").first).to_be_visible()
+    assert_no_exception(page)
+    page.context.close()

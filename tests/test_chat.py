@@ -364,7 +364,7 @@ def test_the_command_line_refuses_bad_conversations_in_one_line(tmp_path):
     code, _, err = run_cli("chat", file, "--with", "gpt2")
     assert code == 2 and "invalid choice" in err
     assert set(CHAT_NAMES) == {"cl100k_base", "o200k_base", "o200k_harmony", "llama3", "llama4", "tekken", "mistral_v3",
-                              "qwen"}
+                              "qwen", "gemma3", "deepseek_v3"}
 
 
 turn_text = st.one_of(

@@ -17,7 +17,7 @@ from bpe_core.cli import main
 from bpe_core.corpora import corpus_files
 from bpe_core.corpora.corpus_files import CorpusFileError, corpus_paths, count_files, read_counts, stream_chunks
 from bpe_core.corpora.samples import catalog
-from bpe_core.engine import corpus
+from bpe_core.engine import corpus, native_training
 from bpe_core.engine.corpus import count_pieces, cut_points, text_chunks
 from bpe_core.engine.patterns import split_pieces
 from bpe_core.engine.specials import split_on_specials
@@ -93,6 +93,7 @@ def test_counting_in_worker_processes_gives_the_same_counts(monkeypatch, forked)
     monkeypatch.setattr(corpus, "SPLIT_CHARS", 100)
     monkeypatch.setattr(corpus, "MAX_CHUNK_CHARS", 500)
     monkeypatch.setattr(worker_processes, "_single_threaded", lambda: forked)
+    monkeypatch.setattr(native_training, "_native_training", None)  # Python counts, in helper processes
     text = MIXED * 3
     parallel = count_pieces(text, "cl100k", ("<|endoftext|>",), workers=2)
     assert list(parallel.items()) == list(whole(text, "cl100k", ("<|endoftext|>",)).items())

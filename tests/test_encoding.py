@@ -156,17 +156,17 @@ def test_every_step_of_training_is_what_encoding_at_that_step_gives_in_both_engi
 
 def test_a_short_text_at_a_step_is_replayed_and_leaves_no_engine_behind(sample_text):
     """Stepping through training redraws a short try-it text at every step:
-    building tiktoken's encoding for each step would cost more time than the
-    replay and keep its compiled pattern (most of a megabyte) per step, in
-    a tokenizer that every visitor of the same training shares."""
+    building an encoder for each step would cost more time than the replay
+    and keep a copy of the ranks per step, in a tokenizer that every
+    visitor of the same training shares."""
     tok = train(sample_text, num_merges=60, pattern="cl100k")
     text = "The lowest, newest and widest."
     for step in range(0, 61, 5):
         assert tok.encode_at_step(text, step) == tok.encode_at_step(text, step, reference=True)
         assert list(tok.encode_with_offsets(text, step=step)) == list(tok.encode_with_offsets(text, step=step, reference=True))
-    assert not tok._rust_bpe_by_step
+    assert not tok._encoders_by_step
     tok.encode_at_step(sample_text, 30)  # a long text is worth an engine
-    assert list(tok._rust_bpe_by_step) == [30]
+    assert list(tok._encoders_by_step) == [30]
 
 
 def test_offsets_cover_every_byte_in_order():
@@ -255,9 +255,9 @@ def every_kind(request, sample_text):
     return train(corpus, num_merges=300, pattern=pattern, units=units, special_tokens=["<|endoftext|>"])
 
 
-def test_every_kind_of_tokenizer_encodes_in_rust_as_the_merge_loop_does(every_kind):
+def test_every_kind_of_tokenizer_encodes_fast_as_the_merge_loop_does(every_kind):
     tok = every_kind
-    assert (tok._rust_bpe is None) != (tok._rust_pieces is None)
+    assert (tok._text_encoder is None) != (tok._pieces_bpe is None)
     texts = TRICKY_TEXTS + ["Ωmega ж 漢字 <|endoftext|> 🤖 ∑ 12345", "\u0e01\u0e31" * 3 + " x" * 5]
     for text in texts:
         assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True), text
@@ -325,15 +325,14 @@ def test_spans_of_tiling_tokens_are_added_up_as_far_as_read_and_always_agree(siz
 
 
 def test_a_bundled_encoding_keeps_its_ranks_once():
-    """200,000 ranks held three times would be a third of an encoding's
-    memory: the rank file as read (shared by the encodings built on it), the
-    table encoding looks tokens up in, and tiktoken's engine are one dict;
-    `vocab` is that table the other way round."""
+    """200,000 ranks held twice would be a third of an encoding's memory:
+    the rank file as read (shared by the encodings built on it) and the
+    table encoding looks tokens up in are one dict; `vocab` is that table
+    the other way round. (The C encoder keeps a compact table of its own.)"""
     ranks = load_ranks("o200k_base")
     for name in ("o200k_base", "o200k_harmony"):
         encoding = openai_module.openai_encoding(name)  # built now: another test may have emptied the ranks' cache
         assert encoding._ids_by_token is ranks
-        assert encoding._rust_bpe._mergeable_ranks is ranks
         assert encoding.mergeable_ranks == ranks
         assert len(encoding.vocab) == len(ranks)
         assert all(encoding.vocab[token_id] == token for token, token_id in ranks.items())

@@ -10,7 +10,7 @@ import pytest
 from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
 from bpe_core.vocabularies.chat import OPENAI_COUNT_NOTE, Message
-from pages.chat import DEFAULT_TEXTS, slots
+from pages.chat import DEFAULT_TEXTS, JINJA_NOTE, slots
 from tests.apptest import all_html, messages, open_page, shown
 from tests.openai_cookbook import num_tokens_from_messages
 
@@ -152,3 +152,45 @@ def test_the_menus_say_what_is_chosen_on_a_link_and_after_a_change():
     assert menu_labels(at)[:2] == ["Families: tekken", "System turn, 1 earlier exchange"]
     damaged = open_page("pages/chat.py", query={"chat_left": "nope", "chat_system": "maybe", "chat_exchanges": "99"})
     assert menu_labels(damaged)[:2] == ["Families: llama3 beside qwen", "System turn, 1 earlier exchange"]
+
+
+def test_gemma_and_deepseek_side_by_side_as_transformers_renders_them():
+    at = open_page("pages/chat.py", query={"chat_left": "gemma3", "chat_right": "deepseek_v3"})
+    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
+                for name in ("gemma3", "deepseek_v3")]
+    assert token_counts(at) == [f"{count:,}" for count in expected]
+    html = all_html(at)
+    assert "&lt;start_of_turn&gt;" in html and "&lt;｜User｜&gt;" in html
+    captions = [shown(caption) for caption in messages(at.caption)]
+    assert any("the system text opens the first user turn" in caption for caption in captions)
+    assert captions.count(JINJA_NOTE) == 2
+    assert not at.exception
+
+
+def test_a_model_folder_brought_to_the_page_shows_its_own_prompt(tmp_path):
+    from tests.test_model_folders import small_folder, zipped
+
+    folder = small_folder(tmp_path / "model")
+    at = open_page("pages/chat.py")
+    at.file_uploader(key="chat_upload").upload("model.zip", zipped(folder), "application/zip").run()
+    assert not at.exception and at.selectbox(key="chat_right").value == "loaded: model.zip"
+    from bpe_core.formats.hf_folder import read_folder
+    from bpe_core.vocabularies.chat import render_prompt
+    from bpe_core.vocabularies.model_folders import tokenizer_from_folder
+
+    tokenizer = tokenizer_from_folder(read_folder(folder), probe=False)
+    expected = render_prompt(conversation(DEFAULT_TEXTS), "model", tokenizer.chat, tokenizer)
+    assert token_counts(at)[1] == f"{len(expected.ids):,}"
+    assert "&lt;|assistant|&gt;" in all_html(at)
+
+
+@pytest.mark.parametrize("template, message", [(None, "has no chat template"),
+                                               ("{{ raise_exception('Only one turn, please') }}", "Only one turn")])
+def test_a_folder_without_a_template_or_whose_template_raises_says_so_in_a_line(tmp_path, template, message):
+    from tests.test_model_folders import small_folder, zipped
+
+    folder = small_folder(tmp_path / "model", template=template)
+    at = open_page("pages/chat.py")
+    at.file_uploader(key="chat_upload").upload("model.zip", zipped(folder), "application/zip").run()
+    assert not at.exception
+    assert any(message in text for text in messages(at.error) + messages(at.warning))

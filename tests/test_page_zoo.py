@@ -117,3 +117,25 @@ def test_a_missing_package_stops_the_page_with_its_pip_command(monkeypatch):
         assert "pip install sentencepiece" in at.error[0].value
     finally:
         load_encoding.cache_clear()
+
+
+@pytest.mark.slow  # seconds: whole vocabularies
+@pytest.mark.parametrize("name", ["deepseek_v3", "gemma3"])
+def test_gemma_and_deepseek_on_every_page_with_a_tokenizer_picker(name):
+    """Counts, replay and vocabulary for the two shipped as tokenizer.json
+    files, held to Hugging Face's tokenizers over the same files."""
+    from tests.test_zoo_hf_files import hugging_face
+
+    reference = hugging_face(name)
+    expected = len(reference.encode(DEMO_TEXT, add_special_tokens=False).ids)
+    for path in (None, "pages/inspect.py"):
+        at = on_page(path, PICKERS[path], name)
+        assert metric(at, "Tokens") == f"{expected:,}"
+    at = on_page("pages/replay.py", "replay_tokenizer", name)
+    at.text_input(key="replay_text").input(" strawberry ሰላም").run()
+    view = component_data(at)
+    state = re.search(r'bpe-replay bpe-state".*?</div>', view["frames"][view["total"]], flags=re.S).group(0)
+    assert [int(i) for i in re.findall(r"<small>(\d+)</small>", state)] == \
+        reference.encode(" strawberry ሰላም", add_special_tokens=False).ids
+    at = on_page("pages/vocabulary.py", "vocab_tokenizer", name)
+    assert metric(at, "Tokens") == f"{CATALOGUE[name].n_vocab:,}"

@@ -196,6 +196,10 @@ def test_cli_json_measures_every_openai_and_zoo_tokenizer_by_default_and_the_par
 def test_cli_table_and_bad_base():
     code, out, _ = run_cli("tax", "--encoding", "gpt2")
     assert code == 0 and "Burmese (my)" in out
+    names = ["gpt2", "o200k_harmony", "claude_legacy", "whisper"]  # long names side by side stay apart
+    code, out, _ = run_cli("tax", *(argument for name in names for argument in ("--encoding", name)))
+    header = out.splitlines()[1].split()
+    assert code == 0 and header == ["language", *names]
     code, _, err = run_cli("tax", "--base", "xx")
     assert code == 1 and "unknown base language" in err
 

@@ -65,6 +65,7 @@ def test_the_server_warms_up_before_anyone_visits():
         log = server.log.read_text()
         done = log.split(WARMED)[1].splitlines()[0]  # what was done, and did not fail
         assert "the frame of every page" in done and f"the first pages' encoding ({FIRST_PAGES_ENCODING})" in done
+        assert "the compact forms of shipped files" in done  # Gemma 3's, made (or found kept) in a worker process
         wait_for(lambda: spare_workers(server), server, "spare worker")  # the first training's, waiting
         assert "missing ScriptRunContext" not in log  # the warm-up calls none of Streamlit's caches
     finally:

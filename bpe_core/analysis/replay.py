@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from ..engine.patterns import split_pieces
 from ..engine.tokenizer import Token, Tokenizer
 from ..engine.utf8 import encodable
+from ..vocabularies.merge_list_bpe import MergeListTokenizer
 from ..vocabularies.normalized import NormalizingTokenizer
 from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 
@@ -54,11 +55,13 @@ class Merge:
     right: Part
     made: Part
     score: float | None = None  # SentencePiece: the made piece's score, which orders merges instead
+    listed: int | None = None  # a Hugging Face merge list (Gemma 3): where the pair is listed, its rank
 
     @property
     def rank(self) -> int:
-        """Ids are ranks: the lower, the earlier BPE applies the merge."""
-        return self.made.id
+        """Ids are ranks (the lower, the earlier BPE applies the merge), but
+        in a merge list, where the pair is listed."""
+        return self.made.id if self.listed is None else self.listed
 
     @property
     def label(self) -> str:
@@ -129,6 +132,8 @@ def replay(tokenizer: Tokenizer | SentencePieceTokenizer, text: str) -> Replay:
     costs memory quadratic in the piece's length."""
     if isinstance(tokenizer, SentencePieceTokenizer):
         return _replay_by_score(tokenizer, text)
+    if isinstance(tokenizer, MergeListTokenizer):
+        return _replay_merge_list(tokenizer, text)
     if isinstance(tokenizer, NormalizingTokenizer):  # Qwen, Claude 1/2: BPE runs on the normalized text
         text = tokenizer.normalize(text)
     pieces = tuple(
@@ -193,13 +198,52 @@ def _replay_by_score(tokenizer: SentencePieceTokenizer, text: str) -> Replay:
     return Replay(text, (piece,), tuple(merges), by_score=True)
 
 
+def _replay_merge_list(tokenizer: MergeListTokenizer, text: str) -> Replay:
+    """A merge list's loop (Gemma 3) over each word of the normalized text
+    (an added token is a word that never merges), recorded; merges go in
+    the order the list ranks their pairs. Parts span UTF-8 bytes of the
+    word, so a byte piece covers its one byte and a "▁" shows as itself."""
+    pieces = []
+    for index, (word, is_added) in enumerate(tokenizer.words(text)):
+        data = word.encode("utf-8")
+        if is_added:
+            made = Part(tokenizer.encode(word, allowed_special="all")[0], 0, len(data))
+            pieces.append(PieceReplay(word, data, ((made,),), (), shortcut=False))
+            continue
+        starts, ends, position = [], [], 0
+        for char in word:
+            ids = tokenizer.symbol_ids(char)
+            width = len(char.encode("utf-8"))
+            for number in range(len(ids)):  # one symbol, or one per byte of a character it has no piece for
+                starts.append(position + (number if len(ids) > 1 else 0))
+                ends.append(position + (number + 1 if len(ids) > 1 else width))
+            position += width
+        symbol_ids = tokenizer.symbol_ids(word)
+        state = [Part(token_id, start, end) for token_id, start, end in zip(symbol_ids, starts, ends)]
+        states, merges = [tuple(state)], []
+
+        def record(new_id: int, start: int, middle: int, end: int, index=index, state=state, states=states,
+                   merges=merges, starts=starts, ends=ends) -> None:
+            position = next(i for i, part in enumerate(state) if part.start == starts[start])
+            made = Part(new_id, starts[start], ends[end - 1])
+            left, right = state[position], state[position + 1]
+            merges.append(Merge(index, position, left, right, made, listed=tokenizer.rank_of_pair(left.id, right.id)))
+            state[position : position + 2] = [made]
+            states.append(tuple(state))
+
+        tokenizer.merge_symbols(symbol_ids, on_merge=record)
+        pieces.append(PieceReplay(word, data, tuple(states), tuple(merges), shortcut=False))
+    order = tuple(heapq.merge(*(piece.merges for piece in pieces), key=lambda merge: merge.rank))
+    return Replay(text, tuple(pieces), order)
+
+
 # -------------------------------------------------------------- merge tree
 
 
 def shown_bytes(tokenizer: Tokenizer | SentencePieceTokenizer, token_id: int) -> bytes:
     """A token as the replay draws it: its bytes, or for SentencePiece the
     piece as it spells it ("▁Hello"), as the replay's states show it."""
-    if isinstance(tokenizer, SentencePieceTokenizer):
+    if isinstance(tokenizer, (SentencePieceTokenizer, MergeListTokenizer)):
         tokenizer.token_bytes(token_id)  # refuses an id that is not a token
         return tokenizer.spelled(token_id)
     return tokenizer.token_bytes(token_id)
@@ -244,10 +288,10 @@ def merge_tree(tokenizer: Tokenizer | SentencePieceTokenizer, token_id: int) -> 
     token = shown_bytes(tokenizer, token_id)  # also refuses an id that is not a token
     if token_id in tokenizer.special_tokens.values():
         return MergeTree(token_id, token, leaf=SPECIAL)
-    if isinstance(tokenizer, SentencePieceTokenizer):
+    if isinstance(tokenizer, (SentencePieceTokenizer, MergeListTokenizer)):
         if tokenizer.is_byte_fallback(token_id) or len(tokenizer.pieces[token_id]) == 1:
             return MergeTree(token_id, token, leaf=UNIT)
-    elif len(tokenizer.vocab[token_id]) == 1:
+    elif len(tokenizer.vocab.get(token_id, token)) == 1:  # a token Picky BPE removed is a merge's part, not in `vocab`
         return MergeTree(token_id, token, leaf=UNIT)
     pair = tokenizer.merge_parts(token_id)
     if pair is None:

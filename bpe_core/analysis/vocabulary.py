@@ -24,6 +24,7 @@ import regex
 from ..engine.tokenizer import Tokenizer
 from ..engine.utf8 import text_of
 from ..sandbox.untrusted_regex import compile_untrusted
+from ..vocabularies.merge_list_bpe import MergeListTokenizer
 from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 from .labels import label_text, split_stray_bytes
 
@@ -154,7 +155,8 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     unless learned by a merge of a tokenizer trained here); special; string
     (the token's own text, for regex search and the CSV; U+FFFD for bytes
     that are not a whole character). For SentencePiece, also piece and
-    score."""
+    score; for a merge list (Gemma 3), piece and first_merge (where the list
+    first makes the token)."""
     special_ids = set(tokenizer.special_tokens.values())
     ids = sorted([*tokenizer.vocab, *special_ids])
     raw = [tokenizer.token_bytes(token_id) for token_id in ids]
@@ -182,6 +184,11 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     if isinstance(tokenizer, SentencePieceTokenizer):  # its own spelling, and the scores that order merges
         table["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
         table["score"] = [tokenizer.scores[token_id] for token_id in ids]
+    elif isinstance(tokenizer, MergeListTokenizer):  # its own spelling, and where the list first makes it
+        table["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
+        parts = [tokenizer.merge_parts(token_id) for token_id in ids]
+        table["first_merge"] = pd.array([None if pair is None else tokenizer.rank_of_pair(*pair) for pair in parts],
+                                        dtype="Int64")
     return table
 
 

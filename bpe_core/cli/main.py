@@ -2,7 +2,9 @@
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
-wrong usage exits with 2, as argparse does.
+wrong usage exits with 2, as argparse does, and so does an option's value
+out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
+in one line, before any work.
 
 The command line runs on its user's own machine: it keeps none of the web
 app's budgets (the app's pages refuse a conversation over 20,000
@@ -18,26 +20,25 @@ import os
 import sys
 from pathlib import Path
 
-from ..algorithms.hf_trainers import train_unigram, train_wordpiece
-from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
-from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
-from ..analysis.words import HOW_WORDS_ARE_COUNTED
-from ..corpora.corpus_files import corpus_paths, count_files, stream_chunks, write_counts
-from ..corpora.udhr import declarations
+# What every command needs, and what the parser shows (the names of the
+# encodings); what only one command needs it imports when it runs, so that
+# `train`, the command that counts its time, starts without the research
+# algorithms, the language tables and the chat templates.
+from ..corpora.corpus_files import corpus_paths, count_files, readable_chunks, write_counts
 from ..engine.corpus import count_chunks, worker_count
 from ..engine.patterns import PRESETS, compile_pattern
 from ..engine.specials import found_in
-from ..engine.token_ids import parse_token_ids
 from ..engine.training import train
 from ..formats import save_tokenizer
-from ..vocabularies.catalogue import CHAT_NAMES, ENCODING_NAMES, LISTED, chat_prompt, load_encoding
-from ..vocabularies.chat import OPENAI_COUNT_NOTE, ChatLimits, messages_from_json
-from ..vocabularies.zoo import ModelPackageMissing
 from .inputs import (
+    CHAT_NAMES,
+    ENCODING_NAMES,
     TOKENIZER_FILE_HELP,
+    OptionError,
     UserError,
     add_rank_file_pattern,
     add_tokenizer_choice,
+    model_chat,
     pick_tokenizer,
     positive_number,
     read_text,
@@ -50,6 +51,9 @@ TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "spl
 
 
 def command_train(args: argparse.Namespace) -> None:
+    if args.algorithm in RESEARCH_ALGORITHMS:
+        train_research(args)
+        return
     if args.algorithm != "bpe":
         if args.dask:
             raise UserError(f"--dask counts pieces for BPE; {args.algorithm} trains on the text itself, here")
@@ -86,8 +90,67 @@ def command_train(args: argparse.Namespace) -> None:
         print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
 
 
+RESEARCH_ALGORITHMS = ("superbpe", "boundless", "picky")
+
+
+def train_research(args: argparse.Namespace) -> None:
+    """SuperBPE, BoundlessBPE or Picky BPE on this engine (`bpe_core.algorithms`),
+    saved in this engine's format. Their options are checked before any work."""
+    from ..algorithms.boundless import train_boundless
+    from ..algorithms.picky import check_threshold, train_picky
+    from ..algorithms.superbpe import check_transition, train_superbpe
+
+    vocab_size = args.vocab_size if args.vocab_size is not None else 256 + args.merges
+    try:
+        if args.algorithm == "superbpe":
+            check_transition(args.transition if args.transition is not None else vocab_size * 4 // 5, vocab_size)
+        if args.algorithm == "picky":
+            check_threshold(args.picky_threshold)
+    except ValueError as error:
+        raise OptionError(str(error)) from None
+    if args.units != "bytes" and args.algorithm != "picky":
+        raise OptionError(f"{args.algorithm} is byte-level: --units chars is Picky BPE's or plain BPE's")
+    if args.dask or args.save_counts:
+        raise UserError(f"--dask and --save-counts count pieces for BPE and Picky BPE's own run, not {args.algorithm}")
+    bar = ProgressBar("training", "merges")
+    common = {"vocab_size": vocab_size, "pattern": args.pattern, "special_tokens": args.special, "progress": bar.show}
+    if args.algorithm == "picky":
+        counts = count_corpus(args.corpus, args.pattern, tuple(args.special))
+        tokenizer = train_picky(counts, threshold=args.picky_threshold, units=args.units, **common)
+        made = f"{len(tokenizer.merges):,} merges and {len(tokenizer.removals):,} removals"
+    else:
+        text = corpus_text(args.corpus, args.algorithm)
+        if args.algorithm == "superbpe":
+            transition = args.transition if args.transition is not None else vocab_size * 4 // 5
+            tokenizer = train_superbpe(text, transition=transition, **common)
+            made = f"{transition - 256:,} merges, then {len(tokenizer.merges) - transition + 256:,} across words"
+        else:
+            tokenizer = train_boundless(text, **common)
+            made = f"{len(tokenizer.merges):,} merges, {len(tokenizer.supermerges):,} of them supermerges"
+    bar.done()
+    try:
+        save_tokenizer(tokenizer, args.output)
+    except OSError as error:
+        raise UserError(f"cannot write {args.output}: {error.strerror or error}") from None
+    print(f"learned {made}; saved to {args.output}", file=sys.stderr)
+    if tokenizer.stop_reason:
+        print(f"stopped early: {tokenizer.stop_reason}", file=sys.stderr)
+
+
+def corpus_text(specs: list[str], algorithm: str) -> str:
+    """The text of the corpus named (files in order, a line break between),
+    for an algorithm that learns from the text itself, not piece counts."""
+    paths = [Path("-")] if specs == ["-"] else corpus_paths(specs)
+    counts = [path for path in paths if path.suffix == ".json"]
+    if counts:
+        raise UserError(f"{algorithm} learns from adjacent pieces of text, not counts: {counts[0]} is a counts file")
+    return "\n".join(read_text(str(path)) for path in paths)
+
+
 def train_hugging_face(args: argparse.Namespace) -> None:
     """WordPiece or Unigram by Hugging Face's trainers, saved as its tokenizer.json."""
+    from ..algorithms.hf_trainers import train_unigram, train_wordpiece
+
     if args.vocab_size is None:
         raise UserError(f"{args.algorithm} learns a vocabulary of a size, not merges: give --vocab-size")
     paths = [Path("-")] if args.corpus == ["-"] else corpus_paths(args.corpus)
@@ -112,7 +175,7 @@ def count_corpus(specs: list[str], pattern: str, special_tokens: tuple[str, ...]
     compile_pattern(pattern)  # a bad pattern is one line now, not after reading gigabytes
     bar = ProgressBar("counting", "MB", scale=1e6)
     if specs == ["-"]:
-        chunks = stream_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
+        chunks = readable_chunks(sys.stdin.buffer, "standard input", pattern, special_tokens, bar.advance)
         counts = count_chunks(chunks, pattern, special_tokens, workers=worker_count(None))
     else:
         paths = corpus_paths(specs)
@@ -179,9 +242,22 @@ class ProgressBar:
 
 
 def command_encode(args: argparse.Namespace) -> None:
+    from ..algorithms.dropout import check_dropout, encode_with_dropout
+
+    if args.dropout is not None:
+        try:
+            check_dropout(args.dropout)
+        except ValueError as error:
+            raise OptionError(str(error)) from None
     tokenizer = pick_tokenizer(args)
     text = read_text(args.file)
-    if args.allow_special:
+    if args.dropout is not None:
+        if not args.allow_special and found_in(text, tokenizer.special_tokens):
+            raise UserError(f"the text contains the special token {found_in(text, tokenizer.special_tokens)[0]!r}; "
+                            "pass --allow-special to encode it as that special token")
+        allowed = frozenset(tokenizer.special_tokens) if args.allow_special else frozenset()
+        ids = encode_with_dropout(tokenizer, text, args.dropout, args.seed, allowed_special=allowed)
+    elif args.allow_special:
         ids = tokenizer.encode(text, allowed_special="all")
     else:
         found = found_in(text, tokenizer.special_tokens)
@@ -195,6 +271,8 @@ def command_encode(args: argparse.Namespace) -> None:
 
 
 def command_decode(args: argparse.Namespace) -> None:
+    from ..engine.token_ids import parse_token_ids
+
     tokenizer = pick_tokenizer(args)
     ids = parse_token_ids(" ".join(args.ids) if args.ids else read_text("-"))
     sys.stdout.write(tokenizer.decode(ids))
@@ -202,6 +280,8 @@ def command_decode(args: argparse.Namespace) -> None:
 
 
 def command_compare(args: argparse.Namespace) -> None:
+    from ..vocabularies.catalogue import load_encoding
+
     text = read_text(args.file)
     tokenizers = [load_encoding(name) for name in args.with_]
     tokenizers += [read_tokenizer_file(path, args.rank_file_pattern) for path in args.tokenizer]
@@ -222,6 +302,10 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
+    from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
+    from ..analysis.words import HOW_WORDS_ARE_COUNTED
+    from ..vocabularies.catalogue import load_encoding
+
     if args.corpus == "udhr":
         tax_of_declarations(args)
         return
@@ -244,9 +328,11 @@ def command_tax(args: argparse.Namespace) -> None:
     base_name = languages()[args.base].name
     print(f"{TAX_MEASURES[args.measure]} per language, same passage"
           + (f" (tokens_L / tokens_{args.base}, {base_name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'language':<22}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'language':<22}" + "".join(f"{name:>{width}}" for name in names))
     for code, language in languages().items():
-        print(f"{language.name + ' (' + code + ')':<22}" + "".join(f"{figures[name][code][args.measure]:>13.2f}" for name in names))
+        print(f"{language.name + ' (' + code + ')':<22}"
+              + "".join(f"{figures[name][code][args.measure]:>{width}.2f}" for name in names))
     if experiment is not None:
         print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
         print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
@@ -256,28 +342,44 @@ def command_tax(args: argparse.Namespace) -> None:
 
 
 def command_chat(args: argparse.Namespace) -> None:
+    from ..vocabularies.catalogue import chat_prompt, load_encoding
+    from ..vocabularies.chat import OPENAI_COUNT_NOTE, ChatLimits, messages_from_json, render_prompt
+
     try:
         document = json.loads(read_text(args.file))
     except json.JSONDecodeError as error:
         raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
     limits = ChatLimits(turns=args.max_turns, chars=args.max_chars)  # the user's own, if any: none by default
-    prompt = chat_prompt(messages_from_json(document, limits), args.with_, load_encoding(args.with_), limits)
+    messages = messages_from_json(document, limits)
+    if args.tokenizer:
+        tokenizer, template = model_chat(args.tokenizer)
+        name = tokenizer.name
+        prompt = render_prompt(messages, name, template, tokenizer, limits)
+    else:
+        name = args.with_
+        prompt = chat_prompt(messages, name, load_encoding(name), limits)
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
-        print(json.dumps({"encoding": args.with_, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
+        print(json.dumps({"encoding": name, "ids": prompt.ids, "tokens": prompt.token_count, "text": prompt.text,
                           "turns": turns, "template_tokens": prompt.template_tokens}, ensure_ascii=False))
         return
     print(prompt.text if prompt.published else OPENAI_COUNT_NOTE)
     print(f"\n{'turn':<4}  {'role':<9}  {'tokens':>6}  {'its text':>8}")
     for number, turn in enumerate(turns, start=1):
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
-    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {args.with_}'s template "
+    print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {name}'s template "
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
 def tax_of_declarations(args: argparse.Namespace) -> None:
     """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
+    from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
+    from ..analysis.tax import row_figures
+    from ..analysis.words import HOW_WORDS_ARE_COUNTED
+    from ..corpora.udhr import declarations
+    from ..vocabularies.catalogue import load_encoding
+
     base = args.base or DEFAULT_BASE
     if base not in declarations():
         raise UserError(f"unknown base declaration {base!r}; codes are the udhr package's (eng, cmn_hans, deu_1996, ...)")
@@ -306,16 +408,25 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
     table = {(row.tax.tokenizer, row.code): row_figures(row.tax) for row in rows}
     print(f"{TAX_MEASURES[args.measure]} per declaration of the UDHR"
           + (f" (tokens_L / tokens_{base}, {about[base].name} = 1.00)" if args.measure == "premium" else ""))
-    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>13}" for name in names))
+    width = column_width(names)
+    print(f"{'code':<18}{'declaration':<32}" + "".join(f"{name:>{width}}" for name in names))
     for code, declaration in about.items():
         cells = (table[name, code][args.measure] for name in names)
         print(f"{code:<18}{declaration.name[:31]:<32}"
-              + "".join(f"{cell:>13.2f}" if cell is not None else f"{'-':>13}" for cell in cells))
+              + "".join(f"{cell:>{width}.2f}" if cell is not None else f"{'-':>{width}}" for cell in cells))
+
+
+def column_width(names: list[str]) -> int:
+    """A table's column width: room for its longest name and a gap of two."""
+    return max(13, *(len(name) + 2 for name in names))
 
 
 def every_loadable_encoding() -> dict:
     """OpenAI's encodings and every zoo model whose package is installed; a
     note on standard error names each one left out and its pip command."""
+    from ..vocabularies.catalogue import LISTED, load_encoding
+    from ..vocabularies.zoo import ModelPackageMissing
+
     tokenizers = {}
     for name in LISTED:
         try:
@@ -365,10 +476,17 @@ def build_parser() -> argparse.ArgumentParser:
                          help="count the files (paths or fsspec URLs: s3://, gs://, hdfs://, file://) on a Dask cluster: "
                          "a scheduler's address (tcp://10.0.0.5:8786) or local:N for N worker processes here; "
                          "needs requirements-dask.txt")
-    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe",
-                         help="bpe (this engine, default), or wordpiece / unigram by Hugging Face's trainers, saved "
-                         "as a Hugging Face tokenizer.json (they take text and --vocab-size; --pattern, --units, "
-                         "--special and the counts options are BPE's)")
+    trainer.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram", *RESEARCH_ALGORITHMS], default="bpe",
+                         help="bpe (this engine, default); superbpe (tokens across words after --transition), "
+                         "boundless (BoundlessBPE's supermerges of whole pretokens) or picky (Picky BPE, removing "
+                         "tokens a merge leaves behind), on this engine, from text; or wordpiece / unigram by "
+                         "Hugging Face's trainers, saved as a Hugging Face tokenizer.json (they take text and "
+                         "--vocab-size; --pattern, --units, --special and the counts options are BPE's)")
+    trainer.add_argument("--transition", type=int, metavar="T",
+                         help="superbpe: the vocabulary size at which the second stage starts (default 80%% of it)")
+    trainer.add_argument("--picky-threshold", type=float, default=0.9, metavar="IOS",
+                         help="picky: remove a token when more than this share of its uses went into a merge "
+                         "(0 < IOS <= 1; 1 removes nothing; default 0.9)")
     trainer.set_defaults(run=command_train)
 
     encoder = commands.add_parser("encode", help="text to token ids")
@@ -376,6 +494,9 @@ def build_parser() -> argparse.ArgumentParser:
     encoder.add_argument("file", nargs="?", default="-", metavar="FILE", help="text to encode (default stdin)")
     encoder.add_argument("--json", action="store_true", help="print a JSON list")
     encoder.add_argument("--allow-special", action="store_true", help="encode <|endoftext|> etc. as special tokens")
+    encoder.add_argument("--dropout", type=float, metavar="P",
+                         help="BPE-dropout: skip each merge with probability P (0 <= P < 1; 0 is plain encoding)")
+    encoder.add_argument("--seed", type=int, default=0, help="the dropout's random seed (default 0)")
     encoder.set_defaults(run=command_encode)
 
     decoder = commands.add_parser("decode", help="token ids to text")
@@ -386,7 +507,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparer = commands.add_parser("compare", help="token counts of one text under several tokenizers")
     comparer.add_argument("file", metavar="FILE", help="text to tokenize ('-' for stdin)")
     comparer.add_argument("--with", dest="with_", action="append", default=[], choices=ENCODING_NAMES, metavar="NAME",
-                          help=f"an encoding (repeatable): {', '.join(ENCODING_NAMES)}")
+                          help="an encoding (repeatable): %(choices)s")
     comparer.add_argument("--tokenizer", action="append", default=[], metavar="FILE", help=TOKENIZER_FILE_HELP + " (repeatable)")
     add_rank_file_pattern(comparer)
     comparer.add_argument("--json", action="store_true", help="print {tokenizer: token count}")
@@ -414,8 +535,12 @@ def build_parser() -> argparse.ArgumentParser:
                                "tokens: the ids of the prompt that asks for the next assistant turn.")
     chat.add_argument("file", metavar="MESSAGES.json",
                       help='a JSON list of {"role": "system"|"user"|"assistant", "content": "..."} (\'-\' for stdin)')
-    chat.add_argument("--with", dest="with_", required=True, choices=CHAT_NAMES, metavar="NAME",
-                      help=f"the model family's template and tokenizer: {', '.join(CHAT_NAMES)}")
+    family = chat.add_mutually_exclusive_group(required=True)
+    family.add_argument("--with", dest="with_", choices=CHAT_NAMES, metavar="NAME",
+                        help="the model family's template and tokenizer: %(choices)s")
+    family.add_argument("--tokenizer", metavar="PATH",
+                        help="a Hugging Face model folder (or a .zip of one, or a model id in the local Hugging Face "
+                        "cache): its tokenizer and its own chat template, rendered as transformers renders it")
     chat.add_argument("--max-turns", type=positive_number, metavar="N", help="refuse a conversation of more turns "
                       "(default: no limit)")
     chat.add_argument("--max-chars", type=positive_number, metavar="N", help="refuse a conversation whose turns hold "
@@ -434,6 +559,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
+    except OptionError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     except (UserError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -21,11 +21,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..corpora.samples import catalog
 from ..engine.patterns import PRESETS
 from ..engine.tokenizer import Tokenizer
 from ..engine.training import train
-from .inputs import UserError, add_tokenizer_choice, pick_tokenizer, read_text
+from .inputs import NamesReadLater, UserError, add_tokenizer_choice, pick_tokenizer, read_text
 
 
 def add_stage_commands(commands) -> None:
@@ -86,8 +85,8 @@ def add_stage_commands(commands) -> None:
 
 def _add_training_choice(parser: argparse.ArgumentParser) -> None:
     corpus = parser.add_mutually_exclusive_group(required=True)
-    corpus.add_argument("--sample", choices=list(catalog()), metavar="NAME",
-                        help=f"a bundled sample ({', '.join(catalog())})")
+    corpus.add_argument("--sample", choices=NamesReadLater(lambda: list(_samples())), metavar="NAME",
+                        help="a bundled sample (%(choices)s)")
     corpus.add_argument("--file", metavar="FILE", help="a UTF-8 text file to train on ('-' for stdin)")
     parser.add_argument("--vocab-size", type=int, default=1_000,
                         help="256 + number of merges, with bytes (default 1000)")
@@ -96,11 +95,17 @@ def _add_training_choice(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--special", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
 
 
+def _samples() -> dict:
+    from ..corpora.samples import catalog
+
+    return catalog()
+
+
 def _trained(args: argparse.Namespace) -> tuple[Tokenizer, str | dict, str, int]:
     """The tokenizer the arguments describe, trained, with its corpus, the
     corpus's name and where its text proper starts."""
     if args.sample:
-        sample = catalog()[args.sample]
+        sample = _samples()[args.sample]
         corpus, label = sample.load(), sample.title
         opening = sample.opening_offset(corpus) if isinstance(corpus, str) else 0
     else:

@@ -5,7 +5,9 @@ piece counts (see `corpus`), and the counts of consecutive chunks of a text
 add up to the counts of the whole, so a file is read in blocks; each block
 is cut at the last place where the split has a boundary anyway, counted,
 and the rest carried into the next block. Each file is a text of its own:
-no piece runs from one file into the next.
+no piece runs from one file into the next. Where the pieces are counted in
+C (`native_training`), blocks stay bytes: checked, cut and counted as
+UTF-8, never made Python strings (which take up to four bytes a character).
 
 Counts also come ready-made, as JSON `{"piece": count, ...}`: written by
 `--save-counts`, or by any engine that splits text with the same pattern
@@ -22,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from ..engine import native_training
 from ..engine.corpus import (
     MAX_CHUNK_CHARS,
     add_counts,
@@ -112,9 +115,25 @@ def file_chunks(
     pattern that promises no such place gets the whole file at once."""
     try:
         with open(path, "rb") as stream:
-            yield from stream_chunks(stream, str(path), pattern, special_tokens, progress, block_bytes)
+            yield from readable_chunks(stream, str(path), pattern, special_tokens, progress, block_bytes)
     except OSError as error:
         raise CorpusFileError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def readable_chunks(
+    stream: BinaryIO,
+    name: str,
+    pattern: str,
+    special_tokens: tuple[str, ...] = (),
+    progress: Progress | None = None,
+    block_bytes: int | None = None,
+) -> Iterator[str | bytes]:
+    """A byte stream's text in chunks for `count_chunks`: as UTF-8 bytes
+    where C counts the pieces (a preset pattern, no special tokens to cut
+    at), else as strings (`stream_chunks`)."""
+    if native_training.can_count(pattern) and not special_tokens:
+        return stream_utf8_chunks(stream, name, progress, block_bytes)
+    return stream_chunks(stream, name, pattern, special_tokens, progress, block_bytes)
 
 
 def stream_chunks(
@@ -159,6 +178,35 @@ def stream_chunks(
             continue
         yield text[:cut]
         carried, wanted = text[cut:], block_bytes
+
+
+def stream_utf8_chunks(
+    stream: BinaryIO, name: str, progress: Progress | None = None, block_bytes: int | None = None
+) -> Iterator[bytes]:
+    """`stream_chunks` for a preset pattern, in UTF-8 bytes: the same
+    chunks, checked as UTF-8 (the same message for a byte that is not) but
+    never decoded, for counting in C (see `native_training`)."""
+    block_bytes = block_bytes or READ_BYTES
+    wanted = block_bytes
+    carried, offset = b"", 0  # offset: where `carried` starts in the stream
+    while True:
+        block = stream.read(wanted)
+        if progress is not None and block:
+            progress(len(block))
+        data = carried + block
+        error = native_training.utf8_error(data)
+        if error >= 0 and (not block or error < len(data) - 3):  # not a character the block's end cut in two
+            raise CorpusFileError(f"{name} is not UTF-8 text (byte 0x{data[error]:02x} at offset {offset + error:,})")
+        if not block:
+            if data:
+                yield data
+            return
+        cut = native_training.last_cut(memoryview(data)[: len(data) if error < 0 else error])
+        if cut == 0:
+            carried, wanted = data, 2 * wanted
+            continue
+        yield data[:cut]
+        carried, offset, wanted = data[cut:], offset + cut, block_bytes
 
 
 def read_counts(path: Path) -> dict[str, int]:

@@ -34,7 +34,7 @@ from ..corpora.udhr import ARTICLES, Declaration
 from .palette import series_colour
 from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, LEGEND_ON_TOP, PREMIUM_TICKS, TICK_FONT_SIZE
 
-# Where plotly.js finds world_110m.json: the app's static files (see README, "Offline maps").
+# Where plotly.js finds world_110m.json: the app's static files (see static/topojson/README.md).
 TOPOJSON_URL = "app/static/topojson/"
 MAP_CONFIG = {"topojsonURL": TOPOJSON_URL, "displaylogo": False}
 MAP_HEIGHT = 560

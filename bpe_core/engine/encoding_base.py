@@ -122,7 +122,7 @@ class EncodingBase(ABC):
         allowed_special: SpecialChoice = frozenset(),
         disallowed_special: SpecialChoice = "all",
     ) -> list[list[int]]:
-        """`encode` of each text, in threads (the Rust engines release the GIL)."""
+        """`encode` of each text, in threads (the C encoder, like Rust engines, releases the GIL)."""
         encode = functools.partial(self.encode, allowed_special=allowed_special, disallowed_special=disallowed_special)
         with ThreadPoolExecutor(num_threads) as pool:
             return list(pool.map(encode, text))

@@ -31,6 +31,11 @@ Positions never move (merging just unlinks the right-hand token), so the
 first occurrence of a pair is the smallest position holding it: pieces are
 laid out in order of first appearance in the text, which makes that position
 the pair's first occurrence in the whole corpus, as in the reference.
+
+The later algorithms (`bpe_core.algorithms`) change the loop, not the state:
+a rule may refuse a pair (SuperBPE's longest superwords, BoundlessBPE's
+pretokens that are not whole yet), and a token may be split back into its
+parts (Picky BPE's removals), the reverse of a merge.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from typing import NamedTuple
 Pair = tuple[int, int]
 Progress = Callable[[int, int], None]
 
-_UNLINKED = -1  # a neighbour index meaning "none": the piece ends here
+UNLINKED = -1  # a neighbour index meaning "none": the piece ends here
 _ABSORBED = -1  # the token id of a position merged into its left neighbour
 
 
@@ -59,7 +64,7 @@ class MergeStep(NamedTuple):
     corpus_tokens: int  # length of the whole training corpus, in tokens, afterwards
 
 
-class _MergeState:
+class MergeState:
     """The deduplicated corpus as linked token lists, with live pair statistics."""
 
     def __init__(self, pieces: Iterable[tuple[Sequence[int], int]]):
@@ -76,8 +81,8 @@ class _MergeState:
             first, size = len(token), len(units)
             token.extend(units)
             following.extend(range(first + 1, first + size))
-            following.append(_UNLINKED)
-            preceding.append(_UNLINKED)
+            following.append(UNLINKED)
+            preceding.append(UNLINKED)
             preceding.extend(range(first, first + size - 1))
             weight.extend([count] * size)
             corpus_tokens += size * count
@@ -90,14 +95,19 @@ class _MergeState:
         self.token, self.following, self.preceding, self.weight = token, following, preceding, weight
         self.corpus_tokens = corpus_tokens
         self.pair_count, self.pair_positions = pair_count, pair_positions
-        self.heap = [(-count, pair_positions[pair][0], pair) for pair, count in pair_count.items()]
+        # A pair seen once can only lose that occurrence (see `merge`): it waits
+        # outside the heap until the best pair left is seen once too (most
+        # pairs of a long text without repeats, SuperBPE's second stage, never
+        # get there), and `_let_in_the_once_seen` lets them all in.
+        self.seen_once: list[Pair] | None = [pair for pair, count in pair_count.items() if count == 1]
+        self.heap = [(-count, pair_positions[pair][0], pair) for pair, count in pair_count.items() if count > 1]
         heapq.heapify(self.heap)
 
     def _holds(self, position: int, pair: Pair) -> bool:
         right = self.following[position]
         return (
             self.token[position] == pair[0]
-            and right != _UNLINKED
+            and right != UNLINKED
             and self.token[right] == pair[1]
         )
 
@@ -109,20 +119,54 @@ class _MergeState:
         del positions[:stale]
         return positions[0]
 
-    def best_pair(self) -> tuple[Pair, int] | None:
-        """The most frequent pair (earliest first occurrence on a tie) and its count."""
-        leading = self.leading_pairs(1)
-        return leading[0] if leading else None
+    def best_pair(self, allowed: Callable[[Pair], bool] | None = None) -> tuple[Pair, int] | None:
+        """The most frequent pair (earliest first occurrence on a tie) that
+        `allowed` accepts, and its count. Stale heap entries on top are
+        refreshed (see the module's docstring); a refused pair leaves the
+        heap, not to be offered again until `reconsider` brings it back."""
+        heap = self.heap
+        while self._let_in_the_once_seen() or heap:
+            negative_count, first, pair = heap[0]
+            count = self.pair_count.get(pair, 0)
+            if count == 0:
+                heapq.heappop(heap)
+            elif count != -negative_count:
+                heapq.heapreplace(heap, (-count, first, pair))
+            elif allowed is not None and not allowed(pair):  # before the first position: it may move right, not back
+                heapq.heappop(heap)
+            elif (actual_first := self._first_position(pair)) != first:
+                heapq.heapreplace(heap, (-count, actual_first, pair))
+            else:
+                return pair, count
+        return None
+
+    def _let_in_the_once_seen(self) -> bool:
+        """Put the pairs seen once into the heap when nothing above 1 is
+        left in it (an entry's count is never below the pair's); say whether
+        any came in."""
+        if self.seen_once is None or (self.heap and -self.heap[0][0] > 1):
+            return False
+        waiting, self.seen_once = self.seen_once, None
+        for pair in waiting:
+            if self.pair_count.get(pair) == 1:
+                heapq.heappush(self.heap, (-1, self._first_position(pair), pair))
+        return bool(self.heap)
+
+    def reconsider(self, pair: Pair) -> None:
+        """Offer a pair that `best_pair` refused again (if it still occurs)."""
+        count = self.pair_count.get(pair)
+        if count:
+            heapq.heappush(self.heap, (-count, self._first_position(pair), pair))
 
     def leading_pairs(self, number: int) -> list[tuple[Pair, int]]:
         """The `number` best pairs with their counts, best first. Stale heap
         entries that surface on the way are refreshed (see the module's
         docstring); the pairs found stay in the heap."""
         heap, found = self.heap, []
-        while heap and len(found) < number:
+        while (self._let_in_the_once_seen() or heap) and len(found) < number:
             negative_count, first, pair = heap[0]
             count = self.pair_count.get(pair, 0)
-            if count == 0:
+            if count == 0 or any(pair == known for _, _, known in found):  # gone, or a second entry (see `split`)
                 heapq.heappop(heap)
             elif count != -negative_count:
                 heapq.heapreplace(heap, (-count, first, pair))
@@ -146,7 +190,7 @@ class _MergeState:
         pair_count = self.pair_count
         count_of = pair_count.get
         left_id, right_id = pair
-        unlinked, absorbed = _UNLINKED, _ABSORBED
+        unlinked, absorbed = UNLINKED, _ABSORBED
         emptied: list[Pair] = []  # pairs that lost all their occurrences
         created: dict[Pair, list[int]] = {}  # new pairs (all contain new_id) and where
         positions_of = created.setdefault
@@ -187,7 +231,64 @@ class _MergeState:
         for new_pair, positions in created.items():
             if new_pair in pair_count:
                 self.pair_positions[new_pair] = array("q", positions)
-                heapq.heappush(self.heap, (-pair_count[new_pair], positions[0], new_pair))
+                if pair_count[new_pair] == 1 and self.seen_once is not None:
+                    self.seen_once.append(new_pair)
+                else:
+                    heapq.heappush(self.heap, (-pair_count[new_pair], positions[0], new_pair))
+
+
+    def split(self, token_id: int, parts: Sequence[int], unit_lengths: Sequence[int], positions: Iterable[int]) -> list[int]:
+        """Replace `token_id` wherever it stands at one of `positions` (the
+        others are stale, and skipped) by `parts`, whose lengths in units
+        are `unit_lengths[part]`; return where each part now starts.
+
+        The reverse of a merge: at each occurrence "x T y" becomes
+        "x P1 ... Pk y", so (x, T) and (T, y) lose an occurrence and (x, P1),
+        (P1, P2), ..., (Pk, y) gain one. Positions keep their place: a token
+        at position p covers the units from p on, and its parts start at p
+        and after each other, where merges had absorbed them. Unlike a
+        merge, a split makes pairs that may already exist more frequent, or
+        occur earlier; each of those gets a fresh heap entry (its older one
+        now sorts too late, and is refreshed or dropped when it surfaces)."""
+        token, following, preceding, weight = self.token, self.following, self.preceding, self.weight
+        offsets = list(itertools.accumulate((unit_lengths[part] for part in parts[:-1]), initial=0))
+        change: dict[Pair, int] = {}  # pair -> its count's change
+        gained: dict[Pair, list[int]] = {}  # pair -> where it now starts
+        placed: list[int] = []
+        for start in positions:
+            if token[start] != token_id:
+                continue
+            occurrences = weight[start]
+            before, after = preceding[start], following[start]
+            places = [start + offset for offset in offsets]
+            for left, right in ((before, start), (start, after)):
+                if left != UNLINKED and right != UNLINKED:
+                    pair = (token[left], token[right])
+                    change[pair] = change.get(pair, 0) - occurrences
+            for place, part in zip(places, parts):
+                token[place] = part
+            chain = [before] * (before != UNLINKED) + places + [after] * (after != UNLINKED)
+            for left, right in itertools.pairwise(chain):
+                following[left], preceding[right] = right, left
+                pair = (token[left], token[right])
+                change[pair] = change.get(pair, 0) + occurrences
+                gained.setdefault(pair, []).append(left)
+            following[places[-1]] = after
+            self.corpus_tokens += (len(parts) - 1) * occurrences
+            placed += places
+        for pair, delta in change.items():
+            count = self.pair_count.get(pair, 0) + delta
+            if count:
+                self.pair_count[pair] = count
+            else:
+                self.pair_count.pop(pair, None)
+                self.pair_positions.pop(pair, None)
+        for pair, starts in gained.items():
+            if change[pair] > 0:
+                known = self.pair_positions.get(pair, ())
+                self.pair_positions[pair] = array("q", sorted({*known, *starts}))
+                heapq.heappush(self.heap, (-self.pair_count[pair], self._first_position(pair), pair))
+        return placed
 
 
 def learn_merges(
@@ -197,31 +298,34 @@ def learn_merges(
     min_count: int = 1,
     progress: Progress | None = None,
     deadline: float | None = None,
+    allowed: Callable[[bytes | str], bool] | None = None,
 ) -> tuple[list[MergeStep], str | None]:
     """Learn up to `num_merges` merges over weighted pieces: (base-token ids, count).
 
-    `base_tokens[i]` is what id i stands for (a byte, or a character); merge k
-    gets id len(base_tokens) + k. Returns the merges, and why training stopped
-    early (None if all `num_merges` were learned). With a `deadline` (a
-    `time.monotonic()` reading), training stops there with what it has.
+    `base_tokens[i]` is what id i stands for (a byte, or a character, or a
+    token learned before); merge k gets id len(base_tokens) + k. Returns the
+    merges, and why training stopped early (None if all `num_merges` were
+    learned). With a `deadline` (a `time.monotonic()` reading), training
+    stops there with what it has. With `allowed`, a pair whose token it
+    refuses is never merged (the next best is).
     """
-    state = _MergeState(pieces)
+    state = MergeState(pieces)
     tokens = list(base_tokens)
+    rule = None if allowed is None else (lambda pair: allowed(tokens[pair[0]] + tokens[pair[1]]))
     learned: list[MergeStep] = []
     report_every = max(1, num_merges // 200)
     stop_reason = None
     for step in range(num_merges):
         if deadline is not None and time.monotonic() > deadline:
-            stop_reason = f"the time allowed ran out after {step:,} of {num_merges:,} merges"
+            stop_reason = out_of_time(step, num_merges)
             break
-        best = state.best_pair()
+        best = state.best_pair(rule)
         if best is None:
-            stop_reason = f"no adjacent pair is left to merge after {step} merges"
+            stop_reason = no_pair_left(step)
             break
         pair, count = best
         if count < min_count:
-            times = "once" if count == 1 else f"{count} times"
-            stop_reason = f"after {step} merges the most frequent pair occurs {times}, below min_count={min_count}"
+            stop_reason = below_min_count(step, count, min_count)
             break
         new_id = len(tokens)
         state.merge(pair, new_id)
@@ -234,6 +338,23 @@ def learn_merges(
     return learned, stop_reason
 
 
+# Why training stopped early, in the words `stop_reason` gives the user (the
+# C version of `learn_merges`, see `native_training`, stops for the same reasons).
+
+
+def out_of_time(step: int, num_merges: int) -> str:
+    return f"the time allowed ran out after {step:,} of {num_merges:,} merges"
+
+
+def no_pair_left(step: int) -> str:
+    return f"no adjacent pair is left to merge after {step} merges"
+
+
+def below_min_count(step: int, count: int, min_count: int) -> str:
+    times = "once" if count == 1 else f"{count} times"
+    return f"after {step} merges the most frequent pair occurs {times}, below min_count={min_count}"
+
+
 def leading_pairs_by_step(
     pieces: Iterable[tuple[Sequence[int], int]], merges: Sequence[tuple[Pair, int]], steps: range, top: int
 ) -> list[list[tuple[Pair, int]]]:
@@ -242,7 +363,7 @@ def leading_pairs_by_step(
     training ranks them (the first is the merge training chose, when the
     pieces are its whole corpus). A merge whose pair the pieces do not hold
     (they are a part of the corpus) changes nothing here."""
-    state = _MergeState(pieces)
+    state = MergeState(pieces)
     rankings = []
     for step, (pair, new_id) in enumerate(merges[: steps.stop]):
         if step in steps:

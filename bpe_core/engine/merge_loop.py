@@ -19,7 +19,16 @@ is a parameter, `rank_of(left_id, right_id, start, end)`:
 Which mergeable pair goes first is the other choice, `priority`: by default
 the lowest id, because ids are ranks (tiktoken, and training here);
 SentencePiece's BPE instead merges the pair whose piece has the highest
-score (see `sentencepiece_model`). Ties go to the leftmost pair either way.
+score (see `sentencepiece_model`), and a Hugging Face merge list the pair
+listed first (`pair_priority`: the rank belongs to the pair, and two pairs
+may make the same token; see `merge_list_bpe`). Ties go to the leftmost
+pair either way.
+
+BPE-dropout (Provilkov et al. 2020) is the same loop with one more choice,
+`dropped`: asked before each merge, it may skip it; the skipped merges are
+set aside and return after the next merge that happens, so that every step
+draws again among all the merges possible then, and the piece ends when
+every possible merge was skipped (see `bpe_core.algorithms.dropout`).
 
 The naive loop rescans all pairs after every merge (quadratic in the piece
 length, see tiktoken's `_educational.py`). Keeping candidate merges in a heap
@@ -37,10 +46,12 @@ from collections.abc import Callable, Sequence
 RankOf = Callable[[int, int, int, int], "int | None"]
 OnMerge = Callable[[int, int, int, int], None]
 Priority = Callable[[int], float]
+PairPriority = Callable[[int, int], float]
 
 
 def merge_lowest_rank_first(
-    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None
+    unit_ids: Sequence[int], rank_of: RankOf, on_merge: OnMerge | None = None, priority: Priority | None = None,
+    pair_priority: PairPriority | None = None, dropped: Callable[[], bool] | None = None,
 ) -> list[tuple[int, int, int]]:
     """Run BPE on one piece; return its tokens as (id, start, end) unit spans.
 
@@ -50,8 +61,17 @@ def merge_lowest_rank_first(
     `on_merge(new_id, start, middle, end)`, if given, hears every merge as it
     happens (the parts start..middle and middle..end became new_id), so that
     a replay shows exactly what encoding did. `priority(new_id)`, if
-    given, orders the merges instead of the new id itself (lowest first).
+    given, orders the merges instead of the new id itself (lowest first);
+    `pair_priority(left_id, right_id)` orders them by the pair merged.
+    `dropped()`, if given, is asked before each merge whether to skip it
+    (BPE-dropout, see above).
     """
+
+    def order(rank: int, left_id: int, right_id: int) -> float:
+        if pair_priority is not None:
+            return pair_priority(left_id, right_id)
+        return rank if priority is None else priority(rank)
+
     size = len(unit_ids)
     ids = list(unit_ids)  # ids[s]: id of the part starting at unit s
     end = list(range(1, size + 1))  # end[s]: where that part ends; -1 once absorbed
@@ -61,15 +81,20 @@ def merge_lowest_rank_first(
     for start in range(size - 1):
         rank = rank_of(ids[start], ids[start + 1], start, start + 2)
         if rank is not None:
-            candidates.append((rank if priority is None else priority(rank), start, rank))
+            candidates.append((order(rank, ids[start], ids[start + 1]), start, rank))
     heapq.heapify(candidates)
+    skipped = []  # merges dropped since the last merge made
 
     while candidates:
-        _, left, rank = heapq.heappop(candidates)
+        candidate = heapq.heappop(candidates)
+        _, left, rank = candidate
         right = end[left]
         if right == -1 or right == size:  # absorbed, or has no right neighbour
             continue
         if rank_of(ids[left], ids[right], left, end[right]) != rank:  # stale entry
+            continue
+        if dropped is not None and dropped():
+            skipped.append(candidate)
             continue
         if on_merge is not None:
             on_merge(rank, left, right, end[right])
@@ -79,12 +104,15 @@ def merge_lowest_rank_first(
             previous[after] = left
             rank = rank_of(ids[left], ids[after], left, end[after])
             if rank is not None:
-                heapq.heappush(candidates, (rank if priority is None else priority(rank), left, rank))
+                heapq.heappush(candidates, (order(rank, ids[left], ids[after]), left, rank))
         before = previous[left]
         if before >= 0:
             rank = rank_of(ids[before], ids[left], before, end[left])
             if rank is not None:
-                heapq.heappush(candidates, (rank if priority is None else priority(rank), before, rank))
+                heapq.heappush(candidates, (order(rank, ids[before], ids[left]), before, rank))
+        for candidate in skipped:  # they may happen at the next step (or have gone stale)
+            heapq.heappush(candidates, candidate)
+        skipped.clear()
 
     tokens, start = [], 0
     while start < size:

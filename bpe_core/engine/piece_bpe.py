@@ -1,10 +1,11 @@
-"""tiktoken's Rust BPE for one pre-token piece at a time, over any vocabulary here.
+"""BPE for one pre-token piece at a time, over any vocabulary here.
 
-tiktoken merges the parts of a piece by rank, lowest first and leftmost on a
-tie, exactly as this engine's merge loop does (see `merge_loop`), but in
-Rust. Its own split reads only tiktoken's patterns, so a tokenizer with a
-custom pattern splits in Python (the very split training used) and hands
-each new piece to Rust; so does the character-level variant.
+A tokenizer whose split pattern the C encoder does not implement (a custom
+one) splits in Python (the very split training used) and hands each new
+piece to this: the C encoder's merging (see `c_encoder`) where it is
+built, else the merge loop itself (see `merge_loop`), which merges by the
+same rule, lowest rank first and leftmost on a tie. So does the
+character-level variant.
 
 A character-level vocabulary has no byte ranks, so it is given some, and
 its ids are looked up from them: first every unfinished character of the
@@ -21,27 +22,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .patterns import WHOLE_TEXT_PATTERN
+from . import c_encoder
+from .merge_loop import merge_lowest_rank_first
 
 Token = bytes | str
 
 
 class PieceBPE:
-    """Encode one piece with tiktoken's Rust BPE over `ids_by_token` (token -> id)."""
+    """Encode one piece at a time over `ids_by_token` (token -> id)."""
 
-    def __init__(self, ids_by_token: Mapping[Token, int], name: str, *, unknown_id: int | None = None):
-        import tiktoken
-
+    def __init__(self, ids_by_token: Mapping[Token, int], *, unknown_id: int | None = None):
         characters = any(isinstance(token, str) for token in ids_by_token)
-        ranks, self._id_of_rank = character_ranks(ids_by_token) if characters else (dict(ids_by_token), None)
+        ranks, self._id_of_rank = character_ranks(ids_by_token) if characters else (ids_by_token, None)
         self._alphabet = {token for token in ids_by_token if len(token) == 1} if characters else None
         self._unknown_id = unknown_id
-        # The whole piece is one match of this pattern: tiktoken's split does nothing.
-        self._encoding = tiktoken.Encoding(name, pat_str=WHOLE_TEXT_PATTERN, mergeable_ranks=ranks, special_tokens={})
+        self._ranks = ranks
+        self._c_encoder = c_encoder.piece_encoder(ranks)
+
+    def _encode(self, piece: str) -> list[int]:
+        """The ranks of a piece: tiktoken's shortcut (a piece that is a token
+        is that token), else its bytes merged lowest rank first."""
+        if self._c_encoder is not None:
+            return c_encoder.encode_pieces(self._c_encoder, [piece])
+        units, ranks = piece.encode("utf-8"), self._ranks
+        whole = ranks.get(units)
+        if whole is not None:
+            return [whole]
+        parts = merge_lowest_rank_first([ranks.get(units[unit:unit + 1]) for unit in range(len(units))],
+                                        lambda left, right, start, end: ranks.get(units[start:end]))
+        return [rank for rank, _, _ in parts]
 
     def __call__(self, piece: str) -> list[int]:
         if self._alphabet is None:
-            return self._encoding.encode_ordinary(piece)
+            return self._encode(piece)
         ids: list[int] = []
         known_from = 0  # where the current run of known characters starts
         for position, char in enumerate(piece):
@@ -55,7 +68,7 @@ class PieceBPE:
         if not run:
             return []
         id_of_rank = self._id_of_rank
-        return [id_of_rank[rank] for rank in self._encoding.encode_ordinary(run)]
+        return [id_of_rank[rank] for rank in self._encode(run)]
 
 
 def character_ranks(ids_by_token: Mapping[str, int]) -> tuple[dict[bytes, int], list[int | None]]:

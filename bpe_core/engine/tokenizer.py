@@ -17,21 +17,21 @@ Two ways to encode, on purpose:
   `encode` except in rare cases where a token's bytes can also be formed
   from a pair that training never merged.
 
-Both run in tiktoken's Rust BPE over this tokenizer's own ranks; the merge
-loop here is the readable reference the tests hold it to (`reference=True`;
-see "encoding" below).
+Both run in the engine's C encoder (see `c_encoder`) where it is built;
+the merge loop here is the readable reference the tests hold it to
+(`reference=True`; see "encoding" below).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import itertools
 import threading
 import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
+from . import c_encoder
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
@@ -49,10 +49,10 @@ UNKNOWN_CHARACTER = "\N{REPLACEMENT CHARACTER}"
 
 _PIECE_CACHE_LIMIT = 200_000  # pieces remembered (a tokenizer may be shared by many sessions) ...
 _CACHED_PIECE_CHARS = 256  # ... and only short ones: a long piece (a whitespace run, a whole text) rarely repeats
-_STEP_ENCODINGS_KEPT = 8  # tiktoken encodings of the vocabulary at a step (a slider moves through a few)
+_STEP_ENCODINGS_KEPT = 8  # encoders of the vocabulary at a step (a slider moves through a few)
 # Up to this many characters, a text at a step is encoded by replaying the
-# learned merges: building tiktoken's encoding for a step compiles the split
-# pattern (about 10 ms and 0.7 MB each), which a short text never earns back.
+# learned merges: building an encoder for a step copies the vocabulary's
+# ranks, which a short text never earns back.
 _REPLAYED_CHARS = 1_000
 
 
@@ -150,8 +150,8 @@ class Tokenizer(EncodingBase):
     "chars"); `vocab` (id -> token, ordinary tokens only); `special_tokens`
     (string -> id); `merges` (((left, right), new_id) in learned order);
     `trace` (one `MergeStep` per merge, for tokenizers trained here) and
-    `stop_reason` (why training stopped early, or None). For files and
-    caches: `mergeable_ranks` (token -> id, what tiktoken is built from) and
+    `stop_reason` (why training stopped early, or None); `algorithm` and
+    `settings` (what trained it, see `__init__`). For files and caches: `mergeable_ranks` (token -> id, what tiktoken is built from) and
     `fingerprint` (a digest of all of the above).
 
     Saving and exporting are functions of `bpe_core.formats`, which build on
@@ -171,14 +171,15 @@ class Tokenizer(EncodingBase):
         stop_reason: str | None = None,
         unknown_id: int | None = None,
         ranks: dict[Token, int] | None = None,
-        engine=None,
+        algorithm: str = "bpe",
+        settings: Mapping[str, int | float] | None = None,
     ):
         """`ranks`, when the caller has it (a rank file read: token -> id,
         `vocab` the other way round), becomes the table encoding looks tokens
-        up in, instead of a second copy of 100,000s of entries; `engine`, a
-        maker's tiktoken `Encoding` over those very ranks, this pattern and
-        these special tokens, encodes instead of a second one built here (a
-        tenth of a second for a large vocabulary)."""
+        up in, instead of a second copy of 100,000s of entries. `algorithm` names what
+        trained it ("bpe", or one of `bpe_core.algorithms`: "superbpe",
+        "picky", "boundless"), and `settings` what it was trained with
+        beyond the vocabulary size (SuperBPE's "transition")."""
         if units not in ("bytes", "chars"):
             raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
         compile_pattern(pattern)  # refuse a broken pattern now, not at first use
@@ -190,6 +191,8 @@ class Tokenizer(EncodingBase):
         self.trace: list[MergeStep] = list(trace)
         self.stop_reason = stop_reason
         self.unknown_id = unknown_id
+        self.algorithm = algorithm
+        self.settings: dict[str, int | float] = dict(settings or {})
         # Ids below this are the base units: the 256 bytes, or the alphabet.
         self.first_merge_id = 256 if units == "bytes" else sum(
             1 for token_id, token in self.vocab.items() if len(token) == 1 and token_id != unknown_id
@@ -222,9 +225,9 @@ class Tokenizer(EncodingBase):
             raise ValueError(f"Special token ids clash with ordinary token ids: {sorted(clashes)[:5]}.")
         self._cache: dict[str, tuple[int, ...]] = {}
         # Ready to encode once made, as tiktoken's Encoding is (see "encoding" below).
-        self._rust_bpe = self._fast_engine(self._ids_by_token, name, engine)
-        self._rust_pieces = None if self._rust_bpe is not None else PieceBPE(self._ids_by_token, name, unknown_id=unknown_id)
-        self._rust_bpe_by_step: dict[int, object] = {}
+        self._text_encoder = self._c_text_encoder(self._ids_by_token)
+        self._pieces_bpe = None if self._text_encoder is not None else PieceBPE(self._ids_by_token, unknown_id=unknown_id)
+        self._encoders_by_step: dict[int, object] = {}
         self._token_lengths = self._lengths_of_tokens()
         self._step_lock = threading.Lock()
 
@@ -264,8 +267,13 @@ class Tokenizer(EncodingBase):
         training numbers. Caches key on it: two tokenizers with the same
         fingerprint show the same everywhere, and a cache never needs to
         hash 200,000 tokens at every rerun."""
+        import hashlib  # not at the top: OpenSSL takes 4 MB, which training from the command line never needs
+
         digest = hashlib.sha256()
-        for part in (self.units, self.pattern, repr(sorted(self.special_tokens.items())), repr(self.unknown_id)):
+        trained_by = (self.algorithm, repr(sorted(self.settings.items())))
+        if trained_by == ("bpe", "[]"):  # plain BPE keeps the digests that shipped data is keyed by
+            trained_by = ()
+        for part in (self.units, self.pattern, repr(sorted(self.special_tokens.items())), repr(self.unknown_id), *trained_by):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
         for token_id in sorted(self.vocab):
             token = self.vocab[token_id]
@@ -307,17 +315,17 @@ class Tokenizer(EncodingBase):
     #
     # Two engines give the same ids. The readable one is this module's own:
     # split the text with the pattern, then run the merge loop on each piece
-    # (`merge_piece`); pass `reference=True` for it. The fast one is
-    # tiktoken's Rust BPE built over this tokenizer's own ranks. For a
-    # byte-level tokenizer with a preset split pattern, or a model's own
-    # (which its maker encodes with through tiktoken, see
-    # `patterns.MODEL_PATTERNS`), it takes whole texts (`_rust_bpe`). A
-    # custom regex is Python `regex` syntax, which tiktoken's engine may
-    # read differently, so there
-    # the text is split here and each new piece goes to Rust (`_rust_pieces`,
-    # which also serves the character-level variant; see `piece_bpe`). The
-    # tests hold the engines equal on awkward text; Encode replay shows the
-    # readable one's steps.
+    # (`merge_piece`); pass `reference=True` for it. The fast one is the
+    # engine's C encoder (see `c_encoder`) over this tokenizer's own ranks.
+    # For a byte-level tokenizer whose split pattern it implements (every
+    # preset, and the zoo's models' patterns) it takes whole texts
+    # (`_text_encoder`). Any other pattern (a custom regex, SuperBPE's) is
+    # Python `regex` syntax: the text is split here and each new piece goes
+    # to C (`_pieces_bpe`, which also serves the character-level variant;
+    # see `piece_bpe`). Where the C encoder is not built, both of these are
+    # the readable engine's merge loop, remembered per piece. The tests hold
+    # the engines equal on awkward text; Encode replay shows the readable
+    # one's steps.
 
     def encode(
         self,
@@ -329,85 +337,80 @@ class Tokenizer(EncodingBase):
     ) -> list[int]:
         """Encode like tiktoken, special-token rules included (see `specials`)."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
-        text = encodable(text)
-        rust_bpe = self._whole_text_engine(None, reference)
-        if rust_bpe is not None:
-            return self._rust_encode(rust_bpe, text, allowed)
-        return self._encode_here(text, allowed, self._piece_encoder(None, reference))
+        text_encoder = self._whole_text_engine(None, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text, allowed)
+        return self._encode_here(encodable(text), allowed, self._piece_encoder(None, reference))
 
     def encode_ordinary(self, text: str, *, reference: bool = False) -> list[int]:
         """Encode, treating special-token strings as ordinary text."""
-        text = encodable(text)
-        rust_bpe = self._whole_text_engine(None, reference)
-        if rust_bpe is not None:
-            return rust_bpe.encode_ordinary(text)
-        return self._encode_here(text, frozenset(), self._piece_encoder(None, reference))
+        text_encoder = self._whole_text_engine(None, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text)
+        return self._encode_here(encodable(text), frozenset(), self._piece_encoder(None, reference))
 
-    def _encode_here(self, text: str, allowed: frozenset[str], piece_ids) -> list[int]:
+    def _encode_here(self, text: str, allowed: frozenset[str], piece_ids, step: int | None = None) -> list[int]:
         """Split here (at special tokens, then with the pattern), and encode
-        each distinct piece once with `piece_ids` (see `_piece_encoder`):
-        a text repeats most of its pieces, and looking them up in C costs
-        less than a call in Python each."""
+        the pieces with `piece_ids` (see `_piece_encoder`, `_pieces_ids`)."""
         ids: list[int] = []
         for segment, is_special in split_on_specials(text, allowed):
             if is_special:
                 ids.append(self.special_tokens[segment])
-                continue
-            pieces = split_pieces(segment, self.pattern)
-            ids_of_piece = {piece: piece_ids(piece) for piece in dict.fromkeys(pieces)}
-            ids += itertools.chain.from_iterable(map(ids_of_piece.__getitem__, pieces))
+            else:
+                ids += self._pieces_ids(split_pieces(segment, self.pattern), piece_ids, step)
         return ids
 
+    def _pieces_ids(self, pieces: list[str], piece_ids, step: int | None) -> list[int]:
+        """The ids of a segment's consecutive pieces (at `step`): each distinct
+        piece encoded once, since a text repeats most of its pieces, and
+        looking them up in C costs less than a call in Python each. (A
+        tokenizer whose tokens may join pieces, `superwords`, changes this.)"""
+        ids_of_piece = {piece: piece_ids(piece) for piece in dict.fromkeys(pieces)}
+        return list(itertools.chain.from_iterable(map(ids_of_piece.__getitem__, pieces)))
+
     def _piece_encoder(self, step: int | None, reference: bool):
-        """What encodes one piece: a new piece in Rust and a known one from
-        the cache; or the merge loop, for the reference; at a step, Rust over
-        that step's ranks or the replay of the learned pairs, remembered for
-        one call (the tokenizer's cache holds full encodings)."""
+        """What encodes one piece: a new piece in C and a known one from the
+        cache; or the merge loop, for the reference; at a step, C over that
+        step's ranks or the replay of the learned pairs, remembered for one
+        call (the tokenizer's cache holds full encodings)."""
         if step is None:
             return self._reference_piece_ids if reference else self._piece_ids
-        rust_pieces = None if reference else self._rust_bpe_at_step(step)
-        return functools.cache(rust_pieces or functools.partial(self.piece_at_step, step=step))
+        pieces_bpe = None if reference else self._encoder_at_step(step)
+        return functools.cache(pieces_bpe or functools.partial(self.piece_at_step, step=step))
 
-    def _fast_engine(self, ranks: Mapping[bytes, int], name: str, given=None):
-        """tiktoken's `Encoding` over `ranks` (`given`, if it is one over the
-        same ranks, pattern and special tokens), or None where the text must
-        be split here (see the note above)."""
-        if self.units != "bytes" or self.pattern_name == "custom":
+    def _c_text_encoder(self, ranks: Mapping[bytes, int]):
+        """The C encoder of whole texts over `ranks`, or None where the text
+        is split here (see the note above)."""
+        if self.units != "bytes":
             return None
-        if given is not None and given._mergeable_ranks is ranks and given._pat_str == self.pattern \
-                and given._special_tokens == self.special_tokens:
-            return given
-        import tiktoken
+        return c_encoder.text_encoder(ranks, self.pattern, self.special_tokens)
 
-        return tiktoken.Encoding(name, pat_str=self.pattern, mergeable_ranks=ranks, special_tokens=self.special_tokens)
+    def _encoder_at_step(self, step: int):
+        """The encoder over the first `step` merges' ranks, of the same kind
+        as this tokenizer's own (for whole texts, or for pieces), or None.
 
-    def _rust_bpe_at_step(self, step: int):
-        """tiktoken's Rust BPE over the first `step` merges' ranks, of the same
-        kind as this tokenizer's own (for whole texts, or for pieces), or None.
-
-        tiktoken merges any two parts whose bytes form a token of the lowest
-        rank; replaying training merges exactly the learned pairs. For a
-        vocabulary that BPE trained (each token made once) the two give the
-        same ids after every step: that is why `encode_at_step` may take the
-        fast road, and the tests hold it to the replay (`reference=True`) on
-        many corpora, patterns and steps. A vocabulary with a token made
-        twice takes the replay."""
+        The fast engines merge any two parts whose bytes form a token of the
+        lowest rank; replaying training merges exactly the learned pairs.
+        For a vocabulary that BPE trained (each token made once) the two
+        give the same ids after every step: that is why `encode_at_step` may
+        take the fast road, and the tests hold it to the replay
+        (`reference=True`) on many corpora, patterns and steps. A vocabulary
+        with a token made twice takes the replay."""
         if len(self._ids_by_token) != len(self.vocab) - (self.unknown_id is not None):
             return None
         with self._step_lock:  # sessions share a tokenizer
-            encoding = self._rust_bpe_by_step.pop(step, None)
-            if encoding is None:
+            encoder = self._encoders_by_step.pop(step, None)
+            if encoder is None:
                 limit = self.first_merge_id + step
                 ranks = {token: rank for token, rank in self._ids_by_token.items() if rank < limit}
-                name = f"{self.name} at step {step}"
-                if self._rust_bpe is not None:
-                    encoding = self._fast_engine(ranks, name)
+                if self._text_encoder is not None:
+                    encoder = self._c_text_encoder(ranks)
                 else:
-                    encoding = PieceBPE(ranks, name, unknown_id=self.unknown_id)
-            self._rust_bpe_by_step[step] = encoding  # the most recently used last
-            while len(self._rust_bpe_by_step) > _STEP_ENCODINGS_KEPT:
-                del self._rust_bpe_by_step[next(iter(self._rust_bpe_by_step))]
-        return encoding
+                    encoder = PieceBPE(ranks, unknown_id=self.unknown_id)
+            self._encoders_by_step[step] = encoder  # the most recently used last
+            while len(self._encoders_by_step) > _STEP_ENCODINGS_KEPT:
+                del self._encoders_by_step[next(iter(self._encoders_by_step))]
+        return encoder
 
     def _lengths_of_tokens(self) -> list[int]:
         """UTF-8 bytes per token id, special tokens included (0 for an id that
@@ -437,10 +440,10 @@ class Tokenizer(EncodingBase):
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         text = encodable(text)
         reference = reference or self._replays(text, step)
-        rust_bpe = self._whole_text_engine(step, reference)
-        if rust_bpe is not None:
-            return self._rust_encode(rust_bpe, text, allowed)
-        return self._encode_here(text, allowed, self._piece_encoder(step, reference))
+        text_encoder = self._whole_text_engine(step, reference)
+        if text_encoder is not None:
+            return c_encoder.encode(text_encoder, text, allowed)
+        return self._encode_here(text, allowed, self._piece_encoder(step, reference), step)
 
     def encode_with_offsets(
         self,
@@ -462,38 +465,30 @@ class Tokenizer(EncodingBase):
         if step is not None:
             self.check_step(step)
         reference = reference or self._replays(text, step)
-        rust_bpe = self._whole_text_engine(step, reference)
-        if rust_bpe is not None:  # a preset pattern drops no text: the tokens tile it
-            return TokenSpans.tiling(self._rust_encode(rust_bpe, text, allowed), self._token_lengths)
+        text_encoder = self._whole_text_engine(step, reference)
+        if text_encoder is not None:  # a preset pattern drops no text: the tokens tile it
+            return TokenSpans.tiling(c_encoder.encode(text_encoder, text, allowed), self._token_lengths)
         piece_ids = self._piece_encoder(step, reference)
         segments = split_on_specials(text, allowed)
-        return self._tiling_spans(segments, piece_ids) or self._spans_piece_by_piece(segments, piece_ids)
-
-    @staticmethod
-    def _rust_encode(rust_bpe, text: str, allowed: frozenset[str]) -> list[int]:
-        """tiktoken's encode, special tokens allowed (their check is done);
-        with none allowed, its `encode_ordinary`, which gives the same ids
-        and skips looking for them."""
-        if not allowed:
-            return rust_bpe.encode_ordinary(text)
-        return rust_bpe.encode(text, allowed_special=allowed, disallowed_special=())
+        return self._tiling_spans(segments, piece_ids, step) or self._spans_piece_by_piece(segments, piece_ids)
 
     def _replays(self, text: str, step: int | None) -> bool:
         """Whether `text` at `step` is encoded by replaying the learned merges
-        (the reference, which gives the same ids) rather than by a tiktoken
-        encoding built for that step: so for a short text (see _REPLAYED_CHARS).
+        (the reference, which gives the same ids) rather than by an encoder
+        built for that step: so for a short text (see _REPLAYED_CHARS).
         Stepping through training redraws a short try-it text at every step."""
         return step is not None and self._learned_merges is not None and len(text) <= _REPLAYED_CHARS
 
     def _whole_text_engine(self, step: int | None, reference: bool):
-        """tiktoken's Rust BPE for whole texts (at `step`), or None where the
-        text is split here (a custom pattern, characters, the reference)."""
-        if reference or self._rust_bpe is None:
+        """The C encoder of whole texts (at `step`), or None where the text
+        is split here (a custom pattern, characters, the reference, or no C
+        encoder built)."""
+        if reference or self._text_encoder is None:
             return None
-        return self._rust_bpe if step is None else self._rust_bpe_at_step(step)
+        return self._text_encoder if step is None else self._encoder_at_step(step)
 
 
-    def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids) -> TokenSpans | None:
+    def _tiling_spans(self, segments: list[tuple[str, bool]], piece_ids, step: int | None = None) -> TokenSpans | None:
         """The spans, when the pieces tile the text (as under every preset);
         else None."""
         ids: list[int] = []
@@ -505,7 +500,7 @@ class Tokenizer(EncodingBase):
                 pieces = split_pieces(segment, self.pattern)
                 if sum(map(len, pieces)) != len(segment):  # the pattern dropped some text
                     return None
-                tokens_of.append([token_id for piece in pieces for token_id in piece_ids(piece)])
+                tokens_of.append(self._pieces_ids(pieces, piece_ids, step))
             ids += tokens_of[-1]
         if self.unknown_id is None or self.unknown_id not in ids:
             return TokenSpans.tiling(ids, self._token_lengths)
@@ -592,7 +587,7 @@ class Tokenizer(EncodingBase):
         )
 
     def _encode_new_piece(self, piece: str) -> tuple[int, ...]:
-        piece_ids = tuple(self._rust_pieces(piece))
+        piece_ids = tuple(self._pieces_bpe(piece))
         if len(piece) <= _CACHED_PIECE_CHARS:
             if len(self._cache) >= _PIECE_CACHE_LIMIT:
                 self._cache.clear()
@@ -671,20 +666,31 @@ class Tokenizer(EncodingBase):
         """tiktoken's `encode_with_unstable`: the tokens of `text` that more
         text cannot change, and every token sequence that may follow them
         once the text goes on. Byte-level tokenizers with a preset or
-        model's split pattern (tiktoken's engine reads it as `regex` does)."""
+        model's split pattern (tiktoken's engine reads it as `regex` does).
+        It is tiktoken's own algorithm, so tiktoken computes it."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
-        if self._rust_bpe is None:
+        if self.units != "bytes" or self.pattern_name == "custom":
             raise NotImplementedError(
                 f"encode_with_unstable needs a byte-level tokenizer with a preset split pattern; {self.name!r} "
                 f"is {self.units}-level with the {self.pattern_name} pattern."
             )
-        return self._rust_bpe.encode_with_unstable(encodable(text), allowed_special=allowed, disallowed_special=())
+        return self._tiktoken_encoding.encode_with_unstable(encodable(text), allowed_special=allowed,
+                                                            disallowed_special=())
+
+    @functools.cached_property
+    def _tiktoken_encoding(self):
+        """tiktoken's `Encoding` over these ranks, made on first use: only
+        `encode_with_unstable` needs it."""
+        import tiktoken
+
+        return tiktoken.Encoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
+                                 special_tokens=self.special_tokens)
 
     def _arguments(self) -> dict:
         return dict(
             name=self.name, pattern=self.pattern, vocab=self.vocab, units=self.units,
             special_tokens=self.special_tokens, merges=self._learned_merges, trace=self.trace,
-            stop_reason=self.stop_reason, unknown_id=self.unknown_id,
+            stop_reason=self.stop_reason, unknown_id=self.unknown_id, algorithm=self.algorithm, settings=self.settings,
         )
 
     def __reduce__(self) -> tuple:

@@ -13,8 +13,9 @@ import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 
+from . import native_training
 from .corpus import count_pieces
-from .merge_learning import Progress, learn_merges
+from .merge_learning import MergeStep, Progress, learn_merges
 from .patterns import PatternError, pattern_name
 from .specials import special_tokens_problem
 from .tokenizer import UNKNOWN_CHARACTER, Tokenizer, Units
@@ -59,41 +60,22 @@ def train(
         raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
     if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
         raise ValueError(f"min_count must be a positive integer, not {min_count!r}.")
-    special_tokens = _checked_specials(special_tokens)
-    if isinstance(corpus, str):
-        corpus = encodable(corpus)
-    with _collector_paused():
-        pieces = count_pieces(corpus, pattern, special_tokens)
-        if not pieces:
-            if corpus and pattern_name(pattern) == "custom":
-                raise PatternError("The split pattern matches none of the corpus: there is no text to learn merges from.")
-            raise ValueError("The corpus is empty: there is no text to learn merges from.")
-
-        if units == "bytes":
-            base_tokens: list[bytes | str] = [bytes([byte]) for byte in range(256)]
-            piece_units = ((piece.encode("utf-8"), count) for piece, count in pieces.items())
-        else:
-            alphabet = dict.fromkeys(char for piece in pieces for char in piece)  # first-appearance order
-            base_tokens = list(alphabet)
-            char_ids = {char: index for index, char in enumerate(base_tokens)}
-            piece_units = (([char_ids[char] for char in piece], count) for piece, count in pieces.items())
-
-        num_merges = _merge_budget(vocab_size, num_merges, len(base_tokens), units)
-        trace, stop_reason = learn_merges(piece_units, base_tokens, num_merges, min_count, progress, deadline)
-
-        vocab = dict(enumerate(base_tokens))
-        vocab.update((step.new_id, step.token) for step in trace)
-        next_id = len(vocab)
-        unknown_id = None
-        if units == "chars":
-            unknown_id, next_id = next_id, next_id + 1
-            vocab[unknown_id] = UNKNOWN_CHARACTER
+    special_tokens = checked_specials(special_tokens)
+    with collector_paused():
+        pieces = counted_pieces(corpus, pattern, special_tokens)
+        base_tokens, piece_units = training_units(pieces, units)
+        num_merges = merge_budget(vocab_size, num_merges, len(base_tokens), units)
+        learned = native_training.learn_merges(pieces, units, base_tokens, num_merges, min_count, progress, deadline)
+        if learned is None:  # the C version is not built, or cannot be exact here: the same merges in Python
+            learned = learn_merges(piece_units, base_tokens, num_merges, min_count, progress, deadline)
+        trace, stop_reason = learned
+        vocab, special_ids, unknown_id = finished_vocabulary(base_tokens, trace, units, special_tokens)
         return Tokenizer(
             name=f"trained ({pattern_name(pattern)}, {len(trace)} merges)",
             pattern=pattern,
             vocab=vocab,
             units=units,
-            special_tokens={special: next_id + index for index, special in enumerate(special_tokens)},
+            special_tokens=special_ids,
             merges=[(step.pair, step.new_id) for step in trace],
             trace=trace,
             stop_reason=stop_reason,
@@ -101,8 +83,52 @@ def train(
         )
 
 
+# The steps of `train` that every algorithm trained on this engine shares
+# (see `bpe_core.algorithms`): count the pieces, number their units, and
+# make the vocabulary of what was learned.
+
+
+def counted_pieces(corpus: str | Mapping[str, int], pattern: str, special_tokens: tuple[str, ...] = ()) -> dict[str, int]:
+    """The corpus's pieces with their counts (see `corpus.count_pieces`), or
+    ValueError when there is nothing to learn from."""
+    if isinstance(corpus, str):
+        corpus = encodable(corpus)
+    pieces = count_pieces(corpus, pattern, special_tokens)
+    if not pieces:
+        if corpus and pattern_name(pattern) == "custom":
+            raise PatternError("The split pattern matches none of the corpus: there is no text to learn merges from.")
+        raise ValueError("The corpus is empty: there is no text to learn merges from.")
+    return pieces
+
+
+def training_units(pieces: Mapping[str, int], units: Units) -> tuple[list[bytes | str], Iterator[tuple[Sequence[int], int]]]:
+    """The base tokens (the 256 bytes, or the corpus's characters in order of
+    first appearance), and each piece as base-token ids with its count."""
+    if units not in ("bytes", "chars"):
+        raise ValueError(f'units must be "bytes" or "chars", not {units!r}.')
+    if units == "bytes":
+        return [bytes([byte]) for byte in range(256)], ((piece.encode("utf-8"), count) for piece, count in pieces.items())
+    base_tokens: list[bytes | str] = list(dict.fromkeys(char for piece in pieces for char in piece))
+    char_ids = {char: index for index, char in enumerate(base_tokens)}
+    return base_tokens, (([char_ids[char] for char in piece], count) for piece, count in pieces.items())
+
+
+def finished_vocabulary(base_tokens: Sequence[bytes | str], trace: Sequence[MergeStep], units: Units,
+                        special_tokens: Sequence[str]) -> tuple[dict[int, bytes | str], dict[str, int], int | None]:
+    """The vocabulary (id -> token) of the base tokens and the merges, the
+    special tokens' ids after them, and the unknown character's id (chars only)."""
+    vocab = dict(enumerate(base_tokens))
+    vocab.update((step.new_id, step.token) for step in trace)
+    next_id = max(vocab) + 1
+    unknown_id = None
+    if units == "chars":
+        unknown_id, next_id = next_id, next_id + 1
+        vocab[unknown_id] = UNKNOWN_CHARACTER
+    return vocab, {special: next_id + index for index, special in enumerate(special_tokens)}, unknown_id
+
+
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause Python's cycle collector while training.
 
     Training allocates hundreds of thousands of small tuples and lists but
@@ -118,7 +144,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _merge_budget(vocab_size: int | None, num_merges: int | None, base_size: int, units: str) -> int:
+def merge_budget(vocab_size: int | None, num_merges: int | None, base_size: int, units: str) -> int:
     if num_merges is not None:
         if isinstance(num_merges, bool) or not isinstance(num_merges, int) or num_merges < 0:
             raise ValueError(f"num_merges must be a non-negative integer, not {num_merges!r}.")
@@ -135,7 +161,7 @@ def _merge_budget(vocab_size: int | None, num_merges: int | None, base_size: int
     return vocab_size - base_size
 
 
-def _checked_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
+def checked_specials(special_tokens: Sequence[str]) -> tuple[str, ...]:
     if isinstance(special_tokens, str):
         raise ValueError("special_tokens must be a list of strings, not one string.")
     specials = tuple(special_tokens)

@@ -11,6 +11,13 @@ step-through view can be reopened without the corpus.
      "special_tokens": {"<|endoftext|>": 1000},
      "training": {"counts": [...], "corpus_tokens": [...], "stop_reason": null}}
 
+A tokenizer trained by one of `bpe_core.algorithms` adds what it was
+trained with and what encoding needs beyond the merges:
+
+    "algorithm": "superbpe" | "picky" | "boundless", "settings": {"transition": 8000},
+    "removals": [[after merge, token, [parts], IoS, corpus tokens], ...]   (Picky BPE)
+    "supermerges": [ids the supermerges made, ...]                        (BoundlessBPE)
+
 Anything unexpected in a file raises `TokenizerFileError` saying what is
 wrong, so that an upload of the wrong file is a message, not a traceback.
 """
@@ -22,6 +29,8 @@ from pathlib import Path
 
 from ..engine.merge_learning import MergeStep
 from ..engine.patterns import PatternError
+from ..engine.replay_tokenizer import RemovalStep, ReplayTokenizer
+from ..engine.superwords import SuperwordTokenizer
 from ..engine.tokenizer import UNKNOWN_CHARACTER, Tokenizer
 from .reading import MAX_VOCABULARY_BYTES, MAX_VOCABULARY_TOKENS, TokenizerFileError, check_special_tokens, parse_json
 
@@ -41,11 +50,12 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
     expected_ids = set(range(tokenizer.first_merge_id + len(merges))) | (
         {tokenizer.unknown_id} if tokenizer.unknown_id is not None else set()
     )
+    removed = set(tokenizer.removed_tokens) if isinstance(tokenizer, ReplayTokenizer) else set()
     base_in_order = tokenizer.units == "chars" or all(tokenizer.vocab[byte] == bytes([byte]) for byte in range(256))
     if (
         not base_in_order
         or merge_ids != list(range(tokenizer.first_merge_id, tokenizer.first_merge_id + len(merges)))
-        or set(tokenizer.vocab) != expected_ids
+        or set(tokenizer.vocab) | removed != expected_ids
     ):
         raise ValueError(
             f"{tokenizer.name!r} is not a merge history in this format's order (its ids are ranks of another "
@@ -57,7 +67,7 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
         "name": tokenizer.name,
         "units": tokenizer.units,
         "pattern": tokenizer.pattern,
-        "merges": [list(pair) for pair, _ in tokenizer.merges],
+        "merges": [pair for pair, _ in tokenizer.merges],  # tuples: JSON arrays, without a copy of each
         "special_tokens": tokenizer.special_tokens,
     }
     if tokenizer.units == "chars":
@@ -68,6 +78,14 @@ def tokenizer_to_dict(tokenizer: Tokenizer) -> dict:
             "corpus_tokens": [step.corpus_tokens for step in tokenizer.trace],
             "stop_reason": tokenizer.stop_reason,
         }
+    if tokenizer.algorithm != "bpe":
+        data["algorithm"] = tokenizer.algorithm
+        data["settings"] = tokenizer.settings
+    if isinstance(tokenizer, ReplayTokenizer):
+        data["removals"] = [[step.after, step.token_id, list(step.parts), step.ios, step.corpus_tokens]
+                            for step in tokenizer.removals]
+    if isinstance(tokenizer, SuperwordTokenizer):
+        data["supermerges"] = tokenizer.supermerges
     return data
 
 
@@ -146,8 +164,13 @@ def tokenizer_from_dict(data: object) -> Tokenizer:
             for (pair, new_id), count, corpus_tokens in zip(merges, counts, lengths)
         ]
         stop_reason = training.get("stop_reason")
+    algorithm, settings, extras = _algorithm_of(data, len(vocab) - len(merges) - (unknown_id is not None), len(merges), vocab)
+    kind = ReplayTokenizer if "removals" in extras else SuperwordTokenizer if "supermerges" in extras else Tokenizer
     try:
-        return Tokenizer(
+        return kind(
+            **extras,
+            algorithm=algorithm,
+            settings=settings,
             name=str(data.get("name", "loaded tokenizer")),
             pattern=data.get("pattern") if isinstance(data.get("pattern"), str) else "",
             vocab=vocab,
@@ -198,3 +221,55 @@ def _training_numbers(training: object, merges: int) -> tuple[list[int], list[in
         if not isinstance(values, list) or len(values) != merges or not all(type(v) is int and v >= 0 for v in values):
             raise TokenizerFileError(f'"training.{name}" must list one integer per merge, each 0 or more.')
     return counts, lengths
+
+
+ALGORITHMS = ("bpe", "superbpe", "picky", "boundless")
+
+
+def _algorithm_of(data: dict, first_merge_id: int, merges: int, vocab: dict) -> tuple[str, dict, dict]:
+    """The algorithm that trained the file's tokenizer, its settings, and
+    what its kind of tokenizer takes beyond merges: Picky BPE's removals
+    ([after merge, token, parts, IoS, corpus tokens]) or BoundlessBPE's
+    supermerges (the ids they made), each checked."""
+    algorithm = data.get("algorithm", "bpe")
+    if algorithm not in ALGORITHMS:
+        raise TokenizerFileError(f'"algorithm" must be one of {", ".join(ALGORITHMS)}, not {algorithm!r}.')
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict) or not all(
+        isinstance(key, str) and type(value) in (int, float) for key, value in settings.items()
+    ):
+        raise TokenizerFileError('"settings" must map names to numbers.')
+    extras: dict = {}
+    if "removals" in data:
+        extras["removals"] = _removals(data["removals"], first_merge_id, merges, vocab)
+    if "supermerges" in data:
+        supermerges = data["supermerges"]
+        if not isinstance(supermerges, list) or not all(
+            type(token_id) is int and first_merge_id <= token_id < len(vocab) for token_id in supermerges
+        ) or len(set(supermerges)) != len(supermerges):
+            raise TokenizerFileError('"supermerges" must list the ids of distinct merges.')
+        extras["supermerges"] = supermerges
+    if len(extras) > 1:
+        raise TokenizerFileError('A file holds "removals" or "supermerges", not both.')
+    return algorithm, settings, extras
+
+
+def _removals(raw: object, first_merge_id: int, merges: int, vocab: dict) -> list[RemovalStep]:
+    if not isinstance(raw, list):
+        raise TokenizerFileError('"removals" must be a list.')
+    removals, removed, after_last = [], set(), 0
+    for index, entry in enumerate(raw):
+        if not (isinstance(entry, list) and len(entry) == 5 and type(entry[0]) is int and type(entry[1]) is int
+                and isinstance(entry[2], list) and all(type(part) is int for part in entry[2])
+                and type(entry[3]) in (int, float) and type(entry[4]) is int):
+            raise TokenizerFileError(f"Removal {index} is not [after merge, token, [parts], IoS, corpus tokens]: {entry!r}.")
+        after, token_id, parts, ios, corpus_tokens = entry
+        if not after_last <= after <= merges or not first_merge_id <= token_id < first_merge_id + after:
+            raise TokenizerFileError(f"Removal {index} removes token {token_id} after merge {after}: out of order.")
+        if token_id in removed or not all(0 <= part < len(vocab) and part not in removed for part in parts) \
+                or vocab[token_id] != type(vocab[token_id])().join(vocab[part] for part in parts):
+            raise TokenizerFileError(f"Removal {index}: its parts are not tokens that spell token {token_id}.")
+        removals.append(RemovalStep(after, token_id, tuple(parts), float(ios), corpus_tokens))
+        removed.add(token_id)
+        after_last = after
+    return removals

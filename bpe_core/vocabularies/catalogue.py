@@ -29,6 +29,7 @@ from ..engine.encoding_base import EncodingBase
 from . import chat, zoo
 from .bundled_files import PackageFile
 from .chat import APP_LIMITS, ChatError, ChatLimits, ChatPrompt, Message, Template, render_prompt
+from .chat_templates import ShippedTemplate
 from .openai import ENCODINGS, openai_encoding, rank_file_source
 from .zoo import ModelPackageMissing
 
@@ -113,6 +114,18 @@ CATALOGUE: dict[str, Entry] = {
     "qwen": Entry(
         maker="Alibaba", known_as="Qwen", models="Qwen (as DashScope counts its tokens)", n_vocab=151_851,
         kind="byte-level BPE over NFC text", source=zoo.QWEN_FILE, load=zoo.qwen, chat=chat.CHATML_QWEN,
+    ),
+    "gemma3": Entry(
+        maker="Google", known_as="Gemma 3", models="Gemma 3", n_vocab=262_145,
+        kind="SentencePiece-style BPE with byte fallback", source=zoo.GEMMA3_FILE, load=zoo.gemma3,
+        chat=Template("Gemma 3 (its tokenizer_config.json template, rendered as transformers does)",
+                      ShippedTemplate(zoo.GEMMA3_CONFIG)),
+    ),
+    "deepseek_v3": Entry(
+        maker="DeepSeek", known_as="DeepSeek-V3", models="DeepSeek-V3", n_vocab=128_815, kind=_BYTE_BPE,
+        source=zoo.DEEPSEEK_V3_FILE, load=zoo.deepseek_v3,
+        chat=Template("DeepSeek-V3 (its tokenizer_config.json template, rendered as transformers does)",
+                      ShippedTemplate(zoo.DEEPSEEK_V3_CONFIG)),
     ),
     "whisper": Entry(
         maker="OpenAI", known_as="Whisper", models="Whisper, multilingual (speech)", n_vocab=51_866, kind=_BYTE_BPE,

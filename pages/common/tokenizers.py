@@ -35,6 +35,7 @@ from bpe_core.vocabularies.catalogue import (
     ModelPackageMissing,
     encoding_source,
 )
+from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer
 from pages.common.names import LOADED_TOKENIZERS, TRAINED
 from pages.common.shared_cache import SharedCache
 from pages.common.url_state import LINK_TEXT_LIMIT, linked_value
@@ -341,11 +342,16 @@ def short_label(name: str) -> str:
     if name in BUNDLED_ENCODINGS:
         return name
     tokenizer = tokenizer_by_name(name)
+    if isinstance(tokenizer, HuggingFaceTokenizer):
+        return f"{name} ({len(tokenizer.vocab):,}, {tokenizer.kind})"
     pattern = tokenizer.pattern_name if tokenizer.pattern_name != "custom" else "custom split"
     return f"{name} ({len(tokenizer.vocab):,}, {pattern})"
 
 
 def _made_of(tokenizer: Tokenizer) -> str:
+    if isinstance(tokenizer, HuggingFaceTokenizer):  # a model folder
+        chat = ", with a chat template" if tokenizer.chat is not None else ""
+        return f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind} run by Hugging Face's tokenizers{chat}"
     units = "" if tokenizer.units == "bytes" else ", characters"
     split = PRESET_LABELS.get(tokenizer.pattern_name, "a custom regex")
     return f"{len(tokenizer.vocab):,} tokens{units}, {split} split"

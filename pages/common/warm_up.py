@@ -27,8 +27,9 @@ serves at once. The thread does, in order:
    most pages open with (unless loaded already), a spare worker process
    for the first training (`SPARE_WORKERS`), the Tax page's two
    experiments at their default settings (trained in worker processes,
-   `warm_tax_experiments`) and the starter tokenizer (Compare's default,
-   trained in the server's own process).
+   `warm_tax_experiments`), the starter tokenizer (Compare's default,
+   trained in the server's own process), and on a machine's first start the
+   compact form Gemma 3's tokenizer loads from (in a worker process).
 
 Everything is made through the caches a visit uses, so a visitor who asks
 meanwhile shares the same work and waits only for what is left of it. They
@@ -114,6 +115,7 @@ def warm_up() -> None:
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
         _step("the starter tokenizer", _starter_tokenizer),
+        _step("the compact forms of shipped files (Gemma 3's)", _compact_forms),
     ]
     warmed.set()
     _log.info("%s in %.1f s: %s.", WARMED, time.monotonic() - began, ", ".join(dict.fromkeys(filter(None, done)))
@@ -245,6 +247,18 @@ def _tax_experiments() -> None:
     from pages.common.tax_experiments import warm_tax_experiments
 
     warm_tax_experiments()
+
+
+def _compact_forms() -> None:
+    """Gemma 3's tokenizer.json in the compact form it loads from, made on a
+    machine's first start (see `bpe_core.vocabularies.derived_files`), in a
+    process of its own: its JSON takes a few hundred MB for a moment."""
+    from bpe_core.sandbox.worker_processes import worker_context
+    from bpe_core.vocabularies.zoo import keep_compact_forms
+
+    process = worker_context().Process(target=keep_compact_forms, name="compact forms", daemon=True)
+    process.start()
+    process.join()
 
 
 def _step(what: str, step: Callable[[], object]) -> str | None:

@@ -20,8 +20,10 @@ from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.engine.specials import found_in
 from bpe_core.formats import tokenizer_from_file
+from bpe_core.formats.hf_folder import folder_from_files, read_zip
 from bpe_core.jobs.budgeted_encoding import encode_within_budget
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
+from bpe_core.vocabularies.model_folders import tokenizer_from_folder
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import listed
 from pages.common.names import SHARED_TEXT, SHARED_TEXT_BOX, TEXT_PARAM, TYPED_LAST
@@ -106,38 +108,68 @@ def short_name(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-def tokenizer_upload(key: str, picker_key: str) -> None:
+def tokenizer_upload(key: str, picker_key: str, *, folders_only: bool = False) -> None:
     """An uploader for a tokenizer of one's own: a file saved by the Train
     page, a Hugging Face byte-level tokenizer.json, or a .tiktoken rank file
-    (split with the chosen pattern). A good file joins every picker of the
-    session and is selected in `picker_key`; a bad one gets the reason.
-    Loading happens in the uploader's callback, before the page runs, so the
-    picker above it already lists the new tokenizer."""
-    st.selectbox(
-        "Split pattern for a .tiktoken file", list(PRESETS), index=list(PRESETS).index("cl100k"),
-        key=f"{key}_pattern", help="Rank files hold neither the pattern nor special tokens.",
-    )
+    (split with the chosen pattern); or a Hugging Face model folder, which a
+    browser cannot upload whole: a .zip of it, or its tokenizer.json and
+    tokenizer_config.json (and chat_template.jinja) chosen together. A good
+    upload joins every picker of the session and is selected in
+    `picker_key`; a bad one gets the reason. Loading happens in the
+    uploader's callback, before the page runs, so the picker above it
+    already lists the new tokenizer. `folders_only` takes model folders
+    alone (the Chat prompts page, which needs a folder's chat template)."""
+    if not folders_only:
+        st.selectbox(
+            "Split pattern for a .tiktoken file", list(PRESETS), index=list(PRESETS).index("cl100k"),
+            key=f"{key}_pattern", help="Rank files hold neither the pattern nor special tokens.",
+        )
     st.file_uploader(
-        "Tokenizer file (.json or .tiktoken)", type=["json", "tiktoken", "gz"], key=key,
-        max_upload_size=MAX_UPLOAD_BYTES // 1_000_000,
-        on_change=_load_uploaded_tokenizer, args=(key, picker_key),
+        "A model folder (.zip, or its files together)" if folders_only
+        else "Tokenizer file (.json or .tiktoken), or a model folder (.zip, or its files together)",
+        type=["zip", "json", "jinja"] if folders_only else ["json", "tiktoken", "gz", "zip", "jinja"],
+        accept_multiple_files=True, key=key, max_upload_size=MAX_UPLOAD_BYTES // 1_000_000,
+        on_change=_load_uploaded_tokenizer, args=(key, picker_key, folders_only), help=FOLDER_HELP,
     )
     message = st.session_state.pop(f"{key}_message", None)
     if message:  # file names and file contents are the user's: shown literally
         (st.error if message[0] == "error" else st.success)(markdown_literal(message[1]))
 
 
-def _load_uploaded_tokenizer(key: str, picker_key: str) -> None:
-    uploaded = st.session_state.get(key)
-    if uploaded is None:
+FOLDER_HELP = ("A Hugging Face model folder holds tokenizer.json and tokenizer_config.json (and, from newer "
+               "transformers, chat_template.jinja). Its tokenizer runs in Hugging Face's tokenizers, its chat "
+               "template shows on the Chat prompts page. Gemma 3's 33 MB tokenizer.json zips to about 6 MB.")
+
+
+def _load_uploaded_tokenizer(key: str, picker_key: str, folders_only: bool) -> None:
+    uploads = st.session_state.get(key) or []
+    if not uploads:
         return
+    name = uploads[0].name if len(uploads) == 1 else " + ".join(upload.name for upload in uploads)
     try:
-        tokenizer = tokenizer_from_file(uploaded.name, uploaded.getvalue(), st.session_state[f"{key}_pattern"])
+        tokenizer = uploaded_tokenizer(uploads, st.session_state.get(f"{key}_pattern", "cl100k"), folders_only)
     except TokenizerFileError as error:
-        st.session_state[f"{key}_message"] = ("error", f"Cannot use “{uploaded.name}”: {error}")
+        st.session_state[f"{key}_message"] = ("error", f"Cannot use “{name}”: {error}")
         return
-    st.session_state[picker_key] = keep_loaded(uploaded.name, tokenizer)
-    st.session_state[f"{key}_message"] = ("success", f"Loaded “{uploaded.name}” and selected it.")
+    if folders_only and tokenizer.chat is None:
+        no_template = f"“{name}” has no chat template (tokenizer_config.json's chat_template, or chat_template.jinja)."
+        st.session_state[f"{key}_message"] = ("error", no_template)
+        return
+    st.session_state[picker_key] = keep_loaded(name, tokenizer)
+    st.session_state[f"{key}_message"] = ("success", f"Loaded “{name}” and selected it.")
+
+
+def uploaded_tokenizer(uploads, pattern: str, folders_only: bool = False):
+    """The tokenizer uploaded files make: one file of any kind the upload
+    takes, a .zip of a model folder, or a folder's files chosen together."""
+    if len(uploads) == 1 and uploads[0].name.lower().endswith(".zip"):
+        return tokenizer_from_folder(read_zip(uploads[0].name, uploads[0].getvalue()))
+    if len(uploads) == 1 and not folders_only:
+        return tokenizer_from_file(uploads[0].name, uploads[0].getvalue(), pattern)
+    files = {upload.name: upload.getvalue() for upload in uploads}
+    if len(files) < len(uploads):
+        raise TokenizerFileError("two of the files have the same name; a folder holds each file once.")
+    return tokenizer_from_folder(folder_from_files("the uploaded folder", files))
 
 
 # ------------------------------------------------------------------- text

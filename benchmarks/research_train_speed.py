@@ -1,0 +1,73 @@
+"""Training speed of the research algorithms (SuperBPE, BoundlessBPE, Picky
+BPE) against plain BPE, on this engine, in the same run.
+
+    python benchmarks/research_train_speed.py           # 1 MB, vocabulary 10,000 (about a minute)
+
+Each learns a vocabulary of 10,000 from tiny shakespeare (1 MB, English)
+with the GPT-4 (cl100k) split, in a fresh process, three times in turns
+(see `measure`); the median counts. The target (issue 31): each within 3x
+plain BPE's time. SuperBPE's transition is 8,000 (80%); Picky BPE's
+threshold 0.9. Also printed: each one's tokens on held-out English (Alice in
+Wonderland, sample_corpora/english_prose.txt) against plain BPE's.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from measure import ROOT, machine_load, ratio, run_in_turns
+
+sys.path.insert(0, str(ROOT))
+
+ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
+HELD_OUT = ROOT / "sample_corpora" / "english_prose.txt"
+VOCAB_SIZE = 10_000
+
+SETUP = (
+    "from pathlib import Path\n"
+    "from bpe_core import train\n"
+    "from bpe_core.algorithms.boundless import train_boundless\n"
+    "from bpe_core.algorithms.picky import train_picky\n"
+    "from bpe_core.algorithms.superbpe import train_superbpe\n"
+)
+TRAINERS = {
+    "BPE": "train(text, vocab_size={size})",
+    "SuperBPE": "train_superbpe(text, vocab_size={size}, transition={size} * 4 // 5)",
+    "BoundlessBPE": "train_boundless(text, vocab_size={size})",
+    "Picky BPE": "train_picky(text, vocab_size={size}, threshold=0.9)",
+}
+
+
+def job(trainer: str) -> str:
+    """Read the file and train; the result is the vocabulary's size."""
+    return (
+        f"text = Path({str(ENGLISH)!r}).read_text(encoding='utf-8')\n"
+        f"tokenizer = {trainer.format(size=VOCAB_SIZE)}\n"
+        "result = len(tokenizer.vocab)"
+    )
+
+
+def held_out_tokens(trainer: str) -> int:
+    """The tokens of the held-out text, trained once more here (untimed)."""
+    scope: dict = {}
+    exec(SETUP + job(trainer), scope)  # noqa: S102 - this file's own code
+    return len(scope["tokenizer"].encode(HELD_OUT.read_text(encoding="utf-8")))
+
+
+def main() -> None:
+    print(f"machine: {machine_load()}")
+    runs = run_in_turns({name: (SETUP, job(trainer)) for name, trainer in TRAINERS.items()})
+    tokens = {name: held_out_tokens(trainer) for name, trainer in TRAINERS.items()}
+    plain = runs["BPE"]
+    print(f"1 MB (tiny shakespeare), vocabulary {VOCAB_SIZE:,}, cl100k split; held-out: Alice ({HELD_OUT.stat().st_size:,} bytes)")
+    print(f"   {'algorithm':<14} {'time':>8} {'vs BPE':>8} {'CPU time':>9} {'vs BPE':>8} {'vocabulary':>11}   "
+          f"{'held-out tokens':>15} {'vs BPE':>8}")
+    for name, run in runs.items():
+        print(f"   {name:<14} {run['seconds']:7.2f}s {ratio(run['seconds'], plain['seconds']):>8} "
+              f"{run['cpu_seconds']:8.2f}s {ratio(run['cpu_seconds'], plain['cpu_seconds']):>8} {run['result']:>11,}   "
+              f"{tokens[name]:>15,} {tokens[name] / tokens['BPE'] - 1:>+8.1%}")
+    print(f"machine: {machine_load()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""BPE-dropout (Provilkov et al. 2020, "BPE-Dropout: Simple and Effective
+Subword Regularization"): encoding that skips each merge with probability p.
+
+Plain BPE gives a word one segmentation. With dropout, every time a merge
+could happen it is skipped with probability p (it may still happen at a
+later step, when it is drawn again); a piece is done when every merge
+possible was skipped. So " unrelated" is mostly one token, sometimes
+" un" + "related", now and then " unre" + "l" + "ated": a model trained on such
+text sees how words are built. With p = 0 this is plain encoding (the merge
+loop, `merge_loop`, over the learned pairs); with p = 1, nothing merges.
+
+As in the reference implementations (subword-nmt's `--dropout`, Hugging
+Face's `BPE(dropout=p)`), a piece that is itself a token still goes through
+its merges, and every occurrence of a piece is drawn anew. Draws come from a
+seeded generator: the same seed gives the same segmentation.
+"""
+
+from __future__ import annotations
+
+import collections
+import random
+
+from ..engine.merge_loop import merge_lowest_rank_first
+from ..engine.patterns import split_pieces
+from ..engine.replay_tokenizer import ReplayTokenizer
+from ..engine.specials import split_on_specials
+from ..engine.superwords import SuperwordTokenizer
+from ..engine.tokenizer import Tokenizer
+from ..engine.utf8 import encodable
+
+MAX_SAMPLES = 10_000  # segmentations sampled at once for a page
+
+
+def check_dropout(p: float) -> None:
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p < 1:
+        raise ValueError(f"The dropout probability must be at least 0 and below 1; got {p!r}.")
+
+
+def encode_with_dropout(tokenizer: Tokenizer, text: str, p: float, seed: int = 0, *,
+                        allowed_special: frozenset[str] = frozenset()) -> list[int]:
+    """`text`'s ids with each merge skipped with probability `p`; the special
+    tokens in `allowed_special` are those tokens, others ordinary text."""
+    check_dropout(p)
+    merge_of = _merge_table(tokenizer)
+    if p == 0:
+        return tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=())
+    draw = random.Random(seed).random
+    ids: list[int] = []
+    for segment, is_special in split_on_specials(encodable(text), allowed_special):
+        if is_special:
+            ids.append(tokenizer.special_tokens[segment])
+            continue
+        for piece in split_pieces(segment, tokenizer.pattern):
+            parts = merge_lowest_rank_first(
+                tokenizer.unit_ids(tokenizer.units_of(piece)),
+                lambda left, right, start, end: merge_of.get((left, right)),
+                dropped=lambda: draw() < p,
+            )
+            ids += (token_id for token_id, _, _ in parts)
+    return ids
+
+
+def segmentations(tokenizer: Tokenizer, word: str, p: float, samples: int, seed: int = 0) -> list[tuple[tuple[bytes, ...], int]]:
+    """How often each segmentation of `word` comes out in `samples` draws
+    (seeds seed, seed + 1, ...), most frequent first: the tokens' bytes."""
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+        raise ValueError(f"Sample between 1 and {MAX_SAMPLES:,} segmentations; got {samples!r}.")
+    counts = collections.Counter(
+        tuple(map(tokenizer.token_bytes, encode_with_dropout(tokenizer, word, p, seed + offset)))
+        for offset in range(samples)
+    )
+    return counts.most_common()
+
+
+def _merge_table(tokenizer: Tokenizer) -> dict[tuple[int, int], int]:
+    """(left, right) -> new id for every merge; refused for tokenizers that
+    do more than merge pairs inside a piece."""
+    if not isinstance(tokenizer, Tokenizer):
+        raise ValueError(f"BPE-dropout skips BPE merges; {tokenizer.name!r} is no BPE tokenizer.")
+    if isinstance(tokenizer, (ReplayTokenizer, SuperwordTokenizer)):
+        raise ValueError(f"BPE-dropout skips merges of a merge list; {tokenizer.name!r} also "
+                         f"{'removes tokens' if isinstance(tokenizer, ReplayTokenizer) else 'joins pieces'}.")
+    return {pair: new_id for pair, new_id in tokenizer.merges}

@@ -1,0 +1,97 @@
+"""SuperBPE (Liu et al. 2025, "SuperBPE: Space travel for language
+models"): BPE in two stages, so that tokens may span words.
+
+1. Ordinary BPE, its split pattern keeping words apart, up to the
+   *transition*: a vocabulary of T tokens.
+2. Training goes on over a split that keeps spaces inside pieces
+   (`patterns.SUPERWORD_PATTERN`): the text as stage 1 tokenized it is
+   merged further into *superwords* such as " of the" or ", and".
+
+Two rules of the official trainer (alisawuffles/tokenizers-superbpe,
+tokenizers/src/models/bpe/trainer.rs, `do_train_extend`) refuse a stage-2
+merge for good: a token may not hold ": " (a colon then a space), and may
+not hold more than four words (parts between spaces). The tokenizer then
+encodes like any other, with the stage-2 split.
+
+Stage 2 starts from the text as the stage-1 tokenizer encodes each stage-2
+piece: the official code replays the stage-1 merges on those pieces, which
+gives the same tokens except where a learned pair would straddle a stage-1
+piece boundary (no corpus in the tests has one), at a tenth of the cost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ..engine.merge_learning import Progress, learn_merges
+from ..engine.patterns import SUPERWORD_PATTERN, pattern_name
+from ..engine.tokenizer import Tokenizer
+from ..engine.training import checked_specials, collector_paused, counted_pieces, finished_vocabulary, training_units
+
+MAX_WORDS = 4  # trainer.rs: "skip any multi-word tokens consisting of n or more Ġ"
+
+
+def allowed_superword(token: bytes) -> bool:
+    """Whether stage 2 may learn `token`: no ": " in it, and at most four words."""
+    return b": " not in token and sum(1 for word in token.split(b" ") if word) <= MAX_WORDS
+
+
+def check_transition(transition: int, vocab_size: int) -> None:
+    """Refuse a transition that leaves either stage nothing to do."""
+    if isinstance(transition, bool) or not isinstance(transition, int):
+        raise ValueError(f"The transition is a vocabulary size, a whole number; got {transition!r}.")
+    if not 256 <= transition < vocab_size:
+        raise ValueError(
+            f"The transition must be at least 256 (the byte tokens) and below the vocabulary size "
+            f"({vocab_size:,}); got {transition:,}."
+        )
+
+
+def train_superbpe(
+    corpus: str,
+    *,
+    vocab_size: int,
+    transition: int,
+    pattern: str = "cl100k",
+    special_tokens: Sequence[str] = (),
+    progress: Progress | None = None,
+    deadline: float | None = None,
+) -> Tokenizer:
+    """SuperBPE, byte-level: stage 1 with `pattern` to `transition` tokens,
+    stage 2 (superwords) to `vocab_size`. Steps 1..T-256 of the trace are
+    stage 1's merges; `settings["transition"]` is T."""
+    if not isinstance(corpus, str):
+        raise ValueError("SuperBPE learns from a text (its second stage splits it anew), not word counts.")
+    check_transition(transition, vocab_size)
+    special_tokens = checked_specials(special_tokens)
+    stage_one_merges = transition - 256
+    with collector_paused():
+        pieces = counted_pieces(corpus, pattern, special_tokens)
+        base_tokens, piece_units = training_units(pieces, "bytes")
+        report = None if progress is None else (lambda done, total: progress(done, vocab_size - 256))
+        stage_one, stop_reason = learn_merges(piece_units, base_tokens, stage_one_merges, progress=report, deadline=deadline)
+        vocab, _, _ = finished_vocabulary(base_tokens, stage_one, "bytes", ())
+        trace = list(stage_one)
+        if deadline is None or time.monotonic() <= deadline:  # stage 1 may stop early on a small corpus: stage 2 goes on
+            first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
+            superword_pieces = counted_pieces(corpus, SUPERWORD_PATTERN, special_tokens)
+            units = ((first.encode_ordinary(piece), count) for piece, count in superword_pieces.items())
+            report = None if progress is None else (lambda done, total: progress(stage_one_merges + done, vocab_size - 256))
+            stage_two, stop_reason = learn_merges(
+                units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
+                allowed=allowed_superword,
+            )
+            trace += stage_two
+        vocab, special_ids, _ = finished_vocabulary(base_tokens, trace, "bytes", special_tokens)
+        return Tokenizer(
+            name=f"SuperBPE ({pattern_name(pattern)}, transition {transition:,}, {len(trace)} merges)",
+            pattern=SUPERWORD_PATTERN,
+            vocab=vocab,
+            special_tokens=special_ids,
+            merges=[(step.pair, step.new_id) for step in trace],
+            trace=trace,
+            stop_reason=stop_reason,
+            algorithm="superbpe",
+            settings={"transition": transition},
+        )

@@ -1,0 +1,25 @@
+/* The extension module bpe_core.engine._native_training: training's hot
+ * loops in C, for engine/native_training.py (which says when they are used). */
+#include "native.h"
+
+static PyMethodDef functions[] = {
+    {"learn_merges", native_learn_merges, METH_VARARGS, native_learn_merges_doc},
+    {"utf8_error", native_utf8_error, METH_O, native_utf8_error_doc},
+    {"last_cut", native_last_cut, METH_O, native_last_cut_doc},
+    {"character_classes", native_character_classes, METH_NOARGS, native_character_classes_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "bpe_core.engine._native_training",
+    .m_doc = "Training's hot loops in C: counting pieces and learning merges (see engine/native_training.py).",
+    .m_size = -1,
+    .m_methods = functions,
+};
+
+PyMODINIT_FUNC PyInit__native_training(void) {
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && native_add_piece_counts(created) < 0) Py_CLEAR(created);
+    return created;
+}

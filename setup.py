@@ -1,0 +1,40 @@
+"""Builds the engine's C half (bpe_core/engine/native) in place: the encoder,
+bpe_core.engine._native, and training's counting and merge learning,
+bpe_core.engine._native_training.
+
+`pip install -r requirements.txt` runs this through its `-e .` line, with the
+C compiler setuptools finds (gcc or clang, with Python's headers). Both are
+optional: where no compiler is at hand the build is skipped with a warning and
+the engine runs in Python, the same ids and merges, more slowly (see
+bpe_core/engine/c_encoder.py and native_training.py). CI sets
+REQUIRE_NATIVE=1, so that a module missing there fails a test.
+"""
+
+import os
+
+from setuptools import Extension, find_packages, setup
+
+NATIVE = "bpe_core/engine/native"
+OPTIMIZE = ["-O3"] if os.name == "posix" else []
+
+setup(
+    name="bpe_core",
+    version="0.1.0",
+    packages=find_packages(include=["bpe_core", "bpe_core.*"]),
+    ext_modules=[
+        Extension(
+            "bpe_core.engine._native",
+            sources=[f"{NATIVE}/module.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
+            depends=[f"{NATIVE}/bpe.h", f"{NATIVE}/split.h", f"{NATIVE}/unicode_classes.h"],
+            extra_compile_args=OPTIMIZE,
+            optional=True,
+        ),
+        Extension(
+            "bpe_core.engine._native_training",
+            sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
+            depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h")],
+            extra_compile_args=[*OPTIMIZE, "-std=c11"],
+            optional=True,
+        ),
+    ],
+)

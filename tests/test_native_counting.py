@@ -1,0 +1,155 @@
+"""Counting in C (engine/native/count.c over split.c) gives exactly the
+counts of counting with the `regex` module: the same pieces, counts and
+first-appearance order (which decides ties in training), from strings and
+from files read as bytes, in one thread or several, with special tokens,
+for every preset; and a file that is not UTF-8 gets the same message.
+
+Without the extension module built these tests skip, with the reason; CI
+sets REQUIRE_NATIVE=1, where its absence fails instead.
+"""
+
+import io
+import itertools
+import os
+import random
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_core.corpora import corpus_files
+from bpe_core.corpora.corpus_files import CorpusFileError, count_files, stream_chunks, stream_utf8_chunks
+from bpe_core.corpora.samples import catalog
+from bpe_core.engine import corpus, native_training
+from bpe_core.engine.corpus import LETTER_THEN_OTHER, count_pieces
+from tests.test_corpus import AWKWARD_TEXT, MIXED, PRESET_PATTERNS, SPECIALS, whole
+from tests.texts import TRICKY_TEXTS
+
+if not native_training.NATIVE:
+    if os.environ.get("REQUIRE_NATIVE"):
+        raise ImportError("bpe_core.engine._native_training is not built: pip install -r requirements.txt compiles it")
+    pytest.skip("the C extension is not built (pip install -r requirements.txt builds it)", allow_module_level=True)
+
+from bpe_core.engine import _native_training  # noqa: E402
+
+# Letters of Unicode 17 (Sidetic, Tai Yo), a letter whose category changed
+# after 16.0 (U+0295, Ll to Lo), and their neighbours: split.c's tables are
+# Unicode 16.0's, and `regex` has newer ones.
+NEWER_THAN_SPLIT_C = ["\U00010940\U00010941", "\U0001e6c0", "\u0295", "a\u0295b", "\U00010940\n\n"]
+
+
+def natively(text, pattern, special_tokens=(), workers=1):
+    assert native_training.can_count(pattern)
+    return native_training.count_chunks([text], pattern, special_tokens, workers=workers)
+
+
+@pytest.mark.parametrize("pattern", PRESET_PATTERNS)
+def test_every_tricky_text_counts_as_regex_splits_it(pattern):
+    for text in TRICKY_TEXTS + NEWER_THAN_SPLIT_C:
+        assert list(natively(text, pattern).items()) == list(whole(text, pattern).items()), text
+
+
+@pytest.mark.parametrize("pattern", PRESET_PATTERNS)
+@pytest.mark.parametrize("sample", ["english_prose", "python_code", "japanese", "emoji_and_unicode"])
+def test_the_bundled_corpora_count_the_same(sample, pattern):
+    text = catalog()[sample].load()
+    assert list(count_pieces(text, pattern).items()) == list(whole(text, pattern).items())
+
+
+@settings(max_examples=300)
+@given(text=AWKWARD_TEXT, pattern=st.sampled_from(PRESET_PATTERNS))
+def test_any_text_counts_the_same(text, pattern):
+    assert list(natively(text, pattern).items()) == list(whole(text, pattern).items())
+    assert list(natively(text, pattern, SPECIALS).items()) == list(whole(text, pattern, SPECIALS).items())
+
+
+def test_characters_newer_than_split_c_are_split_by_regex():
+    text = "x \u0295\u0295abc  \U00010940\U00010940\n\n  y"
+    for pattern in PRESET_PATTERNS:
+        assert list(natively(text, pattern).items()) == list(whole(text, pattern).items())
+    counts = _native_training.PieceCounts()
+    assert not counts.count(text, _native_training.SPLIT_O200K) and len(counts) == 0  # refused, nothing counted
+
+
+def test_split_c_classes_every_settled_character_as_regex_does():
+    """The C tables and the installed `regex` agree on every character that
+    counting trusts C with (what unsettled.h leaves out: everything
+    assigned in Unicode 16.0 whose category no later version changed)."""
+    classes = _native_training.character_classes()
+    every = "".join(chr(code_point) for code_point in range(0x110000) if not 0xD800 <= code_point < 0xE000)
+    questions = {1: r"\p{L}", 2: r"\p{N}", 4: r"\s", 8: r"\p{M}", 16: r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",
+                 32: r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]"}
+    for bit, question in questions.items():
+        said_by_regex = {ord(char) for run in regex.findall(f"{question}+", every) for char in run}
+        said_by_c = {code_point for code_point, bits in enumerate(classes) if bits & bit}
+        unsettled = {code_point for code_point, bits in enumerate(classes) if bits & 128}
+        assert not (said_by_regex ^ said_by_c) - unsettled, f"classes differ from regex's for {question}"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_chunks_counted_by_threads_add_up_in_text_order(monkeypatch, workers):
+    text = (MIXED + "".join(NEWER_THAN_SPLIT_C)) * 5
+    chunks = list(corpus.text_chunks(text, "cl100k", SPECIALS, size=300))
+    assert len(chunks) > 20
+    counted = native_training.count_chunks(iter(chunks), "cl100k", SPECIALS, workers=workers)
+    assert list(counted.items()) == list(whole(text, "cl100k", SPECIALS).items())
+
+
+@settings(max_examples=200)
+@given(text=AWKWARD_TEXT.map(lambda text: text.replace("<|x|>", "\u0295")), pattern=st.sampled_from(PRESET_PATTERNS),
+       block=st.integers(1, 40))
+def test_a_stream_read_as_bytes_counts_as_read_as_text(text, pattern, block):
+    chunks = list(stream_utf8_chunks(io.BytesIO(text.encode()), "text", block_bytes=block))
+    assert b"".join(chunks) == text.encode()
+    for cut in itertools.accumulate(len(chunk.decode()) for chunk in chunks[:-1]):
+        assert LETTER_THEN_OTHER.match(text, cut)  # where every split has a boundary
+    counted = native_training.count_chunks(chunks, pattern)
+    assert list(counted.items()) == list(whole(text, pattern).items())
+
+
+def test_files_are_read_as_bytes_and_count_as_the_text(tmp_path, monkeypatch):
+    monkeypatch.setattr(corpus_files, "READ_BYTES", 1_000)
+    text = catalog()["japanese"].load() + "".join(NEWER_THAN_SPLIT_C) + catalog()["python_code"].load()
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    read = []
+    count_chunks = native_training.count_chunks
+
+    def noting_what_is_read(chunks, *args, **kwargs):
+        chunks = list(chunks)
+        read.extend(chunks)
+        return count_chunks(chunks, *args, **kwargs)
+
+    monkeypatch.setattr(native_training, "count_chunks", noting_what_is_read)
+    counts = count_files([tmp_path / "corpus.txt"], "o200k", workers=2)
+    assert len(read) > 10 and all(isinstance(chunk, bytes) for chunk in read)
+    assert list(counts.items()) == list(whole(text, "o200k").items())
+
+
+@given(st.binary(max_size=60), st.integers(1, 9))
+def test_bytes_that_are_not_utf8_get_the_message_of_reading_as_text(data, block):
+    data = b"ok word " + data + " and more".encode()
+
+    def outcome(reader):
+        try:
+            return "".join(chunk if isinstance(chunk, str) else chunk.decode() for chunk in reader)
+        except CorpusFileError as error:
+            return str(error)
+
+    as_text = outcome(stream_chunks(io.BytesIO(data), "f.txt", "cl100k", block_bytes=block))
+    assert outcome(stream_utf8_chunks(io.BytesIO(data), "f.txt", block_bytes=block)) == as_text
+
+
+def test_utf8_error_is_where_pythons_decoder_stops():
+    rng = random.Random(8)
+    pieces = [b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xef\xbb\xbf",  # valid
+              b"\xed\xa0\x80", b"\xc0\xaf", b"\xe0\x80", b"\xf4\x90\x80\x80", b"\xff", b"\x80", b"\xf5\x80",  # never
+              b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98"]  # cut short
+    for _ in range(20_000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        try:
+            data.decode("utf-8")
+            expected = -1
+        except UnicodeDecodeError as error:
+            expected = error.start
+        assert native_training.utf8_error(data) == expected, data

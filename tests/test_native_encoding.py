@@ -1,0 +1,296 @@
+"""The C encoder (bpe_core/engine/native): tiktoken's ids on every text, the
+readable engine's ids, and the same ids when it is not built.
+
+The oracle is tiktoken itself, loading OpenAI's rank files with its own
+loader (`tiktoken.get_encoding`, which checks each file's SHA-256 against
+the hash tiktoken pins): its cache folder is filled with the bundled files,
+decompressed, so it reads them offline. Nothing of bpe_core builds it.
+"""
+
+import gzip
+import hashlib
+import os
+import random
+
+import pytest
+import regex
+import tiktoken
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe_core import train
+from bpe_core.corpora.udhr import declaration_texts
+from bpe_core.engine import c_encoder
+from bpe_core.engine.tokenizer import Tokenizer
+from bpe_core.vocabularies.catalogue import load_encoding
+from bpe_core.vocabularies.openai import BUNDLED_DIR, openai_encoding
+from tests.conftest import ROOT
+from tests.texts import TRICKY_TEXTS, assigned_characters
+
+NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
+PARALLEL = sorted((ROOT / "sample_corpora" / "parallel").glob("*.txt"))
+OPENAI_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+
+built = pytest.mark.skipif(not c_encoder.available(), reason="the C encoder is not built (pip install -r requirements.txt)")
+
+
+def test_the_c_encoder_is_built():
+    """CI (REQUIRE_NATIVE=1, set by .ci/run) must run the C encoder, never
+    fall back to the slow path unnoticed."""
+    if not c_encoder.available():
+        message = "bpe_core.engine._native is not built: run pip install -r requirements.txt (it compiles setup.py's extension)"
+        if os.environ.get("REQUIRE_NATIVE"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def oracle(tmp_path_factory):
+    """name -> tiktoken's own Encoding, read by tiktoken's loader."""
+    cache = tmp_path_factory.mktemp("tiktoken_cache")
+    for name in NAMES:
+        key = hashlib.sha1(OPENAI_URL.format(name).encode()).hexdigest()
+        (cache / key).write_bytes(gzip.decompress((BUNDLED_DIR / f"{name}.tiktoken.gz").read_bytes()))
+    saved = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    try:
+        yield {name: tiktoken.get_encoding(name) for name in NAMES}
+    finally:
+        if saved is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = saved
+
+
+def assert_same_ids(ours, theirs, text: str) -> None:
+    """encode_ordinary, encode with every special token allowed, and encode
+    with special-token text as plain text, all three."""
+    label = repr(text[:60])
+    assert ours.encode_ordinary(text) == theirs.encode_ordinary(text), label
+    assert ours.encode(text, allowed_special="all") == theirs.encode(text, allowed_special="all"), label
+    assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=()), label
+
+
+# ----------------------------------------------------------- the classes
+
+
+@built
+@pytest.mark.slow
+def test_every_code_point_is_in_tiktokens_classes():
+    """The generated table (Unicode 16.0) against tiktoken's own regex
+    engine, code point by code point: a pattern of one class over a text of
+    every code point keeps exactly that class's characters."""
+    everything = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+    table = c_encoder._native.class_table()
+    single_bytes = {bytes([byte]): byte for byte in range(256)}
+    classes = {
+        r"\p{L}": c_encoder._native.CLASS_LETTER, r"\p{N}": c_encoder._native.CLASS_NUMBER,
+        r"\s": c_encoder._native.CLASS_SPACE, r"\p{M}": c_encoder._native.CLASS_MARK,
+        r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]": c_encoder._native.CLASS_UPPER_RUN,
+        r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]": c_encoder._native.CLASS_LOWER_RUN,
+    }
+    for pattern, bit in classes.items():
+        probe = tiktoken.Encoding("probe", pat_str=pattern, mergeable_ranks=single_bytes, special_tokens={})
+        kept = bytes(probe.encode_ordinary(everything)).decode("utf-8")
+        ours = "".join(char for char in everything if table[ord(char)] & bit)
+        assert kept == ours, pattern
+    assert c_encoder._native.UNICODE_VERSION == "16.0.0"
+
+
+# ------------------------------------------------------------- the split
+
+SPLITS = sorted(c_encoder.SPLIT_NAMES.items(), key=lambda item: item[1])
+TRICKY_CHARACTERS = list("aZ'sStTlLdDvVeErRmM \n\r\t1234!./-_<|>") + [
+    "ſ", "é", "\u0301", "\u3000", "漢", "ǅ", "ʰ", "Ⅻ", "٣", "\u00a0", "\u2028", "\x85", "ß", "Ω", "ω", "🙂", "\x0b",
+]
+
+
+@built
+@pytest.mark.parametrize(("pattern", "split_name"), SPLITS, ids=[name for _, name in SPLITS])
+@given(text=st.text(alphabet=st.one_of(st.sampled_from(TRICKY_CHARACTERS), assigned_characters()), max_size=40))
+def test_the_hand_written_split_cuts_where_the_regex_does(pattern, split_name, text):
+    """Each pattern split.c implements, against Python's `regex` on the
+    same text (characters that Unicode 14 had, where both tables agree)."""
+    assert c_encoder._native.split(text, getattr(c_encoder._native, split_name)) == regex.findall(pattern, text)
+
+
+# ------------------------------------------------- tiktoken's ids, always
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_every_script_and_edge_case(name, oracle):
+    ours, theirs = load_encoding(name), oracle[name]
+    for text in [*TRICKY_TEXTS, *(path.read_text(encoding="utf-8") for path in PARALLEL)]:
+        assert_same_ids(ours, theirs, text)
+    texts = [path.read_text(encoding="utf-8") for path in PARALLEL]
+    assert ours.encode_ordinary_batch(texts) == theirs.encode_ordinary_batch(texts)
+    assert ours.encode_batch(texts, allowed_special="all") == theirs.encode_batch(texts, allowed_special="all")
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_the_declarations(name, oracle):
+    """A tenth of the UDHR's 527 translations in the fast suite, every one
+    in the slow."""
+    ours, theirs = load_encoding(name), oracle[name]
+    declarations = declaration_texts()
+    for language in sorted(declarations)[::10]:
+        text = declarations[language]
+        assert ours.encode_ordinary(text) == theirs.encode_ordinary(text), language
+
+
+@built
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_every_declaration(name, oracle):
+    ours, theirs = load_encoding(name), oracle[name]
+    for language, text in sorted(declaration_texts().items()):
+        assert ours.encode_ordinary(text) == theirs.encode_ordinary(text), language
+
+
+# Letters of Unicode 15, 16 and 17: tiktoken's tables stop at 16, so
+# U+088F (17) is a symbol to it and takes the line breaks after it along.
+NEWER_LETTERS = ["\u088f", "\ua7ce", "\u1c89", "\u0295", "\U0001e5d0", "\U00011f02", "\U000323b0"]
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_after_the_newest_letters(name, oracle):
+    ours, theirs = load_encoding(name), oracle[name]
+    for letter in NEWER_LETTERS:
+        for text in (letter + "\n\n\n", "a" + letter + " b", letter * 5 + "\n\n x", f"{letter}'s {letter}'S"):
+            assert_same_ids(ours, theirs, text)
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_same_ids_as_tiktoken_on_any_unicode(name, oracle, text):
+    assert_same_ids(load_encoding(name), oracle[name], text)
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+@given(runs=st.lists(st.tuples(st.sampled_from([*TRICKY_CHARACTERS, *NEWER_LETTERS, "<|endoftext|>"]),
+                               st.integers(1, 300)), max_size=6))
+def test_same_ids_as_tiktoken_on_runs(name, oracle, runs):
+    """Runs of one character: long pieces (merged with a heap), whitespace
+    before words and line breaks, digits in threes."""
+    assert_same_ids(load_encoding(name), oracle[name], "".join(char * count for char, count in runs))
+
+
+@built
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_long_runs(name, oracle):
+    ours, theirs = load_encoding(name), oracle[name]
+    for char in [" ", "\n", "7", "漢", "a", " \n", "\u3000", "ab"]:
+        assert_same_ids(ours, theirs, char * 20_000)
+        assert_same_ids(ours, theirs, "x " + char * 20_000 + " y")
+
+
+@built
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ids_as_tiktoken_on_a_megabyte(name, oracle):
+    ours, theirs = load_encoding(name), oracle[name]
+    rng = random.Random(34)
+    scripts = [path.read_text(encoding="utf-8") for path in PARALLEL]
+    mixed = "".join(rng.choice(scripts)[:rng.randrange(100, 3000)] for _ in range(800))[:1_000_000]
+    for text in [mixed, "a" * 1_000_000, "漢字仮名交じり文" * 125_000, "1234567890" * 100_000, (" \n" * 500_000)]:
+        assert ours.encode_ordinary(text) == theirs.encode_ordinary(text), repr(text[:20])
+
+
+@built
+def test_lone_surrogates_become_the_replacement_character_as_in_tiktoken(oracle):
+    ours, theirs = load_encoding("cl100k_base"), oracle["cl100k_base"]
+    for text in ["a\ud800b", "\udfff", "x \ud83d<|endoftext|>\ude00 y"]:
+        assert_same_ids(ours, theirs, text)
+
+
+@built
+def test_special_tokens_are_read_where_allowed_and_nowhere_else(oracle):
+    ours, theirs = load_encoding("o200k_base"), oracle["o200k_base"]
+    text = "<|endoftext|><|endofprompt|>a<|endoftext|> <|endofprompt|>\n\n<|endoftext|>"
+    for allowed in ("all", {"<|endoftext|>"}, {"<|endofprompt|>"}, set()):
+        assert ours.encode(text, allowed_special=allowed, disallowed_special=()) == theirs.encode(
+            text, allowed_special=allowed, disallowed_special=())
+
+
+# ------------------------------------------------ other makers, trained here
+
+
+@built
+def test_llama3_gives_llama_models_own_ids():
+    """Llama 3's tokenizer as llama-models builds it (a tiktoken Encoding of
+    the maker's), against ours, split in C by the Llama 3 rules."""
+    from pathlib import Path
+
+    from llama_models.llama3 import tokenizer as llama_tokenizer
+
+    maker = llama_tokenizer.Tokenizer(Path(llama_tokenizer.__file__).with_name("tokenizer.model")).model
+    ours = load_encoding("llama3")
+    assert ours._text_encoder is not None
+    for text in [*TRICKY_TEXTS, *(path.read_text(encoding="utf-8") for path in PARALLEL)]:
+        assert ours.encode(text, allowed_special="all") == maker.encode(text, allowed_special="all"), text[:40]
+
+
+@built
+@pytest.mark.parametrize("name", ["qwen", "whisper", "claude_legacy", "llama3"])
+def test_the_c_splitter_implements_the_zoos_patterns(name):
+    """So every byte-level model of the zoo encodes in C (test_zoo holds
+    their ids to the makers')."""
+    assert c_encoder.split_number(load_encoding(name).pattern) is not None
+
+
+@pytest.fixture(scope="module")
+def trained_tokenizers():
+    corpus = "".join(path.read_text(encoding="utf-8") for path in PARALLEL)
+    return {pattern: train(corpus if pattern != "none" else corpus[:20_000], vocab_size=2_000, pattern=pattern,
+                           special_tokens=["<|endoftext|>"])
+            for pattern in ("gpt2", "cl100k", "o200k", "none")}
+
+
+@built
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", "none"])
+def test_tokenizers_trained_here_give_tiktokens_ids(trained_tokenizers, pattern):
+    tok = trained_tokenizers[pattern]
+    theirs = tiktoken.Encoding("trained", pat_str=tok.pattern, mergeable_ranks=dict(tok.mergeable_ranks),
+                               special_tokens=tok.special_tokens)
+    assert tok._text_encoder is not None
+    for text in [*TRICKY_TEXTS, *(path.read_text(encoding="utf-8")[:20_000] for path in PARALLEL)]:
+        assert_same_ids(tok, theirs, text)
+
+
+@built
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", "none"])
+@given(text=st.text(alphabet=assigned_characters(), max_size=120))
+def test_tokenizers_trained_here_encode_as_the_readable_merge_loop(trained_tokenizers, pattern, text):
+    tok = trained_tokenizers[pattern]
+    assert tok.encode(text, allowed_special="all") == tok.encode(text, allowed_special="all", reference=True)
+
+
+# --------------------------------------------------- without the C encoder
+
+
+def test_without_the_c_encoder_the_ids_are_the_same(monkeypatch, oracle):
+    """A checkout used without installing has no compiled extension: the
+    engine then encodes in Python alone, to the same ids."""
+    monkeypatch.setattr(c_encoder, "_native", None)
+    for name in NAMES:
+        ours = openai_encoding(name)
+        assert ours._text_encoder is None
+        for text in TRICKY_TEXTS[:30]:
+            assert ours.encode(text, allowed_special="all") == oracle[name].encode(text, allowed_special="all"), text
+    custom = Tokenizer(name="c", pattern=r"\p{L}+|\s+|[^\s\p{L}]+", vocab={byte: bytes([byte]) for byte in range(256)})
+    assert custom.encode("ab  c!") == list(b"ab  c!")
+
+
+@built
+def test_the_c_encoder_refuses_what_it_cannot_encode():
+    """A byte with no token (a vocabulary of characters lacks some) is a
+    clear error, never a wrong id."""
+    encoder = c_encoder.piece_encoder({b"a": 0, b"\xc3\xa9": 1})
+    assert c_encoder.encode_pieces(encoder, ["a", "é", b"a"]) == [0, 1, 0]
+    with pytest.raises(ValueError, match="no token"):
+        c_encoder.encode_pieces(encoder, ["b"])

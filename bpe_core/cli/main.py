@@ -1,10 +1,11 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat,tiktoken-cache} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
 wrong usage exits with 2, as argparse does, and so does an option's value
 out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
-in one line, before any work.
+in one line, before any work; Ctrl+C ends with one line and 130, as a shell
+reports a command stopped by it.
 
 The command line runs on its user's own machine: it keeps none of the web
 app's budgets (the app's pages refuse a conversation over 20,000
@@ -204,7 +205,7 @@ def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: 
             counts = dask_counting.count_on_cluster(client, specs, pattern, special_tokens, progress=show)
     except KeyboardInterrupt:
         bar.done()
-        raise UserError("interrupted: the cluster's work on this corpus was cancelled") from None
+        raise KeyboardInterrupt("the cluster's work on this corpus was cancelled") from None
     bar.done()
     return counts
 
@@ -370,6 +371,21 @@ def command_chat(args: argparse.Namespace) -> None:
         print(f"{number:<4}  {turn['role']:<9}  {turn['tokens']:>6,}  {turn['text_tokens']:>8,}")
     print(f"{prompt.token_count:,} tokens in all, {prompt.template_tokens:,} of them added by {name}'s template "
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
+
+
+def command_tiktoken_cache(args: argparse.Namespace) -> None:
+    from ..tiktoken_bridge.cache import fill_tiktoken_cache, tiktoken_cache_dir
+
+    default = tiktoken_cache_dir()
+    folder = Path(args.dir) if args.dir else default
+    try:
+        written = fill_tiktoken_cache(folder)
+    except OSError as error:
+        raise UserError(f"cannot write to {folder}: {error.strerror or error}") from None
+    for file_name, path in written.items():
+        print(f"{file_name:<22} {path}")
+    told = "" if folder == default else f" when TIKTOKEN_CACHE_DIR={folder}"
+    print(f"tiktoken reads these instead of downloading them{told}", file=sys.stderr)
 
 
 def tax_of_declarations(args: argparse.Namespace) -> None:
@@ -551,6 +567,16 @@ def build_parser() -> argparse.ArgumentParser:
                       'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
 
+    cache = commands.add_parser(
+        "tiktoken-cache", help="fill the real tiktoken's download cache from the bundled files, for offline use",
+        description="Write the files tiktoken downloads for OpenAI's encodings (gpt2, r50k_base, p50k_base, "
+        "p50k_edit, cl100k_base, o200k_base, o200k_harmony) into its cache folder, named as tiktoken names them and "
+        "checked against the SHA-256 it pins: tiktoken.get_encoding then needs no network.",
+    )
+    cache.add_argument("--dir", metavar="DIR", help="the cache folder (default: tiktoken's own: $TIKTOKEN_CACHE_DIR, "
+                       "else $DATA_GYM_CACHE_DIR, else data-gym-cache in the temporary folder)")
+    cache.set_defaults(run=command_tiktoken_cache)
+
     add_stage_commands(commands)
     return parser
 
@@ -567,4 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt as interrupt:  # Ctrl+C: what it cancelled, if anything
+        print(f"error: interrupted{f': {interrupt}' if str(interrupt) else ''}", file=sys.stderr)
+        return 130
     return 0

@@ -26,10 +26,14 @@ def report(page: str, fragment: str = "fragment-1") -> bytes:
 
 
 def run_started(page: str, *fragments: str) -> bytes:
-    """The server telling the browser a run of `page` has started (of `fragments` only, if any)."""
+    """The server telling the browser which page a whole run shows (st.navigation's
+    message), or, with `fragments`, that a run of those fragments of `page` has started."""
     message = ForwardMsg()
-    message.new_session.page_script_hash = page
-    message.metadata.run.fragment_ids.extend(fragments)
+    if fragments:
+        message.new_session.page_script_hash = page
+        message.metadata.run.fragment_ids.extend(fragments)
+    else:
+        message.navigation.page_script_hash = page
     return message.SerializeToString()
 
 

@@ -55,11 +55,12 @@ class PageShown:
         return self.page is None or not asked.page_script_hash or asked.page_script_hash == self.page
 
     def sent(self, payload: bytes) -> None:
-        """Note the page of a whole run the server starts (and tells the browser of)."""
+        """Note the page a whole run shows: `st.navigation` tells the browser
+        which page it runs (a run's start names app.py's script, not the page's)."""
         message = ForwardMsg()
         message.ParseFromString(payload)
-        if message.WhichOneof("type") == "new_session" and not message.metadata.run.fragment_ids:
-            self.page = message.new_session.page_script_hash or None
+        if message.WhichOneof("type") == "navigation":
+            self.page = message.navigation.page_script_hash or None
 
 
 class FragmentsOfThePageShown:

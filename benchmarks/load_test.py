@@ -1,7 +1,8 @@
 """Load: many concurrent sessions on one server; its latency and its memory.
 
     python benchmarks/load_test.py --sessions 50              # latency: 50 sessions at once
-    python benchmarks/load_test.py --sessions 20 --waves 10   # memory: 200 sessions, 20 at a time
+    python benchmarks/load_test.py --sessions 20 --waves 10 --idle 45   # memory: 200 sessions, 20 at a time
+    python benchmarks/load_test.py --sessions 20 --waves 10 --idle 45 --before ../main   # ... against other code
     python benchmarks/load_test.py --url http://127.0.0.1:8080 --sessions 50   # a running server (a proxy)
     python benchmarks/load_test.py --client browser --sessions 10               # headless Chromium tabs
     python benchmarks/load_test.py --tokenizer-memory   # what each bundled tokenizer keeps resident
@@ -17,7 +18,16 @@ pauses the browser tells the server the step, which redraws the views that
 follow it (the try-it box). A step's latency here is that message's: from
 sending it until the server has redrawn them. Sessions come in `--waves`; after each wave
 has left, the server's resident memory is read from /proc, so a run of many
-waves shows whether memory levels off as visitors come and go.
+waves shows whether memory levels off as visitors come and go. A closed
+tab's session is kept for the server's `disconnectedSessionTTL` (30 s
+here) in case the tab comes back: the memory right after the last wave
+holds the last sessions still, and `--idle` seconds later (more than the
+time to live) it holds what the server keeps for good.
+
+`--before PATH` serves another checkout of the app (main's code, in a
+worktree of its own) beside this one, wave for wave in the same run (the
+same machine, at the same moment), so a change is measured against the
+code before it; a session's figures above are this checkout's.
 
 Two kinds of client:
 
@@ -363,19 +373,31 @@ def load_average() -> str:
     return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+def memory_line(pid: int | None, before: StreamlitServer | None, bare_server: BareServer | None) -> str:
+    """This server's memory, and the other code's and the bare app's when they run beside it."""
+    line = memory_report(pid)
+    if before is not None:
+        line += f"; before: {memory_report(before.process.pid)}"
+    if bare_server is not None:
+        line += f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB"
+    return line
+
+
 async def run(args) -> None:
     server = None if args.url else StreamlitServer(extra_env=SERVER_ENVIRONMENT)
     url = args.url or server.url
     pid = None if server is None else server.process.pid
+    before = StreamlitServer(extra_env=SERVER_ENVIRONMENT, app_dir=args.before) if args.before else None
     bare_server = None if args.no_peer else BareServer()
     try:
-        if server is not None:
-            server.wait_until_warmed()  # "before" includes what every server keeps from its start
+        for started_server in (server, before):
+            if started_server is not None:
+                started_server.wait_until_warmed()  # "before" includes what every server keeps from its start
         if bare_server is not None:
             await bare_server.wait_until_up(args.timeout)
-        print(f"before ({load_average()}): {memory_report(pid)}"
-              + (f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""))
+        print(f"at start ({load_average()}): {memory_line(pid, before, bare_server)}")
         outcomes: list[Outcome] = []
+        before_outcomes: list[Outcome] = []
         bare: list[Outcome] = []
         started = time.perf_counter()
         for wave in range(args.waves):
@@ -383,20 +405,27 @@ async def run(args) -> None:
                 bare += await asyncio.gather(*(bare_session(bare_server.url, args.steps, args.timeout)
                                                for _ in range(args.sessions)))
             first = wave * args.sessions
+            if before is not None:  # the same sessions, on the code before
+                before_outcomes += await one_wave(args.client, before.url, first, args.sessions, args.steps,
+                                                  args.timeout)
             wave_outcomes = await one_wave(args.client, url, first, args.sessions, args.steps, args.timeout)
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
             sessions = first + args.sessions
-            peer = f"; bare app's server RSS {resident_mb(bare_server.process.pid):.0f} MB" if bare_server else ""
             print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, {load_average()}): "
-                  f"{memory_report(pid)}{peer}", flush=True)
+                  f"{memory_line(pid, before, bare_server)}", flush=True)
         report(args.client, outcomes, bare, args.steps, time.perf_counter() - started)
+        if before is not None:
+            print("  before: ", end="")
+            report(args.client, before_outcomes, [], args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)
-            print(f"after {args.idle:g} s idle: {memory_report(pid)}")
+            print(f"after {args.idle:g} s idle, past closed sessions' time to live ({load_average()}): "
+                  f"{memory_line(pid, before, bare_server)}")
     finally:
-        if server is not None:
-            server.stop()
+        for started_server in (server, before):
+            if started_server is not None:
+                started_server.stop()
         if bare_server is not None:
             bare_server.stop()
 
@@ -410,6 +439,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=180, help="seconds before a wait counts as an error")
     parser.add_argument("--idle", type=float, default=0, help="seconds to wait after the last wave, then measure")
     parser.add_argument("--url", help="a server already running (e.g. the proxy of deploy/), instead of a new one")
+    parser.add_argument("--before", type=Path, metavar="PATH",
+                        help="another checkout of the app (the code before a change), served and measured beside it")
     parser.add_argument("--no-peer", action="store_true", help="skip the bare app measured alongside")
     parser.add_argument("--tokenizer-memory", action="store_true", help="only measure each bundled tokenizer's memory")
     args = parser.parse_args()

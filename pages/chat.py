@@ -11,7 +11,7 @@ from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.drawing.tokens import figures_html
 from bpe_core.vocabularies.catalogue import CATALOGUE, CHAT_NAMES, ModelPackageMissing, chat_prompt
-from bpe_core.vocabularies.chat import MAX_CHAT_CHARS, OPENAI_COUNT_NOTE, ChatError, Message, render_prompt
+from bpe_core.vocabularies.chat import APP_LIMITS, OPENAI_COUNT_NOTE, ChatError, Message, render_prompt
 from bpe_core.vocabularies.chat_templates import JinjaTemplate, ShippedTemplate
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
@@ -204,5 +204,5 @@ with toolbar.popover(turns_label(), key="chat_turns_menu"):
     exchanges = whole_number_input(st, "Earlier exchanges", key="chat_exchanges", value=1, min_value=0,
                                    max_value=MAX_EXCHANGES, help="User and assistant turns before the last question")
 st.caption(f"{', '.join(f'{name} ({CATALOGUE[name].maker})' for name in CHAT_NAMES)} · up to "
-           f"{MAX_CHAT_CHARS:,} characters in all.")
+           f"{APP_LIMITS.chars:,} characters in all.")
 conversation_and_prompts(list(dict.fromkeys([left, right])), with_system, exchanges if exchanges is not None else 1)

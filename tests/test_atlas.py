@@ -15,7 +15,9 @@ from bpe_core.analysis.atlas import (
     count_tokenizer,
     counts_for,
     read_precomputed,
+    read_words,
     shipped_counts,
+    unpacked_words,
     words_per_declaration,
 )
 from bpe_core.analysis.words import count_words
@@ -236,3 +238,74 @@ def test_the_tax_lab_page_reports_the_spearman_correlations_with_petrov_et_al():
         row = rf"\| {label} \| {languages} \| {gpt2:.2f} \| {cl100k:.2f} \|"
         assert re.search(row, page), row
     assert found["udhr"]["gpt2"][1] > 150  # languages both cover
+
+
+# ------------------------------------------------------ the shipped words
+
+
+def split_by_sets(text: str, words, token_spans) -> int:
+    """Words with a token boundary inside them, counted with sets of offsets
+    (the oracle: no code shared with `words.words_split`)."""
+    boundaries = {span.start for span in token_spans} | {span.end for span in token_spans}
+    return sum(any(start < offset < end for offset in boundaries) for start, end in words)
+
+
+def icu_words_in_bytes(text: str, language: str) -> list[tuple[int, int]]:
+    """ICU's word segments that hold a letter, mark or digit, in UTF-8 byte
+    offsets, read from icu4py directly (not through `analysis.words`)."""
+    import regex
+    from icu4py.breakers import WordBreaker
+
+    encoded = text.encode("utf-16-le")
+    found = []
+    for start, end in WordBreaker(text, language).segments():
+        word = encoded[2 * start:2 * end].decode("utf-16-le")
+        if regex.search(r"[\p{L}\p{M}\p{N}]", word):
+            before = len(encoded[:2 * start].decode("utf-16-le").encode("utf-8"))
+            found.append((before, before + len(word.encode("utf-8"))))
+    return found
+
+
+def test_the_shipped_words_are_for_these_texts_and_their_counts_are_the_precomputed_ones():
+    words = read_words()
+    assert words is not None, "rebuild words.json.xz (sample_corpora/udhr/build_words.py)"
+    about = declarations()
+    assert set(words) == {code for code in about if about[code].words_known}
+    assert {code: len(packed) // 2 for code, packed in words.items()} == words_per_declaration()
+    texts = declaration_texts()
+    for code in ("eng", "tha", "jpn", "mya"):  # spaces, and three dictionaries
+        assert list(unpacked_words(words[code])) == icu_words_in_bytes(texts[code], about[code].bcp47), code
+
+
+@pytest.mark.slow  # ICU over 5.5 million characters, about 20 s
+def test_the_shipped_words_are_icus_words_of_every_declaration_today():
+    words, about = read_words(), declarations()
+    for code, text in declaration_texts().items():
+        if about[code].words_known:
+            assert list(unpacked_words(words[code])) == icu_words_in_bytes(text, about[code].bcp47), \
+                f"{code}: ICU finds other words now; rebuild words.json.xz (build_words.py), then token_counts.json"
+
+
+def test_words_of_other_texts_are_not_used(tmp_path):
+    import lzma
+
+    path = tmp_path / "words.json.xz"
+    path.write_bytes(lzma.compress(b'{"declarations_sha256": "0000", "icu": "78.3", "words": {}}'))
+    assert read_words(path) is None
+    assert read_words(tmp_path / "missing.json.xz") is None
+
+
+def test_a_count_with_the_shipped_words_splits_the_words_icu_finds(small_tokenizer):
+    """Shipped declarations are counted with the shipped words; a text that
+    is not a shipped declaration's has its words found by ICU."""
+    texts, about = declaration_texts(), declarations()
+    sample = {code: texts[code] for code in DOZEN}
+    counts = count_tokenizer(small_tokenizer, sample)
+    for code, text in sample.items():
+        spans = small_tokenizer.encode_with_offsets(text, disallowed_special=())
+        words = icu_words_in_bytes(text, about[code].bcp47)
+        assert counts.split_words[code] == split_by_sets(text, words, spans), code
+    changed = {"eng": texts["eng"].replace("Article", "Artikel")}
+    spans = small_tokenizer.encode_with_offsets(changed["eng"], disallowed_special=())
+    assert count_tokenizer(small_tokenizer, changed).split_words["eng"] == split_by_sets(
+        changed["eng"], icu_words_in_bytes(changed["eng"], "en"), spans)

@@ -31,8 +31,10 @@ from hypothesis import strategies as st
 from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
 from bpe_core.vocabularies.chat import (
-    MAX_CHAT_CHARS,
+    APP_LIMITS,
+    NO_LIMITS,
     ChatError,
+    ChatLimits,
     Message,
     check_conversation,
     messages_from_json,
@@ -290,12 +292,27 @@ def test_unpublished_tokens_are_drawn_as_counted_boxes_and_typed_markup_stays_te
     ([Message("user", "a"), Message("system", "b"), Message("user", "c")], "turns go user"),
     ([Message("tool", "a")], "role 'tool'"),
     ([Message("user", "   ")], "Turn 1 \\(user\\) is empty"),
-    ([Message("user", "x" * (MAX_CHAT_CHARS + 1))], "the limit is 20,000"),
-    ([Message("user", "a"), Message("assistant", "b")] * 40 + [Message("user", "c")], "81 turns"),
+    ([Message("user", "x" * (APP_LIMITS.chars + 1))], "the limit is 20,000"),
+    ([Message("user", "a"), Message("assistant", "b")] * 40 + [Message("user", "c")], "81 turns; the limit is 64"),
 ])
 def test_a_conversation_no_template_takes_is_refused_in_a_sentence(messages, message):
     with pytest.raises(ChatError, match=message):
         check_conversation(messages)
+
+
+def test_the_apps_budget_is_the_default_and_a_caller_sets_its_own_or_none():
+    long = [Message("user", "x" * 30_000)]
+    many = [Message("user", "a"), Message("assistant", "b")] * 40 + [Message("user", "c")]
+    for messages in (long, many):
+        with pytest.raises(ChatError, match="the limit is"):
+            check_conversation(messages)  # the app's budget
+        check_conversation(messages, NO_LIMITS)
+    with pytest.raises(ChatError, match="10 characters together; the limit is 9"):
+        check_conversation([Message("user", "0123456789")], ChatLimits(chars=9))
+    with pytest.raises(ChatError, match="3 turns; the limit is 2"):
+        check_conversation([Message("user", "a"), Message("assistant", "b"), Message("user", "c")], ChatLimits(turns=2))
+    prompt = chat_prompt(long, "llama3", load_encoding("llama3"), NO_LIMITS)
+    assert prompt.tokens_of(0, ["text"]) == len(load_encoding("llama3").encode("x" * 30_000))
 
 
 def test_messages_from_json_say_what_is_wrong():

@@ -142,3 +142,19 @@ def test_help_lists_the_commands():
     assert code == 0
     for command in ("train", "encode", "decode", "compare"):
         assert command in out
+
+
+def test_chat_takes_a_conversation_of_any_length_unless_the_user_sets_a_limit(tmp_path):
+    """The Chat page refuses turns over 20,000 characters together (the
+    server's budget); the command line, on the user's own machine, only
+    when asked."""
+    messages = tmp_path / "messages.json"
+    long_text = "Tokenizers split text into pieces. " * 1_000  # 35,000 characters
+    messages.write_text(json.dumps([{"role": "user", "content": long_text}]), encoding="utf-8")
+    code, out, err = run("chat", messages, "--with", "cl100k_base", "--json")
+    assert code == 0, err
+    assert json.loads(out)["turns"][0]["text_tokens"] == len(tiktoken_encoding("cl100k_base").encode(long_text))
+    code, _, err = run("chat", messages, "--with", "llama3", "--max-chars", "20000")
+    assert code == 1 and err == "error: The turns hold 35,000 characters together; the limit is 20,000.\n"
+    code, _, err = run("chat", messages, "--with", "llama3", "--max-turns", "0")
+    assert code == 2 and "takes a whole number from 1 up" in err

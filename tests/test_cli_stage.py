@@ -57,7 +57,6 @@ def test_html_replay_and_view(tmp_path):
     (["html", "train", "--sample", "english_prose", "--pattern", "("], "not a valid regular expression"),
     (["html", "train", "--file", "missing.txt"], "cannot read missing.txt"),
     (["html", "replay", "--encoding", "gpt2", "--text", ""], "give a word or a short phrase"),
-    (["html", "replay", "--encoding", "gpt2", "--text", "x" * 61], "up to 60"),
     (["html", "view", "--encoding", "gpt2", "--text", ""], "give a text"),
 ])
 def test_bad_input_is_one_line(tmp_path, args, message):
@@ -82,3 +81,26 @@ def test_html_deck_saves_a_deck_file_as_a_page(tmp_path):
     deck.write_text("/train\njavascript:alert(1)\n", encoding="utf-8")
     code, _, err = run("html", "deck", deck, "-o", page)
     assert code == 1 and err.startswith("error: line 2: 'javascript:alert(1)' is not a link of this app")
+
+
+def test_the_stage_commands_keep_none_of_the_apps_budgets(tmp_path):
+    """The app refuses a replay over 60 characters, a deck over 8,000
+    characters or 200 slides, and shows a view's first 200,000 characters;
+    on the user's own machine the command line takes what it is given."""
+    phrase = "Tokenizers cut text into pieces; a replay shows every merge of every one of them. " * 2
+    replay = tmp_path / "replay.html"
+    code, _, err = run("html", "replay", "--encoding", "cl100k_base", "--text", phrase, "-o", replay)
+    assert code == 0, err
+    assert saved_view(replay)["total"] > 60
+    deck = tmp_path / "talk.deck"
+    deck.write_text("".join(f"/train?train_step={step} | Step {step} | {'a note ' * 10}\n" for step in range(300)),
+                    encoding="utf-8")
+    assert len(deck.read_text(encoding="utf-8")) > 8_000
+    code, _, err = run("html", "deck", deck, "-o", tmp_path / "talk.html")
+    assert code == 0, err
+    assert len(saved_settings(tmp_path / "talk.html")["slides"]) == 300
+    text = "word " * 50_000  # 250,000 characters
+    view = tmp_path / "view.html"
+    code, _, err = run("html", "view", "--encoding", "gpt2", "--file", "-", "-o", view, stdin=text.encode())
+    assert code == 0, err
+    assert f"Characters<b>{len(text):,}</b>" in view.read_text(encoding="utf-8")

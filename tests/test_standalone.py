@@ -114,13 +114,10 @@ def test_bad_input_gets_a_clear_message(make, message):
 
 
 @pytest.mark.slow
-def test_a_run_longer_than_a_page_holds_is_refused_with_what_to_do(monkeypatch, alice):
-    import bpe_core.drawing.standalone as standalone
-
-    monkeypatch.setattr(standalone, "MAX_SAVED_STEPS", 100)
+def test_a_run_longer_than_a_page_holds_is_refused_with_what_to_do(alice):
     tokenizer, corpus, _ = alice
     with pytest.raises(SavedPageError, match="744 merges; a saved page holds up to 100.*smaller vocabulary"):
-        training_page(tokenizer, corpus, corpus_label="Alice")
+        training_page(tokenizer, corpus, corpus_label="Alice", max_steps=100)
 
 
 def test_a_word_count_corpus_is_saved_with_its_words():

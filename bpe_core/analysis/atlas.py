@@ -19,6 +19,11 @@ things are new here:
   read from, or its maker's package and version). A page finds a bundled
   tokenizer's counts by its source, without loading it (`shipped_counts`);
   one that is missing there, or changed since, is counted again.
+- A visitor's tokenizer (uploaded, trained here) is counted when it is
+  chosen. Where its tokens split words depends on the tokenizer, but where
+  the words are does not: ICU's word segmentation of all 527 declarations
+  (20 s, most of a count) is done once (`sample_corpora/udhr/build_words.py`)
+  and kept in `words.json.xz`, so a count only encodes and compares.
 
 Words are counted where ICU can find them (`Declaration.words_known`);
 tokens per word and words split are None elsewhere.
@@ -28,16 +33,19 @@ from __future__ import annotations
 
 import functools
 import json
+import lzma
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..corpora.udhr import UDHR_DIR, declaration_texts, declarations, source
 from ..vocabularies.catalogue import encoding_source
-from .tax import Cost, TaxRow, gini, measure
+from .tax import Cost, TaxRow, gini
+from .words import word_byte_spans, words_split
 
 COUNTS_FILE = UDHR_DIR / "token_counts.json"
+WORDS_FILE = UDHR_DIR / "words.json.xz"
 DEFAULT_BASE = "eng"
 
 
@@ -61,15 +69,20 @@ def token_count(tokenizer, text: str) -> int:
 def count_tokenizer(tokenizer, texts: Mapping[str, str] | None = None,
                     progress: Callable[[int, int], None] | None = None) -> TokenizerCounts:
     """Count every declaration (or `texts`, a subset by code) under `tokenizer`;
-    `progress(done, total)` hears after each one."""
-    texts = declaration_texts() if texts is None else texts
+    `progress(done, total)` hears after each one. The words of a shipped
+    declaration are the shipped ones (`read_words`); ICU finds any other's."""
+    shipped = declaration_texts()
+    texts = shipped if texts is None else texts
     about = declarations()
+    words = read_words()
     tokens, nfc_tokens, split = {}, {}, {}
     for done, (code, text) in enumerate(texts.items(), start=1):
         declaration = about[code]
         if declaration.words_known:
-            cost = measure(tokenizer, text, declaration.bcp47)
-            tokens[code], split[code] = cost.tokens, cost.split_words
+            spans = tokenizer.encode_with_offsets(text, disallowed_special=())
+            found = unpacked_words(words[code]) if words is not None and text == shipped.get(code) \
+                else word_byte_spans(text, declaration.bcp47)
+            tokens[code], split[code] = len(spans), words_split(found, spans)
         else:
             tokens[code] = token_count(tokenizer, text)
         if not declaration.nfc:
@@ -79,13 +92,58 @@ def count_tokenizer(tokenizer, texts: Mapping[str, str] | None = None,
     return TokenizerCounts(tokenizer.fingerprint, tokens, nfc_tokens, split)
 
 
-def word_counts(texts: Mapping[str, str] | None = None) -> dict[str, int]:
-    """Words per declaration, for those whose words ICU can find."""
-    from .words import count_words
+# ------------------------------------------------------------ the words file
+# Each declaration's words, as ICU finds them (`words.word_byte_spans`: UTF-8
+# byte spans), packed as the gap before each word and its length, in turn
+# (small numbers, which compress well): 905,000 words, 0.5 MB compressed.
 
-    texts = declaration_texts() if texts is None else texts
-    about = declarations()
-    return {code: count_words(text, about[code].bcp47) for code, text in texts.items() if about[code].words_known}
+
+def packed_words(spans: Iterable[tuple[int, int]]) -> list[int]:
+    packed, end = [], 0
+    for start, stop in spans:
+        packed += [start - end, stop - start]
+        end = stop
+    return packed
+
+
+def unpacked_words(packed: list[int]) -> Iterator[tuple[int, int]]:
+    end = 0
+    for gap, length in zip(packed[::2], packed[1::2]):
+        start, end = end + gap, end + gap + length
+        yield start, end
+
+
+def words_of_declarations() -> dict[str, list[tuple[int, int]]]:
+    """ICU's words of every declaration whose words it can find (seconds: the build's)."""
+    texts, about = declaration_texts(), declarations()
+    return {code: word_byte_spans(text, about[code].bcp47) for code, text in texts.items() if about[code].words_known}
+
+
+def write_words(words: Mapping[str, Iterable[tuple[int, int]]], icu_version: str, path: Path = WORDS_FILE) -> None:
+    stored = {"declarations_sha256": source()["declarations_sha256"], "icu": icu_version,
+              "words": {code: packed_words(spans) for code, spans in words.items()}}
+    path.write_bytes(lzma.compress(json.dumps(stored, separators=(",", ":")).encode("ascii"), preset=9))
+
+
+def read_words(path: Path = WORDS_FILE) -> dict[str, list[int]] | None:
+    """The shipped words of each declaration, packed (`unpacked_words` gives
+    their spans), or None when there are none for the declarations shipped
+    now (missing file, or texts rebuilt since). Read afresh for each count:
+    a server holds no 15 MB of numbers for a count a visitor may never ask for."""
+    try:
+        stored = json.loads(lzma.decompress(path.read_bytes()))
+    except (OSError, ValueError, lzma.LZMAError):
+        return None
+    return stored["words"] if stored.get("declarations_sha256") == source()["declarations_sha256"] else None
+
+
+def word_counts() -> dict[str, int]:
+    """Words per declaration, for those whose words ICU can find: the
+    shipped words', else ICU's, found now."""
+    words = read_words()
+    if words is not None:
+        return {code: len(packed) // 2 for code, packed in words.items()}
+    return {code: len(spans) for code, spans in words_of_declarations().items()}
 
 
 # ------------------------------------------------------ the precomputed file

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-MAX_DECK_CHARS = 8_000  # a talk of dozens of slides; a link still carries it
+# The app's budget for a deck (the command line sets none): a talk of dozens of slides, which a link still carries.
+MAX_DECK_CHARS = 8_000
 MAX_SLIDES = 200
 _SAVED_PAGE = re.compile(r"[\w][\w .\-/]*\.html?(\?[^#\s]*)?(#\S*)?", re.ASCII)
 # What a browser reads otherwise than urllib: it drops tabs and line breaks
@@ -47,10 +48,12 @@ class Slide:
         return " | ".join([self.link, self.title, self.note]).rstrip(" |")
 
 
-def parse_deck(text: str) -> list[Slide]:
-    """The slides of a deck's text, or ValueError naming the first bad line."""
-    if len(text) > MAX_DECK_CHARS:
-        raise ValueError(f"the deck has {len(text):,} characters; a deck is up to {MAX_DECK_CHARS:,}")
+def parse_deck(text: str, *, max_chars: int | None = MAX_DECK_CHARS,
+               max_slides: int | None = MAX_SLIDES) -> list[Slide]:
+    """The slides of a deck's text, or ValueError naming the first bad line
+    or the limit it passes (None: no limit)."""
+    if max_chars is not None and len(text) > max_chars:
+        raise ValueError(f"the deck has {len(text):,} characters; a deck is up to {max_chars:,}")
     slides = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -62,8 +65,8 @@ def parse_deck(text: str) -> list[Slide]:
             raise ValueError(f"line {number}: {error}") from None
     if not slides:
         raise ValueError("the deck has no slides: write one link a line (then, optionally, | title | note)")
-    if len(slides) > MAX_SLIDES:
-        raise ValueError(f"the deck has {len(slides):,} slides; a deck holds up to {MAX_SLIDES}")
+    if max_slides is not None and len(slides) > max_slides:
+        raise ValueError(f"the deck has {len(slides):,} slides; a deck holds up to {max_slides}")
     return slides
 
 

@@ -16,14 +16,13 @@ pieces, so counts in those scripts are approximate, and fertility with them.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import regex
 
-from ..engine.tokenizer import TokenSpan
+from ..engine.tokenizer import TokenSpan, TokenSpans
 
 HOW_WORDS_ARE_COUNTED = (
     "Words are found by ICU's word boundaries: Unicode's rules (UAX #29) where spaces separate words, and ICU's "
@@ -62,13 +61,29 @@ def count_words(text: str, language: str = "en") -> int:
     return len(word_spans(text, language))
 
 
+def word_byte_spans(text: str, language: str = "en") -> list[tuple[int, int]]:
+    """`word_spans` in UTF-8 bytes, as tokens' offsets are counted."""
+    byte_at = list(itertools.accumulate((len(char.encode("utf-8")) for char in text), initial=0))
+    return [(byte_at[start], byte_at[end]) for start, end in word_spans(text, language)]
+
+
 def split_words(text: str, spans: Sequence[TokenSpan], language: str = "en") -> int:
     """How many words of `text` have a token boundary inside them, that is,
     take more than one token (`spans` from `encode_with_offsets`)."""
-    boundaries = sorted({span.start for span in spans} | {span.end for span in spans})
-    byte_at = list(itertools.accumulate((len(char.encode("utf-8")) for char in text), initial=0))
-    split = 0
-    for start, end in word_spans(text, language):
-        first_after = bisect.bisect_right(boundaries, byte_at[start])
-        split += first_after < len(boundaries) and boundaries[first_after] < byte_at[end]
-    return split
+    return words_split(word_byte_spans(text, language), spans)
+
+
+def words_split(words: Iterable[tuple[int, int]], spans: Sequence[TokenSpan]) -> int:
+    """How many of `words` (UTF-8 byte spans, as `word_byte_spans` gives
+    them) have a token boundary strictly inside them. The boundaries are
+    marked in a bytearray, one byte per byte of text, whose `find` looks
+    inside each word at C's speed (a count of the UDHR meets millions of
+    tokens and 905,000 words)."""
+    if isinstance(spans, TokenSpans):
+        starts, ends = spans.offsets()
+    else:
+        starts, ends = [span.start for span in spans], [span.end for span in spans]
+    boundary = bytearray(max(ends, default=0) + 1)
+    for offset in itertools.chain(starts, ends):
+        boundary[offset] = 1
+    return sum(boundary.find(1, start + 1, end) != -1 for start, end in words)

@@ -32,6 +32,13 @@ class OptionError(UserError):
     in one line, exit status 2 (wrong usage, as argparse's own)."""
 
 
+def positive_number(text: str) -> int:
+    """A flag's whole number from 1 up (argparse reports anything else)."""
+    if not (text.isascii() and text.isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"takes a whole number from 1 up, not {text!r}")
+    return int(text)
+
+
 def read_text(source: str) -> str:
     """The UTF-8 text of a file, or of standard input for "-"."""
     try:

@@ -6,6 +6,11 @@ wrong usage exits with 2, as argparse does, and so does an option's value
 out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
 in one line, before any work; Ctrl+C ends with one line and 130, as a shell
 reports a command stopped by it.
+
+The command line runs on its user's own machine: it keeps none of the web
+app's budgets (the app's pages refuse a conversation over 20,000
+characters, say, to keep the server quick for everyone). Where a user may
+want a limit of their own, a flag sets it (`chat --max-chars`).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from .inputs import (
     add_tokenizer_choice,
     model_chat,
     pick_tokenizer,
+    positive_number,
     read_text,
     read_tokenizer_file,
 )
@@ -343,20 +349,21 @@ def command_tax(args: argparse.Namespace) -> None:
 
 def command_chat(args: argparse.Namespace) -> None:
     from ..vocabularies.catalogue import chat_prompt, load_encoding
-    from ..vocabularies.chat import OPENAI_COUNT_NOTE, messages_from_json, render_prompt
+    from ..vocabularies.chat import OPENAI_COUNT_NOTE, ChatLimits, messages_from_json, render_prompt
 
     try:
         document = json.loads(read_text(args.file))
     except json.JSONDecodeError as error:
         raise UserError(f"{'standard input' if args.file == '-' else args.file} is not JSON: {error}") from None
-    messages = messages_from_json(document)
+    limits = ChatLimits(turns=args.max_turns, chars=args.max_chars)  # the user's own, if any: none by default
+    messages = messages_from_json(document, limits)
     if args.tokenizer:
         tokenizer, template = model_chat(args.tokenizer)
         name = tokenizer.name
-        prompt = render_prompt(messages, name, template, tokenizer)
+        prompt = render_prompt(messages, name, template, tokenizer, limits)
     else:
         name = args.with_
-        prompt = chat_prompt(messages, name, load_encoding(name))
+        prompt = chat_prompt(messages, name, load_encoding(name), limits)
     turns = [{"role": message.role, "tokens": prompt.tokens_of(turn), "text_tokens": prompt.tokens_of(turn, ["text"])}
              for turn, message in enumerate(prompt.messages)]
     if args.json:
@@ -607,6 +614,10 @@ def build_parser() -> argparse.ArgumentParser:
     family.add_argument("--tokenizer", metavar="PATH",
                         help="a Hugging Face model folder (or a .zip of one, or a model id in the local Hugging Face "
                         "cache): its tokenizer and its own chat template, rendered as transformers renders it")
+    chat.add_argument("--max-turns", type=positive_number, metavar="N", help="refuse a conversation of more turns "
+                      "(default: no limit)")
+    chat.add_argument("--max-chars", type=positive_number, metavar="N", help="refuse a conversation whose turns hold "
+                      "more characters together (default: no limit)")
     chat.add_argument("--json", action="store_true",
                       help='print {"ids": [...], "tokens", "text", "turns": [{"role", "tokens", "text_tokens"}], '
                       '"template_tokens"} (ids and text are null where the maker publishes only a count: '

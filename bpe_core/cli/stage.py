@@ -9,7 +9,10 @@ no app.
 
 The drawing happens in `bpe_core.drawing` (`standalone`, `merges_gif`),
 loaded only when one of these runs: the other commands load no drawing
-library.
+library. They run on their user's own machine, so none keeps the app's
+budgets (a saved page of at most 20,000 merges, a replay of 60 characters,
+a view of 200,000, a deck of 8,000, a GIF of 200 frames): each takes what
+it is given.
 """
 
 from __future__ import annotations
@@ -120,13 +123,14 @@ def command_html_train(args: argparse.Namespace) -> None:
     if args.step < 0:
         raise UserError(f"--step takes a number of merges from 0 on, not {args.step}")
     tokenizer, corpus, label, opening = _trained(args)
-    _write(args.output, training_page(tokenizer, corpus, corpus_label=label, opening=opening, step=args.step))
+    _write(args.output, training_page(tokenizer, corpus, corpus_label=label, opening=opening, step=args.step,
+                                      max_steps=None))
 
 
 def command_html_replay(args: argparse.Namespace) -> None:
     from ..drawing.standalone import replay_page
 
-    _write(args.output, replay_page(pick_tokenizer(args), args.text))
+    _write(args.output, replay_page(pick_tokenizer(args), args.text, max_chars=None))
 
 
 def command_html_view(args: argparse.Namespace) -> None:
@@ -134,7 +138,7 @@ def command_html_view(args: argparse.Namespace) -> None:
 
     text = args.text if args.text is not None else read_text(args.file)
     page = token_view_page(pick_tokenizer(args), text, allow_special=args.allow_special, show_ids=args.ids,
-                           colour_by=args.colour_by)
+                           colour_by=args.colour_by, max_chars=None, seconds=None)
     _write(args.output, page)
 
 
@@ -142,16 +146,18 @@ def command_html_deck(args: argparse.Namespace) -> None:
     from ..analysis.deck import parse_deck
     from ..drawing.standalone import deck_page
 
-    _write(args.output, deck_page(parse_deck(read_text(args.file)), app_address=args.app))
+    slides = parse_deck(read_text(args.file), max_chars=None, max_slides=None)
+    _write(args.output, deck_page(slides, app_address=args.app))
 
 
 def command_gif_train(args: argparse.Namespace) -> None:
     from ..drawing.merges_gif import merge_range, merges_gif
 
-    merge_range(args.steps, sys.maxsize)  # a malformed range is told before training
+    merge_range(args.steps, sys.maxsize, max_frames=None)  # a malformed range is told before training
     tokenizer, corpus, _, opening = _trained(args)
-    steps = merge_range(args.steps, len(tokenizer.trace))
-    _write(args.output, merges_gif(tokenizer, corpus, steps, opening=opening, width=args.width, seconds=args.seconds))
+    steps = merge_range(args.steps, len(tokenizer.trace), max_frames=None)
+    _write(args.output, merges_gif(tokenizer, corpus, steps, opening=opening, width=args.width, seconds=args.seconds,
+                                   max_frames=None))
 
 
 def _write(path: str, content: str | bytes) -> None:

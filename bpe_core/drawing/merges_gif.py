@@ -26,37 +26,38 @@ from .training_view import WINDOW_CHARS, WORDS_SHOWN
 ASPECT = 9 / 16
 FONT_SIZE_PER_PIXEL = 28 / 1280  # token labels 28 px high on a 1280 x 720 frame
 MIN_WIDTH, MAX_WIDTH = 640, 3840
-MAX_FRAMES = 200  # a GIF of 200 merges is a few MB and takes seconds to draw
+MAX_FRAMES = 200  # the app's budget (the command line sets none): a GIF of 200 merges is a few MB, seconds to draw
 GIF_TEXT_CHARS = 600  # of the training text: more than a frame shows at any width
 
 
-def merge_range(text: str, total: int) -> range:
+def merge_range(text: str, total: int, max_frames: int | None = MAX_FRAMES) -> range:
     """The merges "A:B" names (after step A up to step B: merges A+1 to B)
-    of a run of `total` merges, or ValueError saying what it takes."""
+    of a run of `total` merges, or ValueError saying what it takes (at most
+    `max_frames` of them; None: any number)."""
     first, colon, last = text.strip().partition(":")
     if not (colon and first.isascii() and first.isdigit() and last.isascii() and last.isdigit()
             and len(first) < 10 and len(last) < 10 and int(first) < int(last)):
         raise ValueError(f"the merges take the form A:B, whole numbers with A < B (such as 0:40), not {text!r}")
     if int(last) > total:
         raise ValueError(f"{text} asks for merges up to {int(last):,}, but training learned {total:,}")
-    if int(last) - int(first) > MAX_FRAMES:
-        raise ValueError(f"{text} asks for {int(last) - int(first):,} frames; a GIF holds up to {MAX_FRAMES}")
+    if max_frames is not None and int(last) - int(first) > max_frames:
+        raise ValueError(f"{text} asks for {int(last) - int(first):,} frames; a GIF holds up to {max_frames}")
     return range(int(first) + 1, int(last) + 1)
 
 
 def merges_gif(tokenizer: Tokenizer, corpus: str | Mapping[str, int], steps: range, *, opening: int = 0,
-               width: int = 1280, seconds: float = 1.0) -> bytes:
+               width: int = 1280, seconds: float = 1.0, max_frames: int | None = MAX_FRAMES) -> bytes:
     """A GIF with one frame per merge in `steps` (merge numbers, 1 to the
     number learned) of `tokenizer`'s training on `corpus` (`opening`: where
     its text proper starts), each shown `seconds`, the last three times as
-    long; `width` pixels wide, 16:9."""
+    long; `width` pixels wide, 16:9; at most `max_frames` (None: any number)."""
     total = len(tokenizer.trace)
     if not total:
         raise ValueError("this tokenizer learned no merges, so there is nothing to draw")
     if not steps or steps.step != 1 or steps.start < 1 or steps[-1] > total:
         raise ValueError(f"the merges to draw must be a range within 1 to {total:,}")
-    if len(steps) > MAX_FRAMES:
-        raise ValueError(f"{len(steps):,} frames asked for; a GIF holds up to {MAX_FRAMES:,}")
+    if max_frames is not None and len(steps) > max_frames:
+        raise ValueError(f"{len(steps):,} frames asked for; a GIF holds up to {max_frames:,}")
     if not MIN_WIDTH <= width <= MAX_WIDTH:
         raise ValueError(f"the width must be from {MIN_WIDTH} to {MAX_WIDTH} pixels, not {width}")
     if not 0.02 <= seconds <= 60:

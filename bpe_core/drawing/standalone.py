@@ -22,6 +22,7 @@ import base64
 import hashlib
 import html
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -32,7 +33,7 @@ from ..analysis.token_cards import token_origins
 from ..engine.corpus import count_pieces
 from ..engine.patterns import PRESET_LABELS
 from ..engine.tokenizer import Tokenizer
-from ..jobs.budgeted_encoding import encode_within_budget
+from ..jobs.budgeted_encoding import MAX_VIEW_CHARS, VIEW_SECONDS, encode_within_budget
 from .deck import DECK_CSS, DECK_HTML, DECK_JS, DECK_KEYS_JS, deck_data
 from .replay import merge_tree_html, replay_frames
 from .step_control import CONTROL_CSS, CONTROL_JS, CONTROLS_HTML, control_data, view_json
@@ -40,7 +41,7 @@ from .tokens import TOKEN_KEYS_JS, token_html
 from .training_view import training_run_view
 
 HERE = Path(__file__).parent
-MAX_SAVED_STEPS = 20_000  # merges a saved Train page holds (about 5 MB of Shakespeare); a longer run is refused
+MAX_SAVED_STEPS = 20_000  # the app's budget (the command line sets none): about 5 MB of Shakespeare
 PRESENTER_FONT_SIZE = "clamp(20px, 1.25vw, 30px)"  # the root font on a projector: everything in rem grows
 
 PAGE_CSS = f"""
@@ -71,18 +72,19 @@ class SavedPageError(ValueError):
 
 
 def training_page(tokenizer: Tokenizer, corpus: str | Mapping[str, int], *, corpus_label: str, opening: int = 0,
-                  pieces: Mapping[str, int] | None = None, step: int = 0) -> str:
+                  pieces: Mapping[str, int] | None = None, step: int = 0,
+                  max_steps: int | None = MAX_SAVED_STEPS) -> str:
     """The Train page's step-through of `tokenizer`, trained on `corpus`
     (`opening`: where its text proper starts; `pieces`: its piece counts,
     counted here if not given), opening at `step`. Every merge is held, up
-    to MAX_SAVED_STEPS; a longer run is refused."""
+    to `max_steps` (None: any number); a longer run is refused."""
     total = len(tokenizer.trace)
     if not tokenizer.trace and tokenizer.merges:
         raise SavedPageError("this tokenizer has no record of its training: train it here to save its steps")
-    if total > MAX_SAVED_STEPS:
+    if max_steps is not None and total > max_steps:
         raise SavedPageError(
-            f"the run has {total:,} merges; a saved page holds up to {MAX_SAVED_STEPS:,} "
-            f"(vocabulary {tokenizer.first_merge_id + MAX_SAVED_STEPS:,}). Train a smaller vocabulary to save it."
+            f"the run has {total:,} merges; a saved page holds up to {max_steps:,} "
+            f"(vocabulary {tokenizer.first_merge_id + max_steps:,}). Train a smaller vocabulary to save it."
         )
     if pieces is None:
         pieces = count_pieces(corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
@@ -98,14 +100,15 @@ def training_page(tokenizer: Tokenizer, corpus: str | Mapping[str, int], *, corp
     return _stepping_page("Train", about, data, keys="→ next merge, ← previous, Home, End, space to play or pause")
 
 
-def replay_page(tokenizer, text: str) -> str:
-    """Encode replay of `text` (a word or a short phrase) under `tokenizer`:
-    every merge as a step, then the merge tree of its longest token."""
+def replay_page(tokenizer, text: str, max_chars: int | None = MAX_REPLAY_CHARS) -> str:
+    """Encode replay of `text` (a word or a short phrase, up to `max_chars`;
+    None: any length) under `tokenizer`: every merge as a step, then the
+    merge tree of its longest token."""
     if not text:
         raise SavedPageError("give a word or a short phrase to replay")
-    if len(text) > MAX_REPLAY_CHARS:
+    if max_chars is not None and len(text) > max_chars:
         raise SavedPageError(f"the text has {len(text):,} characters; a replay is for a word or a short phrase, "
-                             f"up to {MAX_REPLAY_CHARS}")
+                             f"up to {max_chars}")
     story = replay(tokenizer, text)
     if not story.pieces:
         raise SavedPageError("the split pattern keeps no piece of this text, so there is nothing to encode")
@@ -120,14 +123,17 @@ def replay_page(tokenizer, text: str) -> str:
 
 
 def token_view_page(tokenizer, text: str, *, allow_special: bool = False, show_ids: bool = False,
-                    colour_by: str = "position") -> str:
+                    colour_by: str = "position", max_chars: int | None = MAX_VIEW_CHARS,
+                    seconds: float | None = VIEW_SECONDS) -> str:
     """Inspect's view of `text` under `tokenizer`: the coloured tokens with
     their cards (hover, click, or Tab in and ← →), and the counts. A view
-    holds what the app's does (see `budgeted_encoding`) and says what it
-    left out."""
+    holds what the app's does (see `budgeted_encoding`: `max_chars`, and
+    `seconds` of encoding; None: no limit) and says what it left out."""
     if not text:
         raise SavedPageError("give a text to show as tokens")
-    encoded = encode_within_budget(tokenizer, text, allowed_special="all" if allow_special else frozenset())
+    encoded = encode_within_budget(tokenizer, text, allowed_special="all" if allow_special else frozenset(),
+                                   max_chars=len(text) if max_chars is None else max_chars,
+                                   seconds=math.inf if seconds is None else seconds)
     shown, spans = encoded.text, encoded.spans
     view = token_html(shown, spans, cards=token_origins(tokenizer, [span.id for span in spans]),
                       special_ids=set(tokenizer.special_tokens.values()), show_ids=show_ids, colour_by=colour_by)

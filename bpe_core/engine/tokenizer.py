@@ -115,6 +115,14 @@ class TokenSpans(Sequence[TokenSpan]):
         starts = self._starts if self._starts is not None else itertools.chain((0,), ends)
         return map(TokenSpan, self._ids, starts, ends)
 
+    def offsets(self) -> tuple[Sequence[int], list[int]]:
+        """(starts, ends): every token's start and end offsets, with no
+        `TokenSpan` made, for work over every token of a long text."""
+        ends = self._ends_through(len(self._ids) - 1)
+        if self._starts is not None:
+            return self._starts, ends
+        return ([0, *ends[:-1]] if ends else []), ends
+
     def _ends_through(self, position: int) -> list[int]:
         """The end offsets, added up at least through `position` (at least
         doubling those known, so that reading every span costs linear time).

@@ -3,9 +3,9 @@ budget, in a process of its own (see `budgeted_jobs`).
 
 The bundled tokenizers' counts are shipped (`analysis.atlas`). A tokenizer
 trained here or loaded from a file is new: counting it on 527 declarations
-(5.5 million characters) takes tens of seconds, most of it finding which
-words its tokens split, in Python, and more with a small vocabulary (more
-tokens) or a custom split pattern. So it is counted as training is run: in
+(5.5 million characters) takes seconds (the declarations' words are
+shipped, see `analysis.atlas`), more with a custom split pattern, which
+the readable engine encodes. So it is counted as training is run: in
 a throwaway process, one job per core at a time, with a memory cap and a
 deadline, reporting progress. The tokenizer travels to the process
 pickled: every kind pickles (one trained here, one loaded from a rank file).
@@ -20,7 +20,7 @@ from ..analysis.atlas import TokenizerCounts, count_tokenizer
 from ..engine.tokenizer import Tokenizer
 from .budgeted_jobs import Budget, JobWords, OutOfTime, run_within_budget
 
-COUNTING_BUDGET = Budget(seconds=120, memory_bytes=1_500_000_000)  # a small vocabulary takes about a minute
+COUNTING_BUDGET = Budget(seconds=120, memory_bytes=1_500_000_000)  # a preset's split: seconds; a custom regex: more
 COUNTING = JobWords(
     doing="Counting this tokenizer on every declaration",
     instead="count it outside the app with bpe_core.analysis.atlas.count_tokenizer",

@@ -28,7 +28,7 @@ from typing import Protocol
 from ..engine.encoding_base import EncodingBase
 from . import chat, zoo
 from .bundled_files import PackageFile
-from .chat import ChatError, ChatPrompt, Message, Template, render_prompt
+from .chat import APP_LIMITS, ChatError, ChatLimits, ChatPrompt, Message, Template, render_prompt
 from .chat_templates import ShippedTemplate
 from .openai import ENCODINGS, MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, openai_encoding, rank_file_source
 from .zoo import ModelPackageMissing
@@ -189,13 +189,14 @@ def encoding_source(name: str) -> str | None:
     return entry(name).source.fingerprint()
 
 
-def chat_prompt(messages: Sequence[Message], name: str, tokenizer) -> ChatPrompt:
-    """`messages` as the prompt of the models that use `name` (a name in
-    CHAT_NAMES), encoded with that `tokenizer`."""
+def chat_prompt(messages: Sequence[Message], name: str, tokenizer, limits: ChatLimits = APP_LIMITS) -> ChatPrompt:
+    """`messages` (within `limits`: the app's by default) as the prompt of
+    the models that use `name` (a name in CHAT_NAMES), encoded with that
+    `tokenizer`."""
     template = CATALOGUE[name].chat if name in CATALOGUE else None
     if template is None:
         raise ChatError(f"No chat template for {name!r}; choose one of {', '.join(CHAT_NAMES)}.")
-    return render_prompt(messages, name, template, tokenizer)
+    return render_prompt(messages, name, template, tokenizer, limits)
 
 
 def list_encoding_names() -> list[str]:

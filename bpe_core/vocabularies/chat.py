@@ -56,14 +56,28 @@ from ..engine.tokenizer import TokenSpan
 from .harmony import harmony_encoding
 
 ROLES = ("system", "user", "assistant")
-MAX_TURNS = 64
-MAX_CHAT_CHARS = 20_000  # every turn's text together (Llama's encoder cuts longer runs of its own accord)
 
 Kind = Literal["special", "template", "text", "unpublished"]
 
 
 class ChatError(ValueError):
     """A conversation that no template here can take, said in a sentence."""
+
+
+@dataclass(frozen=True)
+class ChatLimits:
+    """How long a conversation may be: its turns, and the characters of
+    every turn's text together; None is no limit. The web app encodes the
+    conversation again at every pause in typing, on the server's cores, so
+    it keeps a budget (`APP_LIMITS`, the default); the command line runs on
+    its user's own machine and sets none unless asked (`NO_LIMITS`)."""
+
+    turns: int | None = None
+    chars: int | None = None
+
+
+APP_LIMITS = ChatLimits(turns=64, chars=20_000)
+NO_LIMITS = ChatLimits()
 
 
 @dataclass(frozen=True)
@@ -146,15 +160,16 @@ class ChatPrompt:
         return self.token_count - text
 
 
-def check_conversation(messages: Sequence[Message]) -> None:
-    """Refuse, in one sentence, a conversation no template here takes."""
+def check_conversation(messages: Sequence[Message], limits: ChatLimits = APP_LIMITS) -> None:
+    """Refuse, in one sentence, a conversation no template here takes, or
+    one longer than `limits`."""
     if not messages:
         raise ChatError("The conversation is empty; add a user turn.")
-    if len(messages) > MAX_TURNS:
-        raise ChatError(f"The conversation has {len(messages)} turns; the limit is {MAX_TURNS}.")
+    if limits.turns is not None and len(messages) > limits.turns:
+        raise ChatError(f"The conversation has {len(messages)} turns; the limit is {limits.turns}.")
     total = sum(len(message.content) for message in messages)
-    if total > MAX_CHAT_CHARS:
-        raise ChatError(f"The turns hold {total:,} characters together; the limit is {MAX_CHAT_CHARS:,}.")
+    if limits.chars is not None and total > limits.chars:
+        raise ChatError(f"The turns hold {total:,} characters together; the limit is {limits.chars:,}.")
     for number, message in enumerate(messages, start=1):
         if message.role not in ROLES:
             raise ChatError(f"Turn {number} has the role {message.role!r}; a role is one of {', '.join(ROLES)}.")
@@ -169,8 +184,8 @@ def check_conversation(messages: Sequence[Message]) -> None:
         )
 
 
-def messages_from_json(document: object) -> list[Message]:
-    """Messages from a JSON list of {"role": ..., "content": ...}, checked."""
+def messages_from_json(document: object, limits: ChatLimits = APP_LIMITS) -> list[Message]:
+    """Messages from a JSON list of {"role": ..., "content": ...}, checked (within `limits`)."""
     if not isinstance(document, list):
         raise ChatError('The conversation must be a JSON list of {"role": ..., "content": ...} objects.')
     messages = []
@@ -178,7 +193,7 @@ def messages_from_json(document: object) -> list[Message]:
         if not (isinstance(item, dict) and isinstance(item.get("role"), str) and isinstance(item.get("content"), str)):
             raise ChatError(f'Turn {number} is not an object with a string "role" and a string "content".')
         messages.append(Message(item["role"], item["content"]))
-    check_conversation(messages)
+    check_conversation(messages, limits)
     return messages
 
 
@@ -389,10 +404,11 @@ MISTRAL_V3 = Template("Mistral 7B v0.3 / Mixtral / Codestral (mistral-common, in
 CHATML_QWEN = Template("Qwen (ChatML, as Qwen's make_context builds it)", from_parts(chatml_parts))
 
 
-def render_prompt(messages: Sequence[Message], encoding: str, template: Template, tokenizer) -> ChatPrompt:
-    """`messages` as the prompt `template` builds, encoded with the family's
-    `tokenizer` (the encoding named `encoding`)."""
-    check_conversation(messages)
+def render_prompt(messages: Sequence[Message], encoding: str, template: Template, tokenizer,
+                  limits: ChatLimits = APP_LIMITS) -> ChatPrompt:
+    """`messages` (within `limits`) as the prompt `template` builds, encoded
+    with the family's `tokenizer` (the encoding named `encoding`)."""
+    check_conversation(messages, limits)
     encoded = template.render(messages, tokenizer)
     return ChatPrompt(encoding, tuple(messages), tuple(part for part, _ in encoded),
                       tuple(spans for _, spans in encoded))

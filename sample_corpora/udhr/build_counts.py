@@ -10,7 +10,8 @@ kept, with what it is read from (`encoding_source`, by which the app finds
 its counts without loading it); one whose stored counts are of the same
 tokenizer (its fingerprint) and the same texts is not counted again. A tokenizer added to the catalogue
 later, or changed, is counted by the app when first needed until this is
-run again.
+run again. Words are those of `words.json.xz` (run `build_words.py` first
+when the declarations or ICU change).
 """
 
 import sys
@@ -31,7 +32,7 @@ def main(everything: bool) -> None:
         counts[name] = kept if kept is not None else count_tokenizer(tokenizer)
         print(f"{'kept' if kept is not None else 'counted'} {name}", file=sys.stderr)
     sources = {name: encoding_source(name) for name in counts}
-    write_precomputed(stored.words if stored is not None else word_counts(), counts, sources)
+    write_precomputed(word_counts(), counts, sources)  # the shipped words' (build_words.py)
 
 
 if __name__ == "__main__":

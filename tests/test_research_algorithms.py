@@ -568,3 +568,38 @@ def test_each_algorithm_trains_in_a_pages_worker_as_here(algorithm, settings):
     here = TRAINERS[algorithm](text, vocab_size=500, **settings)
     assert type(there) is type(here) and tokenizer_to_json(there) == tokenizer_to_json(here)
     assert heard[-1] == (500 - 256, 500 - 256) and all(0 <= done <= total for done, total in heard)
+
+
+# ---------------------------------------------------------------- Compression's axis for Picky BPE
+
+def test_picky_bpes_compression_curves_count_tokens_not_merges(research_tokenizers):
+    """Picky BPE removes tokens as it merges: a curve's x-axis is the
+    vocabulary's size at that step (merges less removals), and the training
+    text's length there is the one after the removals, from the trace."""
+    from bpe_core.analysis.compression import (
+        checkpoints,
+        corpus_tokens_at,
+        held_out_curve,
+        training_curve,
+        vocabulary_at,
+    )
+
+    picky = research_tokenizers["picky"]
+    merges = len(picky.trace)
+    assert vocabulary_at(picky, merges) == len(picky.vocab) == 700 < picky.first_merge_id + merges
+    for step in (0, 1, merges // 3, merges):  # by the definition: every token made and not removed by then
+        made = set(range(picky.first_merge_id + step))
+        gone = {removal.token_id for removal in picky.removals if removal.after <= step}
+        assert vocabulary_at(picky, step) == len(made - gone)
+    text = ENGLISH_SAMPLE[:40_000]
+    curve = training_curve(picky, len(text.encode()), len(text))
+    assert curve[-1].vocab_size == 700
+    removal = next(removal for removal in picky.removals if removal.ios < 1)  # its occurrences left are split: longer text
+    assert corpus_tokens_at(picky, removal.after, 0, 0) == \
+        [later.corpus_tokens for later in picky.removals if later.after == removal.after][-1] > \
+        picky.trace[removal.after - 1].corpus_tokens
+    held = held_out_curve(picky, ENGLISH_SAMPLE[70_000:72_000], checkpoints(merges, base_vocab=picky.first_merge_id))
+    assert [point.vocab_size for point in held] == [vocabulary_at(picky, step) for step in
+                                                   checkpoints(merges, base_vocab=picky.first_merge_id)]
+    bpe = research_tokenizers["superbpe"]  # removes nothing: merges are tokens
+    assert vocabulary_at(bpe, 10) == bpe.first_merge_id + 10

@@ -437,11 +437,9 @@ def test_every_algorithm_goes_through_the_pages_analyses(research_tokenizers, na
 
     tokenizer = research_tokenizers[name]
     text = ENGLISH_SAMPLE[70_000:71_000]
-    story = replay(tokenizer, text)  # Replay: each piece's merges end in the tokens encoding gives ...
-    if name == "boundless":  # ... before the supermerges, which join pieces (the page shows pieces one by one)
-        assert len(story.tokens) > len(tokenizer.encode(text))
-    else:
-        assert story.tokens == tokenizer.encode(text)
+    story = replay(tokenizer, text)  # Replay: the merges end in the tokens encoding gives
+    assert story.tokens == tokenizer.encode(text)
+    assert any(merge.joins_pieces for merge in story.order) == (name == "boundless")  # BoundlessBPE's supermerges
     longest = max(tokenizer.vocab, key=lambda token_id: len(tokenizer.vocab[token_id]))
     assert merge_tree(tokenizer, longest).merges >= 1
     table = vocabulary_table(tokenizer)  # Vocabulary
@@ -603,3 +601,29 @@ def test_picky_bpes_compression_curves_count_tokens_not_merges(research_tokenize
                                                    checkpoints(merges, base_vocab=picky.first_merge_id)]
     bpe = research_tokenizers["superbpe"]  # removes nothing: merges are tokens
     assert vocabulary_at(bpe, 10) == bpe.first_merge_id + 10
+
+
+def test_replay_shows_boundless_supermerges_as_steps_that_join_pieces(research_tokenizers):
+    """Encode replay's steps for BoundlessBPE: each piece's merges, then the
+    supermerges that join neighbouring whole pieces; every state the steps
+    pass through covers the text, and the last is what encoding gives."""
+    from bpe_core.analysis.replay import replay
+    from bpe_core.drawing.replay import replay_frames
+
+    boundless = research_tokenizers["boundless"]
+    text = " It was the best of the times, and the worst of the world."
+    story = replay(boundless, text)
+    assert story.tokens == boundless.encode(text)
+    joins = [merge for merge in story.order if merge.joins_pieces]
+    assert joins and all(merge.made.id in boundless.supermerges for merge in joins)
+    assert all(merge.made.id not in boundless.supermerges for merge in story.order if not merge.joins_pieces)
+    ranks = [merge.rank for merge in story.order]
+    for piece in story.pieces:
+        assert [merge.rank for merge in piece.merges] == sorted(merge.rank for merge in piece.merges)
+    for step in range(story.steps + 1):  # every state tiles the text's bytes
+        covered = b"".join(piece.part_bytes(part) for piece, parts in zip(story.pieces, story.state(step)) for part in parts)
+        assert covered == text.encode()
+    assert ranks == sorted(ranks)  # lowest rank first, across pieces
+    frames = replay_frames(story)
+    step = story.order.index(joins[0]) + 1
+    assert "join into a superword" in frames["headings"][step] and "supermerge, rank" in frames["headings"][step]

@@ -128,6 +128,8 @@ def replay_frames(replay: Replay) -> dict:
         merge = replay.order[step - 1]
         piece = replay.pieces[merge.piece]
         turn = "the pair whose piece has the highest score" if replay.by_score else "the lowest-ranked pair that can merge"
+        if merge.joins_pieces:
+            turn = "two neighbouring pieces, each one token already, join into a superword"
         headings.append(f"<b>Step {step} of {replay.steps}</b>: {turn}, {html.escape(merge.label)}.")
         left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
         frames.append(state + merge_html(left, right, made, colour_by="id").removeprefix(CHIP_CSS))

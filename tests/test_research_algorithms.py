@@ -627,3 +627,46 @@ def test_replay_shows_boundless_supermerges_as_steps_that_join_pieces(research_t
     frames = replay_frames(story)
     step = story.order.index(joins[0]) + 1
     assert "join into a superword" in frames["headings"][step] and "supermerge, rank" in frames["headings"][step]
+
+
+# ---------------------------------------------------------------- dropout beyond BPE
+
+def test_boundless_dropout_skips_supermerges_as_merges_by_the_definition():
+    """BPE-dropout on BoundlessBPE, by hand: " a" and " b" each merge (or
+    not) with 1-p, and only if both came out whole, their supermerge with 1-p."""
+
+    vocab = {byte: bytes([byte]) for byte in range(256)} | {256: b" a", 257: b" b", 258: b" a b"}
+    tokenizer = SuperwordTokenizer(name="by hand", pattern="cl100k", vocab=vocab,
+                                   merges=[((32, 97), 256), ((32, 98), 257), ((256, 257), 258)], supermerges=[258])
+    assert tokenizer.encode(" a b") == [258]
+    p, samples = 0.3, 4_000
+    expected = {(b" a b",): (1 - p) ** 3, (b" a", b" b"): (1 - p) ** 2 * p, (b" ", b"a", b" b"): p * (1 - p),
+                (b" a", b" ", b"b"): (1 - p) * p, (b" ", b"a", b" ", b"b"): p * p}
+    seen = dict(segmentations(tokenizer, " a b", p, samples))
+    assert set(seen) <= set(expected)
+    for segmentation, probability in expected.items():
+        spread = math.sqrt(samples * probability * (1 - probability))
+        assert abs(seen.get(segmentation, 0) - samples * probability) < 4.5 * spread + 1, segmentation
+
+
+@given(st.text(max_size=60), st.integers(0, 2**32))
+@settings(max_examples=40, deadline=None)
+def test_boundless_dropout_decodes_to_the_text_and_zero_is_plain(research_tokenizers, text, seed):
+    boundless = research_tokenizers["boundless"]
+    assert boundless.decode(encode_with_dropout(boundless, text, 0.3, seed)) == text
+    assert encode_with_dropout(boundless, text, 0.0, seed) == boundless.encode(text, disallowed_special=())
+
+
+def test_dropout_is_refused_for_picky_bpe_in_one_line(research_tokenizers, tmp_path):
+    from bpe_core.algorithms.dropout import dropout_problem
+
+    picky = research_tokenizers["picky"]
+    with pytest.raises(ValueError, match="not defined for Picky BPE") as refused:
+        encode_with_dropout(picky, "the world", 0.1)
+    assert "\n" not in str(refused.value) and "Encode it without dropout" in str(refused.value)
+    assert encode_with_dropout(picky, "the world", 0) == picky.encode("the world")  # p = 0 is plain encoding
+    assert dropout_problem(research_tokenizers["boundless"]) is None and dropout_problem(research_tokenizers["superbpe"]) is None
+    saved = tmp_path / "picky.json"
+    saved.write_text(tokenizer_to_json(picky), encoding="utf-8")
+    code, _, err = run_cli("encode", "--tokenizer", saved, "--dropout", "0.1", stdin=b"the world")
+    assert code != 0 and "not defined for Picky BPE" in err and "Traceback" not in err

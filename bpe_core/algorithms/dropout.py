@@ -36,27 +36,66 @@ def check_dropout(p: float) -> None:
         raise ValueError(f"The dropout probability must be at least 0 and below 1; got {p!r}.")
 
 
+def dropout_problem(tokenizer) -> str | None:
+    """Why BPE-dropout is not defined for `tokenizer`, in one line; None
+    when it is: for BPE, and for BoundlessBPE, whose supermerges are merges
+    too (each skipped with probability p, as its pieces' merges are)."""
+    if not isinstance(tokenizer, Tokenizer):
+        return f"BPE-dropout skips BPE merges; {tokenizer.name!r} is no BPE tokenizer."
+    if isinstance(tokenizer, ReplayTokenizer):
+        return (f"BPE-dropout is not defined for {tokenizer.name}: its encoding replays merges and removals "
+                "in training's order, where time only goes forward, so a skipped merge cannot be drawn again at the "
+                "next step as BPE-dropout draws it (and its authors define no dropout). Encode it without dropout.")
+    return None
+
+
 def encode_with_dropout(tokenizer: Tokenizer, text: str, p: float, seed: int = 0, *,
                         allowed_special: frozenset[str] = frozenset()) -> list[int]:
     """`text`'s ids with each merge skipped with probability `p`; the special
-    tokens in `allowed_special` are those tokens, others ordinary text."""
+    tokens in `allowed_special` are those tokens, others ordinary text.
+    BoundlessBPE: each piece's merges, then the supermerges over each run of
+    pieces that came out as one token each, every one of them skippable."""
     check_dropout(p)
-    merge_of = _merge_table(tokenizer)
-    if p == 0:
+    if p == 0 and isinstance(tokenizer, Tokenizer):
         return tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=())
+    problem = dropout_problem(tokenizer)
+    if problem:
+        raise ValueError(problem)
     draw = random.Random(seed).random
+
+    def dropped() -> bool:
+        return draw() < p
+
+    joins = isinstance(tokenizer, SuperwordTokenizer)
+    within = tokenizer.within_pieces if joins else tokenizer
+    merge_of = {pair: new_id for pair, new_id in within.merges}
     ids: list[int] = []
+    run: list[int] = []  # BoundlessBPE: ids of neighbouring pieces that are one token each, to join
+
+    def join_run() -> None:
+        ids.extend(token_id for token_id, _, _ in tokenizer.join_run(run, dropped=dropped))
+        run.clear()
+
     for segment, is_special in split_on_specials(encodable(text), allowed_special):
         if is_special:
+            if joins:
+                join_run()
             ids.append(tokenizer.special_tokens[segment])
             continue
         for piece in split_pieces(segment, tokenizer.pattern):
-            parts = merge_lowest_rank_first(
-                tokenizer.unit_ids(tokenizer.units_of(piece)),
+            parts = [token_id for token_id, _, _ in merge_lowest_rank_first(
+                within.unit_ids(within.units_of(piece)),
                 lambda left, right, start, end: merge_of.get((left, right)),
-                dropped=lambda: draw() < p,
-            )
-            ids += (token_id for token_id, _, _ in parts)
+                dropped=dropped,
+            )]
+            if joins and len(parts) == 1:
+                run.extend(parts)
+                continue
+            if joins:
+                join_run()
+            ids += parts
+    if joins:
+        join_run()
     return ids
 
 
@@ -70,14 +109,3 @@ def segmentations(tokenizer: Tokenizer, word: str, p: float, samples: int, seed:
         for offset in range(samples)
     )
     return counts.most_common()
-
-
-def _merge_table(tokenizer: Tokenizer) -> dict[tuple[int, int], int]:
-    """(left, right) -> new id for every merge; refused for tokenizers that
-    do more than merge pairs inside a piece."""
-    if not isinstance(tokenizer, Tokenizer):
-        raise ValueError(f"BPE-dropout skips BPE merges; {tokenizer.name!r} is no BPE tokenizer.")
-    if isinstance(tokenizer, (ReplayTokenizer, SuperwordTokenizer)):
-        raise ValueError(f"BPE-dropout skips merges of a merge list; {tokenizer.name!r} also "
-                         f"{'removes tokens' if isinstance(tokenizer, ReplayTokenizer) else 'joins pieces'}.")
-    return {pair: new_id for pair, new_id in tokenizer.merges}

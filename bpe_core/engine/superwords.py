@@ -18,7 +18,7 @@ covers the text of the pieces it joins.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .merge_learning import Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
@@ -72,11 +72,14 @@ class SuperwordTokenizer(Tokenizer):
         on its own, before any joins it (for Encode replay)."""
         return self._words
 
-    def join_run(self, run: Sequence[int], on_merge: OnMerge | None = None) -> list[tuple[int, int, int]]:
+    def join_run(self, run: Sequence[int], on_merge: OnMerge | None = None,
+                 dropped: Callable[[], bool] | None = None) -> list[tuple[int, int, int]]:
         """A run of adjacent pieces that are one token each (their ids), after
         the supermerges: tokens as (id, first piece, end piece). `on_merge`
-        hears each supermerge, in pieces, as the merge loop's does in units."""
-        return merge_lowest_rank_first(run, lambda left, right, start, end: self._joins.get((left, right)), on_merge)
+        hears each supermerge, in pieces, as the merge loop's does in units;
+        `dropped` skips some, as BPE-dropout does (see `merge_loop`)."""
+        return merge_lowest_rank_first(run, lambda left, right, start, end: self._joins.get((left, right)), on_merge,
+                                       dropped=dropped)
 
     def _pieces_ids(self, pieces: list[str], piece_ids, step: int | None) -> list[int]:
         limit = None if step is None else self.first_merge_id + step

@@ -76,7 +76,7 @@ from pages.common.tokenizers import (
     trained_once,
     training_key,
 )
-from pages.common.url_state import LINKED, keep_in_link, labelled_choices, whole_number_input
+from pages.common.url_state import LINKED, fraction_input, labelled_choices, whole_number_input
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 
 HOW_EACH_LEARNS = {
@@ -348,20 +348,6 @@ def choose_algorithms(place) -> list[str]:
                                 default=DEFAULT_CHOSEN)
 
 
-def share_input(label: str, *, key: str, value: float, help: str) -> float:
-    """A number from 0 to 1 in steps of a hundredth, kept in the link: a
-    link's value is read strictly (digits and one point, within 0..1, else
-    `value`), and written back as it changes."""
-    if key not in st.session_state:
-        linked = st.query_params.get(key, "")
-        well_formed = linked.isascii() and len(linked) <= 6 and linked.replace(".", "", 1).isdigit()
-        st.session_state[key] = float(linked) if well_formed and float(linked) <= 1 else value
-    chosen = st.number_input(label, key=key, min_value=0.0, max_value=1.0, step=0.05, format="%.2f",
-                             persist_state="session", help=help)
-    keep_in_link(key, chosen, value)
-    return chosen
-
-
 def choose_training(place) -> tuple[str, int, int, float]:
     """The training text, vocabulary size, SuperBPE's transition and Picky
     BPE's threshold, in a popover labelled with the first two."""
@@ -377,8 +363,8 @@ def choose_training(place) -> tuple[str, int, int, float]:
             st, "SuperBPE's transition", key=TRANSITION_KEY, value=DEFAULT_TRANSITION, min_value=1, max_value=100_000,
             step=100, help="The vocabulary size at which SuperBPE starts learning across spaces: at least 256 and "
             "below the vocabulary size.")
-        threshold = share_input(
-            "Picky BPE's threshold", key=THRESHOLD_KEY, value=DEFAULT_THRESHOLD,
+        threshold = fraction_input(
+            st, "Picky BPE's threshold", key=THRESHOLD_KEY, value=DEFAULT_THRESHOLD,
             help="A token is removed when more than this share of its uses were inside the token just merged "
             "(IoS). Above 0, at most 1 (1: plain BPE).")
     return corpus_id, int(vocab_size), int(transition), float(threshold)

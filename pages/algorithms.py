@@ -21,7 +21,6 @@ from bpe_core.analysis.algorithms import (
     ALGORITHMS,
     ALL_LANGUAGES,
     ON_THE_ENGINE,
-    RIVALS,
     AlgorithmCost,
     LanguageEffect,
     OnlyHere,
@@ -53,7 +52,9 @@ from bpe_core.analysis.shipped_algorithms import (
     shipped_language_tokens,
     shipped_tokenizer,
 )
+from bpe_core.analysis.training_view import held_steps
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
+from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.algorithms import (
     algorithm_bars,
     algorithm_frame,
@@ -64,19 +65,32 @@ from bpe_core.drawing.algorithms import (
     superwords_html,
 )
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.step_control import compressed_view
+from bpe_core.drawing.training_view import training_run_view
+from bpe_core.engine.corpus import corpus_fingerprint
+from bpe_core.engine.replay_tokenizer import ReplayTokenizer
 from bpe_core.jobs.budgeted_training import OverBudgetError, train_rival_within_budget, train_within_budget
 from pages.common.menus import by_label, listed, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
+from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
 from pages.common.tokenizers import (
     TRAINING_BUDGET,
     TrainingCancelled,
     approximate_size,
+    corpus_pieces,
     merges_learned,
     trained_once,
     training_key,
 )
-from pages.common.url_state import LINKED, fraction_input, labelled_choices, whole_number_input
+from pages.common.url_state import (
+    LINKED,
+    choice_buttons,
+    fraction_input,
+    keep_in_link,
+    labelled_choices,
+    whole_number_input,
+)
 from pages.common.widgets import encode_for_view, shared_text, show_tokens
 
 HOW_EACH_LEARNS = {
@@ -333,6 +347,66 @@ def show_languages(chosen: list[str], settings: dict[str, dict]) -> None:
         show_table(language_frame(list(effects.values())), grid=False, hide_index=True)
 
 
+STEPS_OPEN, STEPPED_KEY = "algorithms_steps_open", "algorithms_stepped"  # the section, and whose training
+STEPPER_KEY, STEP_PARAM, SPEED_PARAM = "algorithms_stepper", "algorithms_step", "algorithms_speed"
+STEPPING_NOTES = {
+    "bpe": "Plain BPE: every step merges the most frequent pair.",
+    "superbpe": "SuperBPE: the heading says each merge's stage; at the transition its merges start to cross spaces. "
+                "The text is shown as stage 2 splits it (spaces inside pieces).",
+    "boundless": "BoundlessBPE: a supermerge's heading says so; the text shows each word's own merges (a superword "
+                 "joins whole words, which Encode replay shows step by step).",
+    "picky": "Picky BPE: a removal is a step of its own, after the merge that made the token nearly unused on its "
+             "own; the text splits it back there.",
+}
+
+
+@st.cache_resource(max_entries=16, show_spinner="Preparing the steps…")  # read-only: shared, never copied
+def stepping_view(tokenizer_key: str, corpus_id: str, first_step: int, last_step: int, _tokenizer) -> bytes:
+    """Everything the step control shows for steps `first_step` to
+    `last_step` of one algorithm's training (`training_run_view`), once per
+    tokenizer and span."""
+    corpus = corpus_parts(corpus_id)[0]
+    pieces = corpus_pieces(corpus_fingerprint(corpus), corpus, _tokenizer.pattern, tuple(_tokenizer.special_tokens))
+    sample = catalog().get(corpus_id)
+    opening = sample.opening_offset(corpus) if sample is not None else 0
+    return drawn_alone(lambda: compressed_view(
+        training_run_view(_tokenizer, corpus, pieces, range(first_step, last_step + 1), opening=opening)))
+
+
+def show_steps(tokenizers: dict, corpus_id: str) -> None:
+    """The step control over the training of one of the algorithms on the
+    engine: Train's control, with each algorithm's own kind of step."""
+    stepped = {algorithm: ALGORITHMS[algorithm] for algorithm in tokenizers if algorithm in ON_THE_ENGINE}
+    if not stepped:
+        return
+    linked = STEP_PARAM in st.query_params or STEPPED_KEY in st.query_params
+    with st.expander("Step through a training: merges, the transition, supermerges and removals", key=STEPS_OPEN,
+                     expanded=linked, on_change="rerun") as section:
+        if not section.open:
+            return
+        algorithm = choice_buttons(st, stepped, key=STEPPED_KEY, default="superbpe" if "superbpe" in stepped else
+                                   next(iter(stepped)), help="Whose training the step control steps through.")
+        tokenizer = tokenizers[algorithm]
+        st.caption(STEPPING_NOTES[algorithm] + " Keys: → next, ← previous, Home, End, space to play or pause.")
+        total = len(tokenizer.events) if isinstance(tokenizer, ReplayTokenizer) else len(tokenizer.trace)
+
+        @st.fragment
+        def stepping():
+            told = told_position(STEPPER_KEY)
+            step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
+            step = min(step, total)
+            steps = held_steps(step, total)
+            view_key = f"{tokenizer.fingerprint}:{corpus_id}:{steps.start}"
+            view = kept_view(STEPPER_KEY, view_key, lambda: stepping_view(
+                tokenizer.fingerprint, corpus_id, steps.start, steps[-1], tokenizer))
+            stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
+                    speed_param=SPEED_PARAM, steps=steps, playable=True)
+            keep_in_link(STEP_PARAM, step, 0)
+            keep_in_link(SPEED_PARAM, speed, 1)
+
+        stepping()
+
+
 CHOSEN_KEY, CORPUS_KEY, VOCAB_KEY = "algorithms_chosen", "algorithms_corpus", "algorithms_vocab"
 TRANSITION_KEY, THRESHOLD_KEY = "algorithms_transition", "algorithms_threshold"
 VOCAB_RANGE = dict(min_value=300, max_value=8_000)
@@ -413,5 +487,6 @@ measures = measured(corpus_id, tokenizers)
 show_boundaries(tokenizers)
 show_measures(measures, held_out_text)
 show_superwords_and_removals(measures)
+show_steps(tokenizers, corpus_id)
 show_languages(chosen, settings)
 show_keeps_and_drops(measures)

@@ -305,3 +305,23 @@ def test_the_language_view_opens_on_what_was_shipped(monkeypatch):
     assert frame.loc["English", "BPE premium"] == "1.00×" and len(frame) == 30
     (gini,) = [element.value for element in at.html if "Gini of tokens per language" in element.value]
     assert gini.count('class="bpe-bar"') == 12
+
+
+def test_a_link_opens_the_step_control_on_picky_bpes_training():
+    from bpe_core.analysis.algorithms import training_settings
+    from bpe_core.analysis.shipped_algorithms import (
+        BPE_PATTERN,
+        DEFAULT_CORPUS,
+        DEFAULT_THRESHOLD,
+        DEFAULT_TRANSITION,
+        DEFAULT_VOCAB_SIZE,
+        shipped_tokenizer,
+    )
+    from tests.apptest import component_data
+
+    at = open_page("pages/algorithms.py", query={"algorithms_stepped": "picky", "algorithms_step": "300"})
+    view = component_data(at)
+    picky = shipped_tokenizer("picky", corpus_parts(DEFAULT_CORPUS)[0], training_settings(
+        "picky", DEFAULT_VOCAB_SIZE, pattern=BPE_PATTERN, transition=DEFAULT_TRANSITION, threshold=DEFAULT_THRESHOLD))
+    assert view["step"] == 300 and view["total"] == len(picky.events) > len(picky.trace)
+    assert at.button(key="algorithms_stepped_picky").disabled  # the chosen one

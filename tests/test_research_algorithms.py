@@ -670,3 +670,52 @@ def test_dropout_is_refused_for_picky_bpe_in_one_line(research_tokenizers, tmp_p
     saved.write_text(tokenizer_to_json(picky), encoding="utf-8")
     code, _, err = run_cli("encode", "--tokenizer", saved, "--dropout", "0.1", stdin=b"the world")
     assert code != 0 and "not defined for Picky BPE" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- the step control
+
+def test_the_step_control_shows_picky_bpes_removals_as_steps(research_tokenizers):
+    from bpe_core.analysis.training_view import piece_versions
+    from bpe_core.drawing.training_view import training_run_view
+    from bpe_core.engine.corpus import count_pieces
+
+    picky = research_tokenizers["picky"]
+    text = ENGLISH_SAMPLE[:40_000]
+    events = picky.events
+    view = training_run_view(picky, text, count_pieces(text, picky.pattern, ("<|endoftext|>",)), range(0, len(events) + 1))
+    assert view["total"] == len(events) == len(picky.trace) + len(picky.removals)
+    for step, event in enumerate(events, start=1):
+        heading = view["headings"][step]
+        if isinstance(event, RemovalStep):
+            assert "removed</b>" in heading and f"{event.ios:.2f} of its uses were inside" in heading
+            assert f"<small>{event.token_id}</small>" in heading and view["merges"][step][:3] == [-1, -1, -1]
+        else:
+            assert "merge" in heading and view["merges"][step][2] == event.new_id
+    assert view["vocabSizes"][0] == picky.first_merge_id and view["vocabSizes"][-1] == len(picky.vocab) == 700
+    assert view["curve"][-1] == [len(events), events[-1].corpus_tokens]
+    for piece in (" would", " rabbit", " Alice", " thought"):  # each piece's last version is how it encodes
+        (history,) = piece_versions(picky, piece)
+        assert [token_id for token_id, _, _ in history[-1][1]] == picky.encode(piece)
+
+
+def test_the_step_control_marks_superbpes_transition_and_boundless_supermerges(research_tokenizers):
+    from bpe_core.drawing.training_view import training_run_view
+    from bpe_core.engine.corpus import count_pieces
+
+    text = ENGLISH_SAMPLE[:40_000]
+    superbpe = research_tokenizers["superbpe"]
+    steps = range(0, len(superbpe.trace) + 1)
+    view = training_run_view(superbpe, text, count_pieces(text, superbpe.pattern, ("<|endoftext|>",)), steps)
+    first_of_stage_two = 550 - 256 + 1
+    assert "the transition" in view["headings"][first_of_stage_two]
+    assert all("stage 1" in view["headings"][step] for step in range(1, first_of_stage_two))
+    assert all("stage 2" in view["headings"][step] for step in range(first_of_stage_two + 1, len(steps)))
+    for step in range(first_of_stage_two - 1):  # stage 1's pairs counted within words: the first is the one merged
+        (left, right, _), *_ = view["pairs"][step]
+        assert (left, right) == superbpe.trace[step].pair
+    boundless = research_tokenizers["boundless"]
+    view = training_run_view(boundless, text, count_pieces(text, boundless.pattern, ("<|endoftext|>",)),
+                             range(0, len(boundless.trace) + 1))
+    marked = {step for step, heading in enumerate(view["headings"]) if heading and "a supermerge" in heading}
+    assert marked == {step for step, merge in enumerate(boundless.trace, start=1) if merge.new_id in boundless.supermerges}
+    assert marked

@@ -134,6 +134,7 @@ def show_replay(tokenizer, text: str) -> None:
 
 DROPOUT_OPEN, DROPOUT_P, DROPOUT_SEED, DROPOUT_SAMPLES = "replay_dropout_open", "replay_p", "replay_seed", "replay_samples"
 DEFAULT_P, DEFAULT_SAMPLES, MAX_SAMPLES_SHOWN = 0.1, 200, 2_000
+SEGMENTATIONS_SHOWN = 20  # the most frequent; the rest are counted
 
 
 def show_dropout(tokenizer, text: str) -> None:
@@ -163,10 +164,13 @@ def show_dropout(tokenizer, text: str) -> None:
             return
         with st.spinner("Reading the merges…"):  # a large vocabulary's merge list is made once, the first time
             drawn = sampled_ids(tokenizer, text, p, int(samples), int(seed))
-        st.caption(f"{int(samples):,} draws, {len(drawn):,} different segmentations; the most frequent first. "
+        shown = drawn[:SEGMENTATIONS_SHOWN]
+        rest = sum(count for _, count in drawn[SEGMENTATIONS_SHOWN:])
+        st.caption(f"{int(samples):,} draws, {len(drawn):,} different segmentations; the most frequent first"
+                   + (f" (the other {len(drawn) - len(shown):,}, {rest:,} draws, are left out)" if rest else "") + ". "
                    "At every step each possible merge is skipped with probability p and drawn again at the next; "
                    "every draw decodes to the same text.")
-        st.html(segmentations_html(tokenizer, drawn, int(samples)))
+        st.html(segmentations_html(tokenizer, shown, int(samples)))
 
 
 @st.fragment

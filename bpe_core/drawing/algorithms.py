@@ -36,6 +36,13 @@ def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
     ])
 
 
+def bar_name(algorithm: str) -> str:
+    """An algorithm's name under a narrow bar: "BoundlessBPE" may break as
+    "Boundless-" "BPE" (a soft hyphen), not anywhere."""
+    name = ALGORITHMS[algorithm]
+    return name.replace("BPE", "\u00adBPE") if name.endswith("BPE") and not name.startswith("BPE") else name
+
+
 def algorithm_bars(costs: Sequence[AlgorithmCost]) -> str:
     """Side by side, as HTML: bytes per token (compression, higher is better)
     and tokens per word (fertility, lower is better), a bar per algorithm."""
@@ -43,7 +50,7 @@ def algorithm_bars(costs: Sequence[AlgorithmCost]) -> str:
 
     def panel(title: str, values: list[float], unit: str) -> str:
         return bars_panel(title, [
-            Bar(ALGORITHMS[cost.algorithm], value, colour, f"{value:.2f}", f"{ALGORITHMS[cost.algorithm]}: {value:.2f} {unit}")
+            Bar(bar_name(cost.algorithm), value, colour, f"{value:.2f}", f"{ALGORITHMS[cost.algorithm]}: {value:.2f} {unit}")
             for cost, value, colour in zip(costs, values, colours)
         ])
 
@@ -71,8 +78,9 @@ def superwords_html(words: Sequence[Superword]) -> str:
 COUNTED_CSS = """<style>
 .bpe-counted { display: inline-flex; align-items: baseline; gap: 0.15em; margin-right: 0.4em; }
 .bpe-counted > small { color: #555; font-size: 0.75em; }
-.bpe-removals { list-style: none; padding: 0; margin: 0 0 1rem; }
-.bpe-removals li { margin: 0.2rem 0; }
+.bpe-removals { list-style: none; padding: 0; margin: 0 0 1rem; font-family: inherit; }
+.bpe-removals li { margin: 0.15rem 0; }
+.bpe-removals .bpe-chip { font-family: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono", monospace; }
 </style>"""
 
 
@@ -97,11 +105,11 @@ def gini_bars(effects: Sequence[LanguageEffect]) -> str:
     more even), and its English tokens' premium spread, as bars."""
     colours = [PALETTE[index % len(PALETTE)] for index in range(len(effects))]
     return bars_html(bars_panel("Gini of tokens per language (lower: more even)", [
-        Bar(ALGORITHMS[effect.algorithm], effect.gini, colour, f"{effect.gini:.3f}",
+        Bar(bar_name(effect.algorithm), effect.gini, colour, f"{effect.gini:.3f}",
             f"{ALGORITHMS[effect.algorithm]}: Gini {effect.gini:.3f}")
         for effect, colour in zip(effects, colours)
     ]), bars_panel("Highest premium (tokens over English's)", [
-        Bar(ALGORITHMS[effect.algorithm], max(effect.premiums.values()), colour,
+        Bar(bar_name(effect.algorithm), max(effect.premiums.values()), colour,
             f"{max(effect.premiums.values()):.2f}×", f"{ALGORITHMS[effect.algorithm]}: {max(effect.premiums.values()):.2f}×")
         for effect, colour in zip(effects, colours)
     ]))

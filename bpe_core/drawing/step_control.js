@@ -328,7 +328,7 @@ class TrainingView {
 
   showPairs(step) {
     const ranking = this.data.pairs[step - this.data.start] || [];
-    const which = step < this.data.total ? `before merge ${number(step + 1)}` : "after the last merge";
+    const which = this.data.pairsNone ? "" : step < this.data.total ? `before merge ${number(step + 1)}` : "after the last merge";
     this.view.querySelector(".trn-pairs-caption").innerHTML = `<b>Most frequent pairs</b> ${which} (${this.data.pairsNote})`;
     this.view.querySelector(".trn-pairs tbody").innerHTML = ranking.length
       ? ranking.map(([left, right, count], i) => `<tr><td>${i + 1}</td><td>${this.chip(left)} ${this.chip(right)}</td><td>${number(count)}</td></tr>`).join("")

@@ -275,10 +275,12 @@ def show_superwords_and_removals(measures: Measures) -> None:
     st.subheader("Superwords and removals")
     for algorithm, words in measures.superwords.items():
         count = measures.superword_count[algorithm]
-        st.markdown(f"**{ALGORITHMS[algorithm]}**: {count:,} tokens span words; the most used on the held-out text:")
+        st.markdown(f"**{ALGORITHMS[algorithm]}**: {count:,} token{'s' * (count != 1)} span{'s' * (count == 1)} words; "
+                    "the most used on the held-out text:")
         st.html(superwords_html(words))
     for algorithm, removed in measures.removals.items():
-        st.markdown(f"**{ALGORITHMS[algorithm]}** removed {len(removed):,} tokens while training; the first ones:")
+        st.markdown(f"**{ALGORITHMS[algorithm]}** removed {len(removed):,} token{'s' * (len(removed) != 1)} while "
+                    f"training{'; the first ones' if len(removed) > REMOVALS_SHOWN else ''}:")
         st.html(removals_html(removed[:REMOVALS_SHOWN]))
 
 
@@ -386,20 +388,24 @@ def show_steps(tokenizers: dict, corpus_id: str) -> None:
             return
         algorithm = choice_buttons(st, stepped, key=STEPPED_KEY, default="superbpe" if "superbpe" in stepped else
                                    next(iter(stepped)), help="Whose training the step control steps through.")
+        if st.session_state.get(f"{STEPPED_KEY}_shown", algorithm) != algorithm:  # another training: from its start
+            st.query_params.pop(STEP_PARAM, None)
+        st.session_state[f"{STEPPED_KEY}_shown"] = algorithm
+        control = f"{STEPPER_KEY}_{algorithm}"  # each training's control keeps its own step
         tokenizer = tokenizers[algorithm]
         st.caption(STEPPING_NOTES[algorithm] + " Keys: → next, ← previous, Home, End, space to play or pause.")
         total = len(tokenizer.events) if isinstance(tokenizer, ReplayTokenizer) else len(tokenizer.trace)
 
         @st.fragment
         def stepping():
-            told = told_position(STEPPER_KEY)
+            told = told_position(control)
             step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
             step = min(step, total)
             steps = held_steps(step, total)
             view_key = f"{tokenizer.fingerprint}:{corpus_id}:{steps.start}"
-            view = kept_view(STEPPER_KEY, view_key, lambda: stepping_view(
+            view = kept_view(control, view_key, lambda: stepping_view(
                 tokenizer.fingerprint, corpus_id, steps.start, steps[-1], tokenizer))
-            stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
+            stepper(view, view_key=view_key, key=control, step=step, speed=speed, param=STEP_PARAM,
                     speed_param=SPEED_PARAM, steps=steps, playable=True)
             keep_in_link(STEP_PARAM, step, 0)
             keep_in_link(SPEED_PARAM, speed, 1)

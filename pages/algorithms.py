@@ -86,6 +86,7 @@ from pages.common.tokenizers import (
 from pages.common.url_state import (
     LINKED,
     choice_buttons,
+    current_choices,
     fraction_input,
     keep_in_link,
     labelled_choices,
@@ -422,7 +423,7 @@ DEFAULT_CHOSEN = list(ALGORITHMS)
 def choose_algorithms(place) -> list[str]:
     """Which algorithms, in a popover labelled with them."""
     labels = dict(ALGORITHMS)
-    shown = [algorithm for algorithm in (st.session_state.get(CHOSEN_KEY) or DEFAULT_CHOSEN) if algorithm in labels]
+    shown = current_choices(CHOSEN_KEY, labels, DEFAULT_CHOSEN)  # the session's, else the link's: known before it is drawn
     with place.popover(f"Algorithms: {listed([labels[algorithm] for algorithm in shown], shown=6)}"):
         return labelled_choices(st, "Algorithms to compare (two or more)", labels, key=CHOSEN_KEY,
                                 default=DEFAULT_CHOSEN)

@@ -194,7 +194,7 @@ def test_the_training_popover_follows_a_link_and_a_change():
     link = {"algorithms_corpus": "Inventory tool and its tests (Python code)", "algorithms_vocab": "500", **THE_OLD_THREE}
     at = open_page("pages/algorithms.py", query=link)  # a link names the text by its label (Streamlit's binding)
     assert at.selectbox(key="algorithms_corpus").value == "python_code"
-    assert popover_labels(at)[:2] == ["Algorithms: BPE, WordPiece, Unigram",
+    assert popover_labels(at)[:2] == ["Algorithms: BPE, WordPiece, Unigram",  # the link's, before the menu is drawn
                                       "Trained on Inventory tool and its tests \\(Python code\\), 500 tokens each"]
     assert html_tables(at)[0]["vocabulary"].tolist()[0] == 500
     at.number_input(key="algorithms_vocab").set_value(600).run()

@@ -2,25 +2,25 @@
 bpe_core.engine._native, and training's counting and merge learning,
 bpe_core.engine._native_training.
 
-`pip install -r requirements.txt` runs this through its `-e .` line, with the
-C compiler setuptools finds (gcc or clang, with Python's headers). Both are
-optional: where no compiler is at hand the build is skipped with a warning and
-the engine runs in Python, the same ids and merges, more slowly (see
-bpe_core/engine/c_encoder.py and native_training.py). CI sets
+`pip install -r requirements.txt` runs this through its `-e .` line, and
+`pip install .` and `pip wheel .` compile both into the package, with the C
+compiler setuptools finds (gcc or clang, with Python's headers). The package
+itself (its name, modules, data and requirements) is described in
+pyproject.toml. Both modules are optional: where no compiler is at hand the
+build is skipped with a warning and the engine runs in Python, the same ids
+and merges, more slowly (see bpe_core/engine/c_encoder.py and
+native_training.py). CI sets
 REQUIRE_NATIVE=1, so that a module missing there fails a test.
 """
 
 import os
 
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, setup
 
 NATIVE = "bpe_core/engine/native"
 OPTIMIZE = ["-O3"] if os.name == "posix" else []
 
 setup(
-    name="bpe_core",
-    version="0.1.0",
-    packages=find_packages(include=["bpe_core", "bpe_core.*"]),
     ext_modules=[
         Extension(
             "bpe_core.engine._native",

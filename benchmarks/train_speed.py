@@ -87,7 +87,7 @@ def peer(script: str) -> list[str]:
 # do not queue with it. The fork server is up, as in a server that has run a
 # job before (or warmed its workers at start).
 APP_WORKER_SETUP = (
-    "import tempfile\nfrom bpe_core.jobs import budgeted_jobs\nfrom bpe_core.jobs.machine_turns import MachineTurns\n"
+    "import tempfile\nfrom bpe_core.jobs import budgeted_jobs\nfrom bpe_core.sandbox.machine_turns import MachineTurns\n"
     "from bpe_core.jobs.budgeted_training import Budget, train_within_budget\n"
     "budgeted_jobs.MACHINE_TURNS = MachineTurns(tempfile.mkdtemp(), 2)\n"
     "BUDGET = Budget(seconds=600, memory_bytes=4_000_000_000)\n"

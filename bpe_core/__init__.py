@@ -7,19 +7,22 @@
 
     import bpe_core as tiktoken                  # a drop-in for tiktoken's public interface
     enc = tiktoken.encoding_for_model("gpt-4o")
+    bpe_core.stand_in_for_tiktoken()             # `import tiktoken` anywhere gives bpe_core from now on
 
 The package, floor by floor (each subpackage's docstring says more):
 
-    sandbox/       fresh capped processes; a visitor's regex compiled and run under bounds
-    engine/        the algorithm: split, count, learn merges, encode (`Tokenizer`, `train`)
-    formats/       the files a tokenizer travels in, read and written
-    vocabularies/  published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
-    algorithms/    trainers beside BPE (WordPiece, Unigram, parity-aware BPE; SuperBPE, BoundlessBPE, Picky BPE, BPE-dropout)
-    corpora/       the bundled texts, the UDHR, corpora in files, Dask counting
-    analysis/      what the pages compute
-    jobs/          a web page's heavy work, bounded in time, memory and turns at the cores
-    drawing/       HTML, charts, slides, saved pages and GIFs
-    cli/           python -m bpe_core
+    sandbox/          fresh capped processes; a visitor's regex compiled and run under bounds
+    engine/           the algorithm: split, count, learn merges, encode (`Tokenizer`, `train`)
+    formats/          the files a tokenizer travels in, read and written
+    vocabularies/     published tokenizers by name: `catalogue`, OpenAI's, the makers', chat templates
+    tiktoken_bridge/  bpe_core as tiktoken for tiktoken's users; the real tiktoken with bpe_core's files
+    algorithms/       trainers beside BPE (WordPiece, Unigram, parity-aware BPE; SuperBPE, BoundlessBPE, Picky BPE,
+                      BPE-dropout)
+    corpora/          the bundled texts, the UDHR, corpora in files, Dask counting
+    analysis/         what the pages compute
+    jobs/             a web page's heavy work, bounded in time, memory and turns at the cores
+    drawing/          HTML, charts, slides, saved pages and GIFs
+    cli/              python -m bpe_core
 
 Imports run only downward in that list. Importing the engine loads neither
 Streamlit nor plotly, pandas or PIL.
@@ -28,6 +31,10 @@ Streamlit nor plotly, pandas or PIL.
 from __future__ import annotations
 
 import importlib
+import sys
+
+# tiktoken's own Encoding, taken now, before anything can stand in for tiktoken (see engine.real_tiktoken).
+from .engine import real_tiktoken as _real_tiktoken  # noqa: F401
 
 # The public names and the modules they live in. Each is imported when first
 # used (PEP 562's module __getattr__), so that `python -m bpe_core train`
@@ -53,6 +60,20 @@ _PUBLIC = {
     "load_encoding": ".vocabularies.catalogue",
     "tiktoken_encoding": ".vocabularies.openai",
 }
+# tiktoken's public modules, which code written for tiktoken reads as attributes
+# (`tiktoken.model.MODEL_TO_ENCODING` after `sys.modules["tiktoken"] = bpe_core`).
+_TIKTOKEN_MODULES = ("core", "load", "model", "registry")
+
+
+def stand_in_for_tiktoken() -> None:
+    """From now on `import tiktoken`, and `import tiktoken.core`, `.model`,
+    `.load` or `.registry`, give bpe_core: a library written for tiktoken
+    encodes with it, offline, with tiktoken's ids. Call it before importing
+    that library (one that imported tiktoken already keeps the real one)."""
+    from .tiktoken_bridge import stand_in
+
+    stand_in(sys.modules[__name__])
+
 
 __all__ = [
     "ENCODING_NAMES",
@@ -71,18 +92,22 @@ __all__ = [
     "load_encoding",
     "load_tokenizer",
     "save_tokenizer",
+    "stand_in_for_tiktoken",
     "tiktoken_encoding",
     "train",
 ]
 
 
 def __getattr__(name: str):
-    if name not in _PUBLIC:
+    if name in _TIKTOKEN_MODULES:
+        value = importlib.import_module(f".tiktoken_bridge.{name}", __name__)
+    elif name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
     globals()[name] = value  # found directly from now on
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PUBLIC})
+    return sorted({*globals(), *_PUBLIC, *_TIKTOKEN_MODULES})

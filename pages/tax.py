@@ -15,20 +15,31 @@ import html
 import streamlit as st
 
 from bpe_core import PRESETS
-from bpe_core.analysis.atlas import DEFAULT_BASE, atlas_rows, words_per_declaration
+from bpe_core.analysis.atlas import (
+    DECLARATIONS_GINI_COST,
+    DEFAULT_BASE,
+    atlas_rows,
+    declarations_gini,
+    words_per_declaration,
+)
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.script_share import script_shares
+from bpe_core.analysis.shipped_health import shipped_health
 from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
+    PASSAGE_GINI_COST,
     TRAINING_LINES,
     TaxRow,
     costs_of,
     languages,
     parallel_lines,
     parallel_text,
+    passage_gini,
     tax_rows,
     tax_table,
 )
+from bpe_core.analysis.vocabulary import script_counts
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.corpora.udhr import declaration_texts, declarations
 from bpe_core.corpora.udhr import source as udhr_source
@@ -58,7 +69,9 @@ from bpe_core.drawing.tax import (
     parity_summary,
     premium_bars_html,
     premium_frame,
+    script_share_frame,
 )
+from bpe_core.drawing.tokens import figures_html
 from bpe_core.engine.patterns import PRESET_LABELS
 from bpe_core.jobs.budgeted_training import OverBudgetError
 from pages.common.declaration_counts import declaration_counts
@@ -91,6 +104,7 @@ from pages.common.url_state import (
     labelled_choices,
     whole_number_input,
 )
+from pages.common.vocabulary_tables import table_of
 from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
@@ -258,6 +272,10 @@ def explain_metrics(base: str) -> None:
 - **Fertility**: tokens per word (Rust, Pfeiffer, Vulić, Ruder & Gurevych, “How Good is Your Tokenizer?”,
   ACL 2021, {FERTILITY_PAPER}); 1.0 would be a token for every word. **Words split**: the share of words
   that take more than one token, which a model must put back together.
+- **Gini coefficient**: inequality over all languages at once, the measure parity-aware BPE is judged by
+  (Foroutan et al., 2025, {PARITY_PAPER}): G = Σᵢ Σⱼ |cᵢ − cⱼ| / (2 n² c̄), where cᵢ is language i's tokens
+  per sentence of the passage and every language counts once. 0 is parity; one language paying for all
+  would be 1 − 1/n.
 - **How words are counted**: {HOW_WORDS_ARE_COUNTED}
 - **The corpus**: one {SENTENCES}-sentence passage written for this project and translated into
   {len(LANGUAGES) - 1} languages for it (see `sample_corpora/parallel/README.md`). The translations have not
@@ -324,6 +342,45 @@ def show_side_by_side() -> None:
         with column:
             st.metric(language_label(code), f"{len(spans):,} tokens")
             show_tokens(text, spans, tokenizer)
+
+
+# ---------------------------------------------------------------- scripts
+
+
+def tokens_per_script(name: str) -> dict[str, int]:
+    """How many of a tokenizer's tokens each script holds: shipped for a
+    bundled tokenizer, else counted from its vocabulary's table."""
+    entry = shipped_health(name) if name in BUNDLED_ENCODINGS else None
+    if entry is not None:
+        return entry.scripts
+    return script_counts(table_of(tokenizer_by_name(name))).to_dict()
+
+
+def show_scripts(base: str) -> None:
+    st.subheader("Where did the vocabulary go?")
+    st.caption(
+        "Each script's share of each vocabulary (tokens whose letters are mostly in it) beside the median "
+        f"premium of the passage's languages written in it, against {LANGUAGES[base].name}: a script that holds "
+        "a sliver of the vocabulary pays for it in tokens."
+    )
+    selected = pick_tokenizers("Tokenizers", TOKENIZERS_KEY, DEFAULT_TOKENIZERS)
+    if not selected:
+        st.info("Choose at least one tokenizer.")
+        return
+    premiums_by_name: dict[str, dict[str, float]] = {}
+    for row in measured_rows(selected, base):
+        premiums_by_name.setdefault(row.tokenizer, {})[row.code] = row.premium
+    if not premiums_by_name:
+        return
+    shares = {name: script_shares(tokens_per_script(name), premiums) for name, premiums in premiums_by_name.items()}
+    table = script_share_frame(shares, LANGUAGES)
+    formats = {column: "{:.2%}" if column.endswith(": vocabulary") else "{:.2f}×"
+               for column in table.columns if column not in ("script", "languages")}
+    st.html(table_html(table, formats, helps={
+        column: "Share of the vocabulary's tokens (special tokens left out) whose letters are mostly in this script"
+        if column.endswith(": vocabulary") else "Median premium of the script's languages" for column in formats}))
+    st.caption("Tokens of no one script (digits, punctuation, whitespace, parts of characters) are in no row, so a "
+               "row's shares do not add up to 100%. Japanese counts under the script of most of its letters.")
 
 
 # ---------------------------------------------------------- the experiment
@@ -444,6 +501,7 @@ SECTIONS = {
     "tax": "The tax",
     "cost": "What it costs",
     "side": "Side by side",
+    "scripts": "Scripts",
     "mix": "Train your own",
     "parity": "Parity-aware BPE",
 }
@@ -482,7 +540,17 @@ def show_tax_section(base: str) -> None:
         rows = measured_rows(selected, base)
         if rows:
             show_tax(rows, base, view, measure)
+            show_gini(passage_gini(rows), PASSAGE_GINI_COST)
     explain_metrics(base)
+
+
+def show_gini(ginis: dict[str, float], cost: str) -> None:
+    """Each tokenizer's Gini coefficient of per-language token cost, in one row of figures."""
+    st.html(figures_html({f"Gini · {name}": f"{gini:.3f}" for name, gini in ginis.items()},
+                         {f"Gini · {name}": "0 is parity; the more the tokens go to a few languages, the higher"
+                          for name in ginis}))
+    st.caption(f"The Gini coefficient of per-language token cost (Foroutan et al., 2025, {PARITY_PAPER}): a "
+               f"language's cost is its {cost}; 0 would be every language paying the same.")
 
 
 def chart_label() -> str:
@@ -507,6 +575,7 @@ def show_passage() -> None:
         "tax": show_tax_section,
         "cost": show_cost,
         "side": lambda base: show_side_by_side(),
+        "scripts": show_scripts,
         "mix": show_experiment,
         "parity": show_parity_experiment,
     }[section]
@@ -603,6 +672,7 @@ def show_atlas() -> None:
         return
     rows = atlas_rows(counts, words_per_declaration(), base)
     st.html(f"<p style='font-size:1.1rem'>{html.escape(atlas_summary(rows, about, mapped, base))}</p>")
+    show_gini({name: declarations_gini(found) for name, found in counts.items()}, DECLARATIONS_GINI_COST)
     with map_place or st.container():
         chosen = st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)
         size = PRESENTED_POINT_SIZE if presenting() else POINT_SIZE

@@ -394,7 +394,11 @@ if trained is None:
 else:
     tokenizer = trained.tokenizer
     corpus_key = corpus_fingerprint(trained.corpus)
-    pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
+    try:
+        pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
+    except PatternError as error:  # a custom split that its worker finished in time, and the server does not
+        st.error(f"Cannot show this training: {markdown_literal(str(error))}")
+        st.stop()
     with toolbar.popover("Download", icon=":material/download:", key="train_download_menu"):
         downloads(trained, pieces)
     st.caption(trained_summary(trained))

@@ -5,7 +5,8 @@ every session (`pages.common.vocabulary_tables`); filters and sorting are
 vectorised passes, so clicking stays quick even with 200,000 tokens.
 
 The page opens on plain HTML: the figures, the first matches as a plain
-table, the chart. The search, the filters and the sort sit in popovers whose
+table, the chart, and the vocabulary's health (shipped for the bundled
+tokenizers; checked in a worker, when asked, for any other). The search, the filters and the sort sit in popovers whose
 labels say what is chosen, and the data grid of every match (sort by any
 column, scroll, download) is drawn only once its box is opened: the browser
 spends a fifth of a second on each kind of widget the first time a page
@@ -20,6 +21,7 @@ import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.downloads import frame_csv
+from bpe_core.analysis.vocab_health import HEALTH_CORPUS, MAX_RATIO, MIN_SEEN
 from bpe_core.analysis.vocabulary import (
     CATEGORIES,
     SORTS,
@@ -28,9 +30,11 @@ from bpe_core.analysis.vocabulary import (
     sort_tokens,
     token_detail,
 )
+from bpe_core.drawing.health import ROWS_SHOWN, health_figures_html, residues_html, unreachable_html
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
+from pages.common.health_checks import KnownHealth, check_health, known_health
 from pages.common.menus import id_or_label, listed, shown_choices, shown_flag, shown_text, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
@@ -43,6 +47,9 @@ FIRST_ROWS = 20  # matches shown as a plain table; the grid holds them all
 LABEL_CHARS = 24  # of a search shown in its popover's label
 UPLOAD_OPEN = "vocab_upload_open"  # the popover of the uploader: open or not
 GRID_OPEN = "vocab_grid_open"  # the box of the data grid: open or not
+HEALTH_OPEN = "vocab_health_open"  # the box of the health section's tables: open or not
+MAGIKARP = "https://arxiv.org/abs/2405.05417"
+LITETOKEN = "https://arxiv.org/abs/2602.04706"
 
 page_header(
     "Vocabulary",
@@ -235,6 +242,68 @@ def show_detail(tokenizer: Tokenizer, token_id: int) -> None:
     show_table(code_points(detail.token_bytes), grid=False, tokens=TOKENS)
 
 
+# ----------------------------------------------------------------- health
+
+
+def show_health(tokenizer: Tokenizer) -> None:
+    """The vocabulary's wasted places: shipped for a bundled tokenizer,
+    checked on request for any other (seconds, in a worker)."""
+    st.caption(
+        f"Tokens no text produces (Land & Bartolo, “Fishing for Magikarp”, 2024, {MAGIKARP}), tokens that are only "
+        f"part of a character, and intermediate residues (Sun et al., “LiteToken”, 2026, {LITETOKEN}): places in the "
+        "vocabulary that a model trains little or never."
+    )
+    known = known_health(tokenizer)
+    if known is None:
+        if not st.button("Check this vocabulary", key="vocab_health_check",
+                         help="Encodes every token's text, then every bundled text: seconds, in a worker process."):
+            return
+        known = check_health(tokenizer)
+        if known is None:
+            return
+    health = known.health
+    st.html(health_figures_html(health, known.partial_count))
+    with st.expander("Which tokens: the unreachable, the residues, the parts of characters",
+                     key=HEALTH_OPEN, on_change="rerun") as tables:
+        if not tables.open:
+            return
+        show_health_tables(tokenizer, known)
+
+
+def show_health_tables(tokenizer: Tokenizer, known: KnownHealth) -> None:
+    health = known.health
+    st.markdown("**Unreachable**: valid UTF-8, yet encoding the token's own text gives other tokens.")
+    if health.unreachable:
+        st.html(unreachable_html(tokenizer, health.unreachable))
+        shown_of(len(health.unreachable))
+    else:
+        st.caption("None: every token whose bytes are text is what encoding that text gives.")
+    st.markdown("**Not UTF-8 alone**: parts of characters, reachable only inside them.")
+    if known.partial_count:
+        st.html(vocabulary_html([(token_id, tokenizer.token_bytes(token_id))
+                                 for token_id in health.partial_characters[:ROWS_SHOWN]]))
+        st.caption(f"The first {min(known.partial_count, ROWS_SHOWN):,} of {known.partial_count:,}; the filter "
+                   "“Only tokens that are not valid UTF-8” above lists them all.")
+    else:
+        st.caption("None: every token is whole characters.")
+    st.markdown(f"**Intermediate residues**: made at least {MIN_SEEN} times while encoding {HEALTH_CORPUS}, and "
+                f"left standing fewer than {MAX_RATIO:.0%} of those times.")
+    if health.residues is None:
+        st.caption("None to find: this tokenizer does not build its tokens by merging.")
+    elif health.residues:
+        st.html(residues_html(tokenizer, health.residues))
+        shown_of(len(health.residues))
+    else:
+        st.caption("None: every token the texts made was left standing often enough.")
+    st.caption("The command line lists every one: `python -m bpe_core vocab-health --encoding NAME --json` "
+               "(or `--tokenizer FILE`).")
+
+
+def shown_of(count: int) -> None:
+    if count > ROWS_SHOWN:
+        st.caption(f"The first {ROWS_SHOWN} of {count:,}.")
+
+
 # ------------------------------------------------------------------- page
 
 
@@ -285,3 +354,6 @@ if chosen is None:
     chosen = first_match
 if chosen is not None:
     show_detail(tokenizer, int(chosen))
+
+st.subheader("Health")
+show_health(tokenizer)

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.browser
 def test_the_base_language_is_chosen_in_a_popover_that_says_it_and_a_link_reopens_it(server, browser, page):
     open_page(page, f"{server.url}/tax?tax_tokenizers=gpt2", "Tokenization tax")
     expect(page.get_by_text("English = 1.00×")).to_be_visible()
+    expect(page.locator(".bpe-count", has_text="Gini · gpt2")).to_be_visible()
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)  # a plain table: no data grid to load
     expect(page.get_by_role("button", name="Base language: English")).to_be_visible()
     open_menu(page, "tax_base_choice")  # its selectbox is drawn once opened

@@ -23,4 +23,6 @@ def test_a_search_in_its_popover_relabels_it_and_the_grid_comes_when_opened(serv
     run(page, lambda: page.get_by_text("matches in a grid").click())
     expect(grid).to_have_count(1)
     expect(page.get_by_role("button", name="Download these tokens (CSV)")).to_be_visible()
+    health = page.locator(".bpe-count", has_text="Not UTF-8 alone")  # gpt2's health, shipped: no button to press
+    expect(health).to_contain_text("344")
     assert_no_exception(page)

@@ -37,7 +37,7 @@ with open(os.environ["RUNS"], "a") as runs:
 if __name__ == "__main__":
     from bpe_core.jobs import budgeted_jobs
     from bpe_core.jobs.budgeted_training import train_within_budget
-    from bpe_core.jobs.machine_turns import MachineTurns
+    from bpe_core.sandbox.machine_turns import MachineTurns
     budgeted_jobs.MACHINE_TURNS = MachineTurns(tempfile.mkdtemp(), 1)  # not in line with other programs' jobs
     budget = budgeted_jobs.Budget(seconds=60, memory_bytes=1_000_000_000)
     for _ in range(2):

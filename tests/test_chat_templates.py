@@ -146,3 +146,23 @@ def test_a_template_renders_the_same_in_a_throwaway_process():
     turns = [{"role": "user", "content": "héllo"}]
     assert render_untrusted(config["chat_template"], turns, template_variables(config)) == \
         render(config["chat_template"], turns, template_variables(config))
+
+
+MARKER_TEMPLATES = {
+    "its bos token": ({"bos_token": "\ue0009\ue001"}, "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}"),
+    "its own text": ({"bos_token": "<s>"}, "\ue0007\ue001{% for m in messages %}{{ m.content }}{% endfor %}"),
+    "a huge number": ({"bos_token": "<s>"}, "\ue000" + "9" * 5000 + "\ue001{% for m in messages %}{{ m.content }}{% endfor %}"),
+}
+
+
+@pytest.mark.parametrize("case", list(MARKER_TEMPLATES))
+def test_a_template_that_writes_the_turn_markers_itself_is_all_template_text(case):
+    """The prompt's turns are found by markers put around each turn's text;
+    a visitor's template (or its special tokens) may write such a marker
+    itself, naming a turn that does not exist (or no turn a number can
+    name): the prompt is then drawn with no turn's text but the turn's
+    own, never a traceback."""
+    variables, template = MARKER_TEMPLATES[case]
+    parts = [part for part, _ in jinja_chat("folder", template, variables).render(HI, load_encoding("gpt2"))]
+    assert "".join(part.text for part in parts).endswith("hi")
+    assert [part.text for part in parts if part.kind == "text"] in ([], ["hi"])

@@ -128,6 +128,15 @@ def test_python_m_bpe_core_is_the_command_line(text_file):
     assert result.returncode == 1 and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
 
 
+def test_ctrl_c_ends_with_one_line_and_the_status_a_shell_gives_it(text_file, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # what Ctrl+C raises, here in the middle of counting
+
+    monkeypatch.setattr(sys.modules["bpe_core.cli.main"], "count_files", interrupted)  # the module, not its `main`
+    assert run("train", text_file, "--merges", 3, "-o", text_file.with_suffix(".json")) == (130, "", "error: interrupted\n")
+    assert not text_file.with_suffix(".json").exists()
+
+
 def test_help_lists_the_commands():
     code, out, _ = run("--help")
     assert code == 0

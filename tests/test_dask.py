@@ -3,8 +3,10 @@ so the merges, of counting on this machine; and every way it can go wrong
 is one `error:` line.
 
 The cluster tests start real processes on loopback: a scheduler and two
-workers (`dask scheduler`, `dask worker`), and a LocalCluster whose worker
-is killed mid-run. They wait on the scheduler's state, never on a timer.
+workers (`dask scheduler`, `dask worker`), some in a virtual environment
+that holds Dask alone, without this checkout (DASK_ONLY_PYTHON, made by
+.ci/run), and a LocalCluster whose worker is killed mid-run. They wait on
+the scheduler's state, never on a timer.
 """
 
 import importlib.util
@@ -17,8 +19,10 @@ import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -34,7 +38,7 @@ import fsspec  # noqa: E402
 
 import bpe_core.corpora  # noqa: E402
 from bpe_core.cli import main  # noqa: E402
-from bpe_core.corpora import dask_counting  # noqa: E402
+from bpe_core.corpora import dask_counting, dask_shipping  # noqa: E402
 from bpe_core.corpora.corpus_files import CorpusFileError, corpus_paths, count_files  # noqa: E402
 from bpe_core.corpora.dask_counting import CorpusFile, count_block, dask_version_problem, safe_cut  # noqa: E402
 from bpe_core.corpora.samples import catalog  # noqa: E402
@@ -45,6 +49,8 @@ from tests.conftest import ROOT  # noqa: E402
 from tests.test_corpus import AWKWARD_TEXT, PRESET_PATTERNS, SPECIALS, Terminal, whole  # noqa: E402
 
 WAIT_SECONDS = 120  # for processes to start and the cluster to change state on a busy machine
+# A Python with Dask alone installed, the versions of this one's, as a cluster's machines may have it.
+DASK_ONLY_PYTHON = os.environ.get("DASK_ONLY_PYTHON")
 SPECIAL = "<|endoftext|>"
 CUSTOM_PATTERN = r"\w+|\s+|[^\w\s]+"  # a Dask worker, a daemon, cannot start a process to try it in
 
@@ -101,6 +107,23 @@ def test_machines_with_other_dask_versions_are_named():
     assert problem.startswith("worker tcp://w2 has dask 2024.1.0, this machine dask 2026.8.0")
 
 
+def test_what_the_cluster_is_sent_is_bpe_cores_modules_and_the_real_regex_and_tiktoken():
+    """Even while bpe_core stands in for tiktoken, whose name is then bpe_core's."""
+    code = ("import json, io, zipfile, bpe_core\nbpe_core.stand_in_for_tiktoken()\n"
+            "from bpe_core.corpora.dask_shipping import _archive\nname, archive = _archive()\n"
+            "print(json.dumps([name, zipfile.ZipFile(io.BytesIO(archive)).namelist()]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    name, files = json.loads(result.stdout)
+    assert name == dask_shipping._archive()[0]  # named by its contents: the same package, the same name
+    assert {file.split("/")[1] for file in files} == {"bpe_core", "regex", "tiktoken", "tiktoken_ext"}
+    code_files = sorted(file.removeprefix("code/") for file in files if file.startswith("code/"))
+    assert code_files == sorted(str(path.relative_to(ROOT)) for path in (ROOT / "bpe_core").rglob("*.py"))
+    compiled = [file for file in files if file.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
+    assert sorted(file.split("/")[1] for file in compiled) == ["regex", "tiktoken"]
+    assert "packages/tiktoken/core.py" in files and "packages/tiktoken_ext/openai_public.py" in files
+    assert not [file for file in files if "__pycache__" in file or "/tests/" in file]
+
+
 def test_without_dask_the_option_says_what_to_install(tmp_path, monkeypatch):
     (tmp_path / "a.txt").write_text("some text")
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
@@ -125,27 +148,42 @@ def corpus_folder(tmp_path_factory):
     return folder
 
 
-def start(*command, stderr=subprocess.DEVNULL, checkout: bool = True, **options) -> subprocess.Popen:
-    """`python -m COMMAND` with this checkout on its path, as README tells
-    workers to run (`checkout=False`: a machine where it is not)."""
+def start(*command, stderr=subprocess.DEVNULL, checkout: bool = True, python: str = sys.executable,
+          path: Path | None = None, **options) -> subprocess.Popen:
+    """`python -m COMMAND` with this checkout on its path (`checkout=False`:
+    a machine where it is not, though `python` may have bpe_core installed;
+    `path`: a folder of its own first on its path), by `python`."""
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    if checkout:
-        environment["PYTHONPATH"] = str(ROOT)
-    return subprocess.Popen([sys.executable, "-m", *map(str, command)], env=environment,
+    if checkout or path:
+        environment["PYTHONPATH"] = str(path or ROOT)
+    return subprocess.Popen([python, "-m", *map(str, command)], env=environment,
                             cwd=ROOT if checkout else "/", stdout=subprocess.DEVNULL, stderr=stderr, **options)
 
 
-class Cluster:
-    """A scheduler and its workers, each a process of its own, on loopback."""
+def dask_only_python() -> str:
+    """DASK_ONLY_PYTHON, which .ci/run makes; locally, the test is skipped without it."""
+    if DASK_ONLY_PYTHON:
+        return DASK_ONLY_PYTHON
+    if os.environ.get("REQUIRE_DASK_TESTS"):
+        pytest.fail("DASK_ONLY_PYTHON is not set: .ci/run makes a virtual environment with Dask alone")
+    pytest.skip("DASK_ONLY_PYTHON is not set (a Python with Dask alone installed; .ci/run makes one)")
 
-    def __init__(self, workers: int, preload: str | None = None, scheduler_checkout=True, workers_checkout=True):
+
+class Cluster:
+    """A scheduler and its workers, each a process of its own, on loopback,
+    with this checkout on their path or not, run by `python`."""
+
+    def __init__(self, workers: int, preload: str | None = None, scheduler_checkout=True, workers_checkout=True,
+                 python: str = sys.executable, path: Path | None = None):
         self.address = f"tcp://127.0.0.1:{free_port()}"
         self.processes = [start("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
-                                self.address.rsplit(":", 1)[1], "--no-dashboard", checkout=scheduler_checkout)]
+                                self.address.rsplit(":", 1)[1], "--no-dashboard", checkout=scheduler_checkout,
+                                python=python, path=path)]
         extra = ["--preload", preload] if preload else []
         for index in range(workers):
             self.processes.append(start("distributed.cli.dask_worker", self.address, "--host", "127.0.0.1", "--nthreads",
-                                        "1", "--no-dashboard", "--name", f"worker{index}", *extra, checkout=workers_checkout))
+                                        "1", "--no-dashboard", "--name", f"worker{index}", *extra,
+                                        checkout=workers_checkout, python=python, path=path))
         self.client = distributed.Client(self.address, timeout=WAIT_SECONDS)
         self.client.wait_for_workers(workers, timeout=WAIT_SECONDS)
 
@@ -232,7 +270,42 @@ def test_bad_paths_and_addresses_are_one_line(cluster, tmp_path, monkeypatch, co
     assert code == 1 and err.count("\n") == 1 and err.startswith(message), err
 
 
+STALE_BPE_CORE = "raise ImportError('a bpe_core of the cluster, not the one this machine sends')\n"
+
+
+@pytest.mark.slow
+def test_a_cluster_started_without_this_checkout_trains_the_merges_of_training_here(corpus_folder, tmp_path, small_blocks):
+    """The scheduler and workers started as Dask's documentation starts them,
+    by a Python with Dask alone, without this checkout: the command sends
+    them the package and its regex and tiktoken. What the machines may have
+    of their own does not count: here a bpe_core first on their path, one
+    that cannot even be imported, as an older one would be installed."""
+    python = dask_only_python()
+    stale = tmp_path / "site"
+    (stale / "bpe_core").mkdir(parents=True)
+    (stale / "bpe_core" / "__init__.py").write_text(STALE_BPE_CORE)
+    options = ["--vocab-size", 400, "--special", SPECIAL]
+    code, _, err = run_cli("train", corpus_folder, *options, "-o", tmp_path / "here.json")
+    assert code == 0, err
+    cluster = Cluster(workers=2, scheduler_checkout=False, workers_checkout=False, python=python, path=stale)
+    try:
+        code, _, err = run_cli("train", corpus_folder, *options, "-o", tmp_path / "cluster.json", "--dask", cluster.address)
+        assert code == 0 and err.startswith("learned 144 merges") and err.count("\n") == 1, err  # no warning of Dask's
+        code, _, err = run_cli("train", corpus_folder, *options, "-o", tmp_path / "again.json", "--dask", cluster.address)
+        assert code == 0, err  # connecting again, with the package already there
+        where = cluster.client.run(lambda: __import__("bpe_core").__file__)
+    finally:
+        cluster.stop()
+    merges = [json.loads((tmp_path / f"{name}.json").read_text())["merges"] for name in ["here", "cluster", "again"]]
+    assert merges[1] == merges[0] and merges[2] == merges[0]
+    # The copy sent, neither this checkout nor the machines' own.
+    assert all(not path.startswith((str(ROOT), str(tmp_path))) for path in where.values()), where
+
+
 OTHER_REGEX = "import regex\nregex.__version__ = '2000.1.1'  # as if it had other Unicode tables\n"
+# A worker on another platform: the compiled regex and tiktoken sent to it are not for it.
+OTHER_PLATFORM = ("import sysconfig\nsuffix_here = sysconfig.get_config_var\n"
+                  "sysconfig.get_config_var = lambda name: '.other-platform.so' if name == 'EXT_SUFFIX' else suffix_here(name)\n")
 
 
 @pytest.mark.slow
@@ -240,23 +313,46 @@ OTHER_REGEX = "import regex\nregex.__version__ = '2000.1.1'  # as if it had othe
     "setup, message",
     [
         (dict(preload=OTHER_REGEX), r"error: worker tcp://127\.0\.0\.1:\d+ counts with regex 2000\.1\.1, counting code \w+, "
-                                    r"this machine with regex [\d.]+, counting code \w+: install the same checkout"),
-        (dict(workers_checkout=False), r"error: a worker cannot load this package \(.*No module named 'bpe_core'.*\): start"),
-        (dict(scheduler_checkout=False), r"error: the scheduler or a worker cannot load the tasks \(.*\): start them with"),
+                                    r"this machine with regex [\d.]+, counting code \w+: restart the workers"),
+        (dict(preload=OTHER_PLATFORM, python="Dask alone"),
+         (r"error: a worker cannot load this package \(.*No module named '(regex|tiktoken)'.*\): this machine sends "
+          r"it with regex and tiktoken built for [\w.-]+ \(.+\); a machine of another platform needs its own: "
+          r"pip install regex==[\d.]+ tiktoken==[\d.]+$")),
     ],
-    ids=["worker with another regex", "worker without this checkout", "scheduler without this checkout"],
+    ids=["worker with another regex", "worker of another platform with Dask alone"],
 )
 def test_machines_that_would_count_differently_or_not_at_all_are_one_line(tmp_path, setup, message):
-    if "preload" in setup:
-        (tmp_path / "other_regex.py").write_text(setup["preload"])
-        setup = dict(preload=str(tmp_path / "other_regex.py"))
+    (tmp_path / "preload.py").write_text(setup["preload"])
+    python = dask_only_python() if setup.get("python") else sys.executable
     (tmp_path / "a.txt").write_text("some text")
-    other = Cluster(workers=1, **setup)
+    other = Cluster(workers=1, preload=str(tmp_path / "preload.py"), python=python)
     try:
         code, _, err = run_cli("train", tmp_path / "a.txt", "--merges", 3, "-o", tmp_path / "t.json", "--dask", other.address)
     finally:
         other.stop()
     assert code == 1 and err.count("\n") == 1 and re.match(message, err), err
+
+
+@pytest.mark.slow
+def test_a_cluster_that_loses_every_worker_ends_with_one_error(corpus_folder, monkeypatch):
+    monkeypatch.setattr(dask_counting, "NO_WORKERS_SECONDS", 2)
+    cluster = Cluster(workers=1)
+    killed = []
+
+    def kill_every_worker_once(*progress):  # the worker and its nanny, which would start another
+        if not killed:
+            killed.extend([*cluster.client.run(os.getpid).values(), cluster.processes[1].pid])
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+    gone = r"^every worker of the cluster is gone \(none for 2 s while counting\); do they have the memory"
+    try:
+        with dask_counting.connect(cluster.address) as client, pytest.raises(dask_counting.ClusterError, match=gone):
+            dask_counting.count_on_cluster(client, [str(corpus_folder)], "cl100k", progress=kill_every_worker_once,
+                                           block_bytes=20_000)
+    finally:
+        cluster.stop()
+    assert killed
 
 
 def read_terminal(terminal: int, until, seconds: float = WAIT_SECONDS) -> str:
@@ -292,7 +388,7 @@ def test_ctrl_c_stops_the_command_and_the_clusters_work(cluster, corpus_folder, 
         drawn = read_terminal(terminal, lambda drawn: " tasks" in drawn)  # a first block counted
         os.killpg(command.pid, signal.SIGINT)  # what Ctrl+C does: the terminal's foreground group
         drawn += read_terminal(terminal, lambda drawn: False)
-        assert command.wait(WAIT_SECONDS) == 1
+        assert command.wait(WAIT_SECONDS) == 130  # as a shell reports a command that Ctrl+C stopped
     finally:
         command.kill()
         os.close(terminal)

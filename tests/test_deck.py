@@ -33,6 +33,8 @@ def test_a_deck_is_one_slide_a_line_with_optional_title_and_note():
 @pytest.mark.parametrize("link", [
     "javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<script>alert(1)</script>", "//evil.example/x",
     "file:///etc/passwd", "../secret.html", "talk.deck", "ftp://host/train",
+    # What a browser resolves to another site: a backslash is a slash to it, and it drops tabs and line breaks.
+    "/\\evil.example", "/\t/evil.example", "http://localhost:8501/\\evil.example", "http://localhost:8501//evil.example",
 ])
 def test_only_app_links_and_saved_pages_may_be_slides(link):
     with pytest.raises(ValueError, match="line 2: .* is not a link of this app"):

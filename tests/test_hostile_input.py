@@ -151,8 +151,8 @@ def test_training_refuses_special_tokens_beyond_the_limits():
     (r"x(?1)?(y)", "recursively"),
     (r"(?P<w>\w)(?&w)", "recursively"),
     ("|".join(f"word{index}" for index in range(50_000)), "the limit is 1,000"),
-    (r"(?:a{65535}){65535}", "MB to compile or to match"),
-    (r"(?:(?:a{1000}){1000}){1000}", "MB to compile or to match"),
+    (r"(?:a{65535}){65535}", "MB to compile"),
+    (r"(?:(?:a{1000}){1000}){1000}", "MB to compile"),
 ])
 def test_patterns_that_would_take_the_machine_are_refused_as_pattern_errors(pattern, message):
     with pytest.raises(PatternError, match=message):
@@ -183,7 +183,7 @@ def test_a_pattern_that_matches_none_of_the_corpus_says_so():
 def test_a_tokenizer_file_cannot_smuggle_such_a_pattern():
     saved = json.loads(tokenizer_to_json(train("aaab aaab", num_merges=2, pattern="gpt2")))
     saved["pattern"] = r"(?:a{65535}){65535}"
-    with pytest.raises(TokenizerFileError, match="MB to compile or to match"):
+    with pytest.raises(TokenizerFileError, match="MB to compile"):
         tokenizer_from_json(json.dumps(saved))
 
 
@@ -193,8 +193,8 @@ def test_a_probe_is_stopped_by_its_processor_time_not_the_clock():
     machine only makes the probe wait longer."""
     from bpe_core.sandbox import untrusted_regex
 
-    too_slow = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
-    assert too_slow == untrusted_regex.TOO_SLOW
+    verdict = untrusted_regex._probe_in_a_throwaway_process(r"(a+)+$", 0, match_seconds=60.0, cpu_seconds=1)
+    assert verdict.reason == untrusted_regex.TOO_SLOW
 
 
 def test_a_search_regex_is_held_to_the_same_bounds():
@@ -334,9 +334,9 @@ def test_bad_settings_are_refused_from_the_worker_as_they_are_here():
 
 @pytest.mark.slow
 def test_a_training_out_of_memory_is_a_message_that_points_to_the_command_line():
-    text = " ".join(f"{index:x}" for index in range(2_000_000))  # two million different pieces
+    text = " ".join(f"{index:x}" for index in range(2_000_000))  # two million different pieces: C counts them in ~70 MB
     with pytest.raises(OverBudgetError, match=r"more than the 0\.1 GB .*python -m bpe_core train"):
-        train_within_budget(text, Budget(seconds=60, memory_bytes=100_000_000), vocab_size=1_000, pattern="gpt2")
+        train_within_budget(text, Budget(seconds=60, memory_bytes=60_000_000), vocab_size=1_000, pattern="gpt2")
 
 
 def test_a_training_out_of_time_is_a_message_that_points_to_the_command_line():
@@ -375,7 +375,7 @@ def test_hugging_faces_trainers_run_in_a_budgeted_process_too():
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
 def test_a_training_waits_for_a_free_core_and_gives_up_with_a_message(monkeypatch, tmp_path):
     from bpe_core.jobs import budgeted_jobs
-    from bpe_core.jobs.machine_turns import MachineTurns
+    from bpe_core.sandbox.machine_turns import MachineTurns
 
     monkeypatch.setattr(budgeted_jobs, "MACHINE_TURNS", MachineTurns(tmp_path, cores=1))
     monkeypatch.setattr(budgeted_jobs, "MAX_WAIT_SECONDS", 0.6)

@@ -21,6 +21,7 @@ from bpe_core.formats import (
     TokenizerFileError,
     hf_tokenizer_json,
     tiktoken_file_text,
+    tokenizer_from_file,
     tokenizer_from_hf_json,
     tokenizer_from_tiktoken_file,
     tokenizer_to_json,
@@ -272,6 +273,7 @@ def _set_split_regex(regex):
         (_set_pre_tokenizer({"type": "Sequence", "pretokenizers": "x"}), "Sequence of objects"),
         (lambda d: d.update(normalizer={"type": "NFC"}), r"normalizer \(NFC\)"),
         (lambda d: d.update(added_tokens=[{"id": 5}]), r'added_tokens\[0\] needs a non-empty "content"'),
+        (lambda d: d["added_tokens"][0].pop("id"), r"added_tokens\[0\] has the id None; ids are whole numbers"),
         (lambda d: d["added_tokens"][0].update(id=97), 'special token "<|endoftext|>" has id 97, which the vocab'),
     ],
 )
@@ -295,6 +297,14 @@ def test_malformed_tokenizer_json_names_the_problem(edit, message):
 def test_files_that_are_not_tokenizer_json_are_named(content, message):
     with pytest.raises(TokenizerFileError, match=message):
         tokenizer_from_hf_json(content, "upload")
+
+
+@pytest.mark.parametrize("content", [b"[1]", b" [1, 2, 3]", b"[]"])
+def test_an_upload_of_a_json_list_is_named(content):
+    """An upload is told apart by its content before it is read as a
+    tokenizer.json: a list is JSON too, and must get the same one line."""
+    with pytest.raises(TokenizerFileError, match="holds a JSON list, not an object"):
+        tokenizer_from_file("upload.json", content)
 
 
 def test_character_level_export_is_refused_as_not_byte_level():

@@ -1,6 +1,7 @@
 """Turns at the machine's cores: shared by separate processes, taken in line,
 never kept by a process that died."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -10,7 +11,7 @@ import time
 
 import pytest
 
-from bpe_core.jobs.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, job_turns
+from bpe_core.sandbox.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, UnsafeFolderError, job_turns
 from tests.conftest import ROOT
 
 # Another server process on the same machine: takes a turn, says what it
@@ -18,7 +19,7 @@ from tests.conftest import ROOT
 # holds it until told to go (a line on its standard input) or killed.
 OTHER_PROCESS = f"""
 import importlib.util, sys
-spec = importlib.util.spec_from_file_location("machine_turns", {str(ROOT / "bpe_core" / "jobs" / "machine_turns.py")!r})
+spec = importlib.util.spec_from_file_location("machine_turns", {str(ROOT / "bpe_core" / "sandbox" / "machine_turns.py")!r})
 turns = importlib.util.module_from_spec(spec); spec.loader.exec_module(turns)
 line = turns.MachineTurns(sys.argv[1], cores=int(sys.argv[2]))
 with line.turn(wait_seconds=60, waiting=lambda ahead: print("ahead", ahead, flush=True)):
@@ -118,3 +119,87 @@ def test_jobs_leave_a_core_for_the_server_on_a_machine_with_more_than_one(tmp_pa
     holder.release()
     with MachineTurns(tmp_path, cores=job_turns(2)).turn(wait_seconds=30):
         pass
+
+
+def test_a_waiter_looks_at_a_few_files_per_look_however_long_the_line(tmp_path, monkeypatch):
+    """30 jobs wait for the one core; the 31st looks at the folder four
+    times a second, and each look opens a file or two (the ticket just
+    before its own), not every ticket ahead of it."""
+    line, holding, release = MachineTurns(tmp_path, cores=1), threading.Event(), threading.Event()
+
+    def hold():
+        with line.turn(wait_seconds=60):
+            holding.set()
+            release.wait(60)
+
+    def wait_in_line(heard):
+        with contextlib.suppress(GiveUp):
+            with line.turn(wait_seconds=60, waiting=lambda ahead: heard.set()):
+                pass
+
+    threads = [threading.Thread(target=hold)]
+    threads[0].start()
+    assert holding.wait(60)
+    in_line = [threading.Event() for _ in range(30)]
+    for heard in in_line:
+        threads.append(threading.Thread(target=wait_in_line, args=(heard,)))
+        threads[-1].start()
+        assert heard.wait(60)  # in line, in this order
+    opened, looks, here = [], [], threading.current_thread()
+    real_open = os.open
+
+    def counting_open(*args, **kwargs):
+        if threading.current_thread() is here:
+            opened.append(args[0])
+        return real_open(*args, **kwargs)
+
+    def look(ahead):
+        looks.append(ahead)
+        if len(looks) == 4:
+            raise GiveUp
+
+    monkeypatch.setattr(os, "open", counting_open)
+    with pytest.raises(GiveUp):
+        with line.turn(wait_seconds=60, waiting=look):
+            pass
+    monkeypatch.undo()
+    release.set()
+    for thread in threads:
+        thread.join(60)
+    assert looks == [30] * 4
+    assert len(opened) <= 4 + 2 * len(looks)  # the folders and the ticket, then a ticket a look
+
+
+class GiveUp(Exception):
+    """A waiter's Cancel."""
+
+
+def test_the_turns_folder_is_made_for_this_user_alone(tmp_path):
+    with MachineTurns(tmp_path / "turns", cores=1).turn(wait_seconds=0):
+        pass
+    assert (tmp_path / "turns").stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("make_unsafe", [
+    lambda folder: folder.chmod(0o777),  # anyone may write in it
+    lambda folder: folder.chmod(0o1777),  # even with the sticky bit: anyone may hold tickets in it
+    lambda folder: (folder.rename(folder.with_name("elsewhere")), folder.symlink_to(folder.with_name("elsewhere"))),
+    lambda folder: (folder / "queue").chmod(0o777),
+])
+def test_a_turns_folder_others_may_write_in_or_a_link_is_refused(tmp_path, make_unsafe):
+    folder = tmp_path / "turns"
+    with MachineTurns(folder, cores=1).turn(wait_seconds=0):
+        pass
+    make_unsafe(folder)
+    with pytest.raises(UnsafeFolderError, match="turns folder"):
+        with MachineTurns(folder, cores=1).turn(wait_seconds=0):
+            pass
+
+
+def test_a_turns_folder_of_another_user_is_refused(tmp_path, monkeypatch):
+    folder = tmp_path / "turns"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setattr(os, "geteuid", lambda: os.stat(folder).st_uid + 1)  # as another user sees it
+    with pytest.raises(UnsafeFolderError, match="belongs to another user"):
+        with MachineTurns(folder, cores=1).turn(wait_seconds=0):
+            pass

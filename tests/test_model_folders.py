@@ -146,6 +146,19 @@ def test_a_zip_that_is_no_zip_or_holds_no_tokenizer_or_unpacks_too_far_is_one_li
         read_zip("model.zip", buffer.getvalue())
 
 
+def test_a_zip_of_a_great_many_files_is_refused_before_they_are_read():
+    """A 20 MB upload can list 240,000 empty files, whose entries alone
+    `zipfile` takes half a minute and 240 MB to read: the archive's own
+    count, in its end record, is read first."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for number in range(10_001):
+            archive.writestr(f"model/{number}", b"")
+        archive.writestr("model/tokenizer.json", b"{}")
+    with pytest.raises(TokenizerFileError, match="holds 10,002 files; a model folder's .zip holds at most 10,000"):
+        read_zip("model.zip", buffer.getvalue())
+
+
 def test_a_tokenizer_json_whose_regex_backtracks_is_refused_within_bounds(tmp_path):
     """Oniguruma gives up on a match that backtracks too long: the probe's
     sample text shows it, and so would any other text, in one line."""
@@ -278,3 +291,19 @@ def test_every_page_with_a_tokenizer_picker_shows_a_folders_tokenizer_or_says_wh
         assert metric(at, "Tokens") == f"{len(tokenizer.vocab) + len(tokenizer.special_tokens):,}"
     else:
         assert 'class="bpe-tok' in all_html(at)
+
+
+def test_a_files_verdict_is_kept_by_its_fingerprint_not_the_file(monkeypatch):
+    """The server keeps what it concluded of a visitor's tokenizer.json (a
+    rerun does not try it again) without keeping the file: up to 50 MB
+    each, for the server's lifetime."""
+    from bpe_core.sandbox import untrusted_tokenizer
+
+    tried = []
+    monkeypatch.setattr(untrusted_tokenizer, "_probe_now", lambda text: tried.append(text) or None)
+    monkeypatch.setattr(untrusted_tokenizer, "_VERDICTS", {})
+    big = '{"model": {"vocab": {}}, "padding": "' + "x" * 1_000_000 + '"}'
+    assert untrusted_tokenizer.check_untrusted_tokenizer(big) is None
+    assert untrusted_tokenizer.check_untrusted_tokenizer(big) is None
+    assert len(tried) == 1
+    assert all(len(key) == 64 and big not in (key, verdict) for key, verdict in untrusted_tokenizer._VERDICTS.items())

@@ -153,3 +153,15 @@ def test_utf8_error_is_where_pythons_decoder_stops():
         except UnicodeDecodeError as error:
             expected = error.start
         assert native_training.utf8_error(data) == expected, data
+
+
+def test_a_table_made_without_its_init_refuses_to_count_instead_of_crashing():
+    """PieceCounts.__new__ alone makes a table without slots: every method
+    says so (before, counting into it wrote through a null pointer and the
+    process died)."""
+    table_type = _native_training.PieceCounts
+    table = table_type.__new__(table_type)
+    for use in (lambda: table.count("abc", 0), lambda: table.add_pieces(["a"]), table.to_dict,
+                lambda: table_type().add(table)):
+        with pytest.raises(RuntimeError, match="not initialised"):
+            use()

@@ -155,6 +155,14 @@ def test_counts_beyond_64_bits_fall_back_to_python():
     assert tok.trace[0].count == 2**70 + 3
 
 
+def test_a_minimum_count_beyond_64_bits_falls_back_to_python():
+    pieces = {"ab": 5, "abc": 3}
+    base_tokens, _ = training_units(pieces, "bytes")
+    assert native_training.learn_merges(pieces, "bytes", base_tokens, 5, min_count=2**64) is None
+    tok = train(pieces, num_merges=5, pattern="none", min_count=2**64)
+    assert tok.trace == []  # no pair is seen that often, and nothing overflowed on the way
+
+
 def trained_in_a_job(text: str) -> tuple[int, list]:
     """In a budgeted job's worker process: train as the app's job does (see
     `budgeted_training`), counting the merge learnings done in C."""

@@ -22,7 +22,7 @@ from bpe_core.analysis.tax import (
 )
 from bpe_core.analysis.words import count_words
 from bpe_core.jobs import budgeted_jobs
-from bpe_core.jobs.machine_turns import MachineTurns
+from bpe_core.sandbox.machine_turns import MachineTurns
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common import tax_experiments, tokenizers
@@ -30,6 +30,7 @@ from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
 from tests.apptest import charts, html_tables, messages, popover_labels, shown
 from tests.apptest import open_page as open_app
+from tests.test_page_tax_fairness import shows_each_tokenizers_gini_over_the_passage
 from tests.test_zoo import maker_encode
 
 PAGE = "pages/tax.py"
@@ -124,6 +125,7 @@ def test_a_visit_shows_openais_three_generations_and_llama_3_and_offers_every_ot
     assert all(any(label.startswith(f"{name} — ") for label in picker.options) for name in EVERY)
     assert list(premiums(at).columns) == ["native name", "script", "byte premium", *OPENAI, "llama3"]
     assert bar_names(at) == [*OPENAI, "llama3"] and not charts(at)  # HTML bars: no chart library to load
+    shows_each_tokenizers_gini_over_the_passage(at)  # see test_page_tax_fairness.py
 
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies

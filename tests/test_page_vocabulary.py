@@ -9,6 +9,7 @@ from bpe_core import train
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TrainedTokenizer
 from tests import apptest
+from tests.test_page_vocab_health import shows_the_shipped_health_of_cl100k_base
 from tests.test_vocabulary import decodes_alone
 
 PAGE = "pages/vocabulary.py"
@@ -197,12 +198,13 @@ def test_the_default_view_is_plain_html_and_the_grid_comes_on_demand():
     assert rows["id"].tolist() == list(range(20))  # the first 20 tokens, in id order
     assert rows["token"][0] == "!" and '<td class="tok">!</td>' in first_rows_markup(at)  # drawn as a token
     assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in at.caption)
-    (grid_box,) = at.expander
-    assert grid_box.label.startswith("All the matches in a grid")
+    grid_box, health_box = at.expander  # the health section's box comes last
+    assert grid_box.label.startswith("All the matches in a grid") and health_box.label.startswith("Which tokens")
     table = matches(at)  # opens the box
     assert len(table) == 100_261 and at.get("download_button")
     at.text_input(key="vocab_text").input(" the").run()  # fewer matches: the open box stays open
     assert at.dataframe and 0 < len(at.dataframe[0].value) < 100_261
+    shows_the_shipped_health_of_cl100k_base(at)  # the health section: see test_page_vocab_health.py
 
 
 def test_the_first_rows_show_spaces_and_stray_bytes_as_the_grid_does():

@@ -1,4 +1,4 @@
-"""Identical requests share one job; a cancelled job is run again for whoever still waits."""
+"""Identical requests share one job, and its failure; a cancelled job is run again for whoever still waits."""
 
 import threading
 
@@ -83,3 +83,27 @@ def test_a_job_its_owner_cancelled_runs_again_for_the_next_waiter():
     job = Job(lambda: "done")
     owned, followed, _ = owner_and_follower(SharedJobs(), job, owner_progress=cancel)
     assert isinstance(owned, Stopped) and followed == "done" and job.runs == 2
+
+
+def test_a_job_that_fails_fails_once_for_every_waiter():
+    """A failure that is not its owner's Cancel (a bug in the job, its
+    worker killed) is every waiter's answer too: it is not run again once
+    per waiter, each failing in turn."""
+    def fail():
+        raise RuntimeError("the worker process failed")
+
+    jobs, job = SharedJobs(), Job(fail)
+    owner, owned = in_a_thread(lambda: jobs.run("key", job))
+    assert job.started.wait(30)
+    followers = []
+    for _ in range(4):
+        heard = threading.Event()
+        followers.append((heard, *in_a_thread(lambda heard=heard: jobs.run("key", job, waiting=lambda *news: heard.set()))))
+    for heard, _, _ in followers:  # each is waiting on this job: it has heard its news
+        assert heard.wait(30)
+    job.release.set()
+    for thread in [owner, *(thread for _, thread, _ in followers)]:
+        thread.join(30)
+    outcomes = [owned[0], *(outcome[0] for _, _, outcome in followers)]
+    assert job.runs == 1
+    assert all(isinstance(outcome, RuntimeError) for outcome in outcomes)

@@ -124,9 +124,6 @@ def short_runs(monkeypatch):
     compiled here directly (the probe has its own tests)."""
     monkeypatch.setattr(untrusted_split, "PIECES_PER_CALL", 3)
     monkeypatch.setattr(untrusted_split, "compile_untrusted", regex.compile)
-    looped.cache_clear()
-    yield
-    looped.cache_clear()
 
 
 @pytest.mark.slow  # a second or more of drawing patterns; HYPOTHESIS_PROFILE=fuzz draws far more

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import collections
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..algorithms.hf_trainers import HFTokenizer, train_unigram, train_wordpiece
@@ -42,7 +42,7 @@ from ..corpora.samples import SAMPLES_DIR, catalog
 from ..engine.replay_tokenizer import ReplayTokenizer
 from ..engine.tokenizer import Tokenizer
 from .compression import HELD_OUT_FRACTION, split_held_out
-from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, languages, parallel_text
+from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, gini, languages, parallel_text
 
 ALGORITHMS = {
     "bpe": "BPE",
@@ -294,21 +294,6 @@ def language_tokens(tokenizer: Tokenizer | HFTokenizer) -> dict[str, int]:
     `corpus_parts(ALL_LANGUAGES)` did not see)."""
     return {code: len(tokenizer.encode(parallel_text(code, HELD_OUT_LINES), disallowed_special=()))
             for code in languages()}
-
-
-def gini(values: Sequence[float]) -> float:
-    """The Gini coefficient of `values` (0: all equal; towards 1: one holds
-    everything): the mean absolute difference of all pairs over twice the
-    mean, from the values sorted ascending as sum_i (2i - n - 1) x_(i) / (n
-    sum x), i from 1. Parity-aware BPE (arXiv 2508.04796) measures a
-    tokenizer's fairness so, over per-language token cost."""
-    ordered = sorted(values)
-    if not ordered or ordered[0] < 0:
-        raise ValueError("The Gini coefficient is for one or more amounts, none below 0.")
-    total, count = sum(ordered), len(ordered)
-    if total == 0:
-        return 0.0
-    return sum((2 * rank - count - 1) * value for rank, value in enumerate(ordered, start=1)) / (count * total)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..corpora.udhr import UDHR_DIR, declaration_texts, declarations, source
 from ..vocabularies.catalogue import encoding_source
-from .tax import Cost, TaxRow, measure
+from .tax import Cost, TaxRow, gini, measure
 
 COUNTS_FILE = UDHR_DIR / "token_counts.json"
 DEFAULT_BASE = "eng"
@@ -167,6 +167,17 @@ def words_per_declaration() -> dict[str, int]:
 
 
 # -------------------------------------------------------------- premiums
+
+
+DECLARATIONS_GINI_COST = "tokens per complete declaration (incomplete ones left out), every declaration weighted equally"
+
+
+def declarations_gini(counts: TokenizerCounts) -> float:
+    """The Gini coefficient of per-language token cost over the UDHR (see
+    `tax.cost_gini`): each complete declaration is one parallel unit, its
+    tokens its cost, every declaration weighted equally. Incomplete ones are
+    left out: they would look cheap for saying less."""
+    return gini([counts.tokens[code] for code, declaration in declarations().items() if declaration.whole])
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ from urllib.parse import urlsplit, urlunsplit
 MAX_DECK_CHARS = 8_000  # a talk of dozens of slides; a link still carries it
 MAX_SLIDES = 200
 _SAVED_PAGE = re.compile(r"[\w][\w .\-/]*\.html?(\?[^#\s]*)?(#\S*)?", re.ASCII)
+# What a browser reads otherwise than urllib: it drops tabs and line breaks
+# anywhere in a link ("/\t/evil.com" is "//evil.com", another site) and
+# reads a backslash in a path as a slash ("/\\evil.com" is "//evil.com" too).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_OFF_SITE_PATH = re.compile(r"[/\\]{2}|\\")  # "//host" leaves the server; a backslash may become a slash
 
 
 @dataclass(frozen=True)
@@ -66,14 +71,20 @@ def slide_link(link: str) -> str:
     """A link as a slide: an app address as its path and query (and
     fragment), a saved page's file name as it is; else ValueError."""
     parts = urlsplit(link)
-    if parts.scheme in ("http", "https") and parts.netloc:
-        return urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
-    if link.startswith("/") and not link.startswith("//") and not parts.scheme:
+    if _CONTROL.search(link):
+        path = None
+    elif parts.scheme in ("http", "https") and parts.netloc:
+        path = urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+    elif link.startswith("/") and not parts.scheme:
+        path = link
+    elif _SAVED_PAGE.fullmatch(link) and ".." not in link.split("?")[0]:
         return link
-    if _SAVED_PAGE.fullmatch(link) and ".." not in link.split("?")[0]:
-        return link
-    raise ValueError(f"{link!r} is not a link of this app (http://…/train?…, or /train?…) "
-                     "nor a saved page's file name (train.html)")
+    else:
+        path = None
+    if path is None or _OFF_SITE_PATH.search(re.split(r"[?#]", path, maxsplit=1)[0]):  # a query may hold anything
+        raise ValueError(f"{link!r} is not a link of this app (http://…/train?…, or /train?…) "
+                         "nor a saved page's file name (train.html)")
+    return path
 
 
 def deck_text(slides: list[Slide]) -> str:

@@ -28,6 +28,16 @@ per word, which is how a reader meets text. Words are found by ICU's word
 boundaries in every language, with dictionaries for the scripts written
 without spaces (see `words`).
 
+Inequality over all languages at once, in one number: the Gini
+coefficient of per-language token cost (`cost_gini`), the measure
+parity-aware BPE is judged by (Foroutan et al. 2025, "Tokenizer Fairness
+Gini"; computed as the authors' evaluation suite does,
+swiss-ai/tokenizer-intrinsic-evals, `metrics/gini.py`, with its default
+unit, lines): each language's cost c is its tokens per parallel unit (a
+line of the passage, aligned across languages), every language weighted
+equally, and G = sum_i sum_j |c_i - c_j| / (2 n^2 mean(c)). 0 is parity;
+the more the tokens go to a few languages, the nearer 1 - 1/n.
+
 The causal experiment: train the same algorithm on different mixes of
 languages and the premiums follow the mix. `parity_experiment` goes one
 step further: plain and parity-aware byte-level BPE (Foroutan et al.,
@@ -179,6 +189,49 @@ def premiums(tokenizers: Mapping[str, Tokenizer], base: str = "en", directory: P
     for row in corpus_table(tokenizers, base, directory):
         table[row.tokenizer][row.code] = row.premium
     return table
+
+
+def gini(values: Sequence[float]) -> float:
+    """The Gini coefficient of `values`, each weighted equally: the mean
+    absolute difference of all pairs over twice the mean,
+    sum_i sum_j |x_i - x_j| / (2 n^2 mean). Computed from the values sorted
+    ascending, where half that double sum is sum_i (2i - n - 1) x_(i) (i
+    from 1): n log n steps rather than n^2. 0 when all are equal (or all 0)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("The Gini coefficient of no values is undefined.")
+    if ordered[0] < 0:
+        raise ValueError(f"The Gini coefficient is for amounts of 0 or more, not {ordered[0]}.")
+    total, n = sum(ordered), len(ordered)
+    if total == 0:
+        return 0.0
+    return sum((2 * rank - n - 1) * value for rank, value in enumerate(ordered, start=1)) / (n * total)
+
+
+def cost_gini(costs: Mapping[str, Cost], units: Mapping[str, int]) -> float:
+    """The Gini coefficient of per-language token cost: each language's
+    tokens per parallel unit (`units[code]`: its lines, or its declarations),
+    every language weighted equally (see the module's note)."""
+    return gini([cost.tokens / units[code] for code, cost in costs.items()])
+
+
+PASSAGE_GINI_COST = "tokens per line of the passage (its sentences, aligned across languages), every language weighted equally"
+
+
+def passage_units(directory: Path = PARALLEL_DIR) -> dict[str, int]:
+    """Each language's parallel units in the passage: its lines (the same
+    sentences in every language)."""
+    return {code: sum(1 for line in parallel_lines(code, directory) if line.strip()) for code in languages(directory)}
+
+
+def passage_gini(rows: Sequence[TaxRow]) -> dict[str, float]:
+    """{tokenizer: the Gini coefficient of its per-language cost} over the
+    passage, from its rows (`tax_table`, `corpus_table`)."""
+    units = passage_units()
+    costs: dict[str, dict[str, Cost]] = {}
+    for row in rows:
+        costs.setdefault(row.tokenizer, {})[row.code] = row.cost
+    return {name: cost_gini(by_language, units) for name, by_language in costs.items()}
 
 
 def row_figures(row: TaxRow) -> dict[str, float | int | None]:

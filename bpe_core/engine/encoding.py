@@ -45,6 +45,20 @@ class Encoding(Tokenizer):
         )
         self.explicit_n_vocab = explicit_n_vocab
 
+    # tiktoken's own names for what an Encoding is built from, private there but read by code written for
+    # tiktoken: a maker's loader (Meta's, Mistral's) that built its Encoding while bpe_core stood in for tiktoken.
+    @property
+    def _pat_str(self) -> str:
+        return self.pattern
+
+    @property
+    def _mergeable_ranks(self) -> dict[bytes, int]:
+        return self._ids_by_token
+
+    @property
+    def _special_tokens(self) -> dict[str, int]:
+        return self.special_tokens
+
     def _arguments(self) -> dict:
         return dict(
             name=self.name, pat_str=self.pattern, mergeable_ranks=dict(self.mergeable_ranks),

@@ -119,8 +119,8 @@ def learn_merges(
     count}, in order of first appearance) as training numbers their units
     (`training.training_units`): UTF-8 bytes, or characters in the order of
     `base_tokens`. None where the C version is not there or cannot be exact."""
-    if _native_training is None or type(pieces) is not dict:
-        return None
+    if _native_training is None or type(pieces) is not dict or not 0 < min_count < 2**63:
+        return None  # a count the C loop's 64-bit integers cannot hold: Python's learner takes any
     alphabet = None if units == "bytes" else "".join(base_tokens)
     report_every = max(1, num_merges // 200)  # as often as the Python version reports
     learned = _native_training.learn_merges(pieces, alphabet, num_merges, min_count, deadline, progress, report_every)

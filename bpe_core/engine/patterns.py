@@ -115,38 +115,63 @@ def register_model_pattern(name: str, source: str) -> None:
         MODEL_PATTERNS[name] = source
 
 
-@functools.lru_cache(maxsize=64)
 def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a preset name or a custom regex, refusing unusable ones.
 
     A custom regex comes from a user, a link or a file, so it is compiled
-    as untrusted (see `untrusted_regex`: bounded memory and time), and so
-    is the loop it splits texts with (see `untrusted_split`), here and now:
-    a forked helper, which may start no process to try it in, finds it
-    ready. One that matches the empty string is refused too: it would
-    produce empty pieces (or, with `regex`, loop over every position),
-    never what was meant.
+    as untrusted (see `untrusted_regex`: bounded memory and time, and kept
+    only in the sandbox's bounded cache), and so is the loop it splits
+    texts with (see `untrusted_split`), here and now: a forked helper,
+    which may start no process to try it in, finds it ready. One that
+    matches the empty string is refused too: it would produce empty pieces
+    (or, with `regex`, loop over every position), never what was meant.
     """
     source = pattern_source(pattern)
     if not source:
         raise PatternError("The split pattern is empty; choose a preset or type a regex.")
     if pattern_name(pattern) != "custom":
-        compiled = regex.compile(source)
-    else:
-        from ..sandbox.untrusted_regex import compile_untrusted  # see `_sandboxed`
-        from ..sandbox.untrusted_split import looped
+        return _compile_trusted(source)
+    from ..sandbox.untrusted_regex import compile_untrusted  # see `_sandboxed`
+    from ..sandbox.untrusted_split import looped
 
-        try:
-            compiled = compile_untrusted(source)
-            looped(compiled)
-        except ValueError as error:
-            raise PatternError(f"The split pattern cannot be used: {error}.") from None
-    if compiled.match("") is not None or _matches_empty_within(compiled):
-        raise PatternError(
-            "The split pattern matches the empty string; use + instead of * "
-            "so that every piece holds at least one character."
-        )
+    try:
+        compiled = compile_untrusted(source)
+        looped(compiled)
+    except ValueError as error:
+        raise PatternError(f"The split pattern cannot be used: {error}.") from None
+    if _matches_empty(source):
+        raise PatternError(EMPTY_MATCHES)
     return compiled
+
+
+EMPTY_MATCHES = (
+    "The split pattern matches the empty string; use + instead of * so that every piece holds at least one character."
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _compile_trusted(source: str) -> regex.Pattern:
+    """A preset's or a maker's pattern, compiled once for good."""
+    compiled = regex.compile(source)
+    if compiled.match("") is not None or _finds_empty(compiled, timeout=None):
+        raise PatternError(EMPTY_MATCHES)
+    return compiled
+
+
+@functools.lru_cache(maxsize=256)
+def _matches_empty(source: str) -> bool:
+    """Whether a custom pattern matches the empty string, judged once (kept
+    by its text, not its compiled program)."""
+    from ..sandbox.untrusted_regex import compile_untrusted  # see `_sandboxed`
+    from ..sandbox.untrusted_split import within_own_time
+
+    compiled = compile_untrusted(source)
+    if compiled.match("") is not None:
+        return True
+    try:
+        return within_own_time(functools.partial(_finds_empty, compiled), 1.0)
+    except TimeoutError:  # a slow pattern is the probe's and the deadline's concern, not this check's
+        return False
 
 
 # Where a pattern that never matches "" alone may still match emptily: at a
@@ -154,11 +179,8 @@ def compile_pattern(pattern: str) -> regex.Pattern:
 _EMPTY_MATCH_SAMPLE = "a b, 1\n\té-"
 
 
-def _matches_empty_within(compiled: regex.Pattern) -> bool:
-    try:
-        return any(match.start() == match.end() for match in compiled.finditer(_EMPTY_MATCH_SAMPLE, timeout=1.0))
-    except TimeoutError:  # a slow pattern is the probe's and the deadline's concern, not this check's
-        return False
+def _finds_empty(compiled: regex.Pattern, timeout: float | None) -> bool:
+    return any(match.start() == match.end() for match in compiled.finditer(_EMPTY_MATCH_SAMPLE, timeout=timeout))
 
 
 # `_sandboxed`: only custom patterns import the sandbox (`untrusted_regex`,

@@ -4,7 +4,8 @@
   trace (`save_tokenizer`, `load_tokenizer`);
 - `tiktoken_file`: tiktoken's `.tiktoken` rank files, and tiktoken's own
   `Encoding` built from a tokenizer;
-- `hf_json`: Hugging Face's `tokenizer.json`.
+- `hf_json`: Hugging Face's `tokenizer.json`;
+- `data_gym`: GPT-2's vocabulary as first released (`vocab.bpe` and `encoder.json`).
 
 Every reader raises `TokenizerFileError` with the reason for a file it
 cannot use faithfully. `tokenizer_from_file` reads whichever one a user

@@ -34,6 +34,7 @@ CONFIG = "tokenizer_config.json"
 TEMPLATE = "chat_template.jinja"
 FILES = (TOKENIZER, CONFIG, TEMPLATE)
 MAX_CONFIG_BYTES = 5_000_000  # Gemma 3's, which lists 6,415 added tokens, is 1.2 MB
+MAX_ZIP_MEMBERS = 10_000  # a model folder holds tens of files; reading 240,000 members' entries took half a minute
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,10 @@ def read_folder(path: Path) -> ModelFolder:
 def read_zip(name: str, data: bytes) -> ModelFolder:
     """A .zip of a folder: the files beside its shallowest tokenizer.json
     (a zip of folder "gemma" holds "gemma/tokenizer.json")."""
+    members = zip_member_count(data)
+    if members is not None and members > MAX_ZIP_MEMBERS:
+        raise TokenizerFileError(f"{name} holds {members:,} files; a model folder's .zip holds at most "
+                                 f"{MAX_ZIP_MEMBERS:,}.")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         entries = {PurePosixPath(info.filename): info for info in archive.infolist() if not info.is_dir()}
@@ -104,6 +109,17 @@ def read_zip(name: str, data: bytes) -> ModelFolder:
         except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as error:
             raise TokenizerFileError(f"Cannot unpack {file_name} from {name} ({error}).") from None
     return folder_from_files(name, files)
+
+
+def zip_member_count(data: bytes) -> int | None:
+    """How many members a .zip says it holds, read from its end record
+    (the last 22 bytes but a comment) before `zipfile` reads an entry for
+    each; 65,535 (the most the record holds) for a ZIP64 archive, None
+    where no end record is found (`zipfile` then says what is wrong)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 65_535))
+    if end < 0 or len(data) < end + 12:
+        return None
+    return int.from_bytes(data[end + 10:end + 12], "little")
 
 
 def cached_model_folder(model_id: str) -> ModelFolder:

@@ -173,7 +173,7 @@ def hf_tokenizer_json(tokenizer: Tokenizer) -> str:
 # ------------------------------------------------------------------- read
 
 
-def tokenizer_from_hf_json(text: str | bytes | dict, name: str) -> Tokenizer:
+def tokenizer_from_hf_json(text: str | bytes | object, name: str) -> Tokenizer:
     """A tokenizer from a Hugging Face byte-level BPE `tokenizer.json`, such
     as GPT-2's, one trained with the `tokenizers` ByteLevel BPE trainer, or
     one exported by `to_hf_json` (the tests load all three).
@@ -213,8 +213,10 @@ def tokenizer_from_hf_json(text: str | bytes | dict, name: str) -> Tokenizer:
     return tokenizer_or_file_error(name, pattern, vocab, special_tokens)
 
 
-def _json_object(text: str | bytes | dict) -> dict:
-    document = text if isinstance(text, dict) else parse_json(text, "a tokenizer.json")
+def _json_object(text: str | bytes | object) -> dict:
+    """The file's JSON object: `text` read, or, when the caller has read
+    the file already (see `tokenizer_from_file`), whatever JSON it holds."""
+    document = parse_json(text, "a tokenizer.json") if isinstance(text, (str, bytes)) else text
     if not isinstance(document, dict):
         raise TokenizerFileError(
             f"Not a tokenizer.json: the file holds a JSON {type(document).__name__}, not an object."
@@ -392,7 +394,7 @@ def _special_tokens(added_tokens: object) -> dict[str, int]:
     for index, added in enumerate(added_tokens):
         if not (isinstance(added, dict) and isinstance(added.get("content"), str) and added["content"]):
             raise TokenizerFileError(f'added_tokens[{index}] needs a non-empty "content" and an "id".')
-        check_token_id(added["id"], f"added_tokens[{index}]")
+        check_token_id(added.get("id"), f"added_tokens[{index}]")
         if added.get("special"):
             specials[added["content"]] = added["id"]
     return specials

@@ -31,13 +31,27 @@ class TokenizerFileError(ValueError):
     """A file that is not a readable tokenizer (of the format it claims)."""
 
 
+# Lists and objects a file may open: o200k_base as a tokenizer.json opens
+# about 450,000 (a list per merge). Each costs Python 50-100 bytes and a
+# call: 50 MB of "[]," is 17 million lists, 1.3 GB and seconds of reading.
+MAX_JSON_CONTAINERS = 2_000_000
+
+
 def parse_json(text: str | bytes, what: str = "a tokenizer file") -> object:
     """A file's JSON, or TokenizerFileError saying why not: JSON as the
     standard has it (no NaN or Infinity, which Python's reader accepts),
     numbers Python will read (not 5,000 digits long), nesting Python's
-    recursion can follow."""
+    recursion can follow, at most MAX_JSON_CONTAINERS lists and objects
+    (counted before reading: every "[" and "{", those inside strings too,
+    which only errs towards refusing a file no tokenizer writes)."""
     if isinstance(text, bytes) and text.startswith(b"\xef\xbb\xbf"):
         text = text[3:]  # a UTF-8 byte order mark, as some editors write
+    containers = text.count(b"[" if isinstance(text, bytes) else "[") + text.count(b"{" if isinstance(text, bytes) else "{")
+    if containers > MAX_JSON_CONTAINERS:
+        raise TokenizerFileError(
+            f"Not {what}: its JSON opens {containers:,} lists and objects; a tokenizer file opens at most "
+            f"{MAX_JSON_CONTAINERS:,} (o200k_base's tokenizer.json about 450,000)."
+        )
     try:
         return strict_json(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import multiprocessing
 import multiprocessing.util  # noqa: F401 - registers its exit function now, before SpareWorkers does
 import os
 import threading
@@ -32,10 +33,19 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import NamedTuple
 
 from ..engine.patterns import PatternError
-from ..sandbox.worker_processes import worker_context
-from .machine_turns import MACHINE_TURNS, NoTurnError
+from ..sandbox.worker_processes import (
+    cap_this_process,
+    end_group_with,
+    end_worker,
+    forget_fork_server,
+    lifeline,
+    worker_context,
+)
+from ..sandbox.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, UnsafeFolderError
 
 GRACE_SECONDS = 15.0  # past the deadline, for the job to stop by itself and send what it has
 MAX_WAIT_SECONDS = 180.0  # for a turn, when every core is busy with other visitors' jobs
@@ -59,7 +69,7 @@ class JobWords:
 
 
 class OverBudgetError(ValueError):
-    """The job needed more memory or time than its budget, or waited too long for a core."""
+    """The job needed more memory or time than its budget, or could not have a core."""
 
 
 class OutOfTime(Exception):
@@ -74,14 +84,21 @@ def run_within_budget(
     *,
     progress: Callable[[int, int], None] | None = None,
     waiting: Callable[[int], None] | None = None,
+    turns: MachineTurns | None = None,
 ):
     """`job(*arguments, deadline=, progress=)` in a process of its own,
-    within `budget`, once a core is free: its result. A ValueError the job
+    within `budget`, once a core is free in `turns` (MACHINE_TURNS, the
+    jobs' line, unless another is named): its result. A ValueError the job
     raises (bad settings; a PatternError) is raised here; running out of
     memory or time, OverBudgetError; a bug in the job, RuntimeError with
     its traceback."""
-    with _turn(words, waiting):
-        process, connection = SPARE_WORKERS.take()
+    with _turn(words, waiting, turns or MACHINE_TURNS):
+        try:
+            worker = SPARE_WORKERS.take()
+        except OSError as error:  # no process to be had (see `_start_worker`): the visitor's one line, not a traceback
+            raise OverBudgetError(f"{words.doing} could not start: this server has no process to run it in now "
+                                  f"({error.strerror or error}); try again in a minute, or {words.instead}.") from None
+        connection = worker.connection
         connection.send((job, arguments, budget))
         hard_stop = time.monotonic() + budget.seconds + GRACE_SECONDS
         done = (0, 0)
@@ -114,22 +131,22 @@ def run_within_budget(
                 else:  # "failed": a bug, to be seen in full
                     raise RuntimeError(f"{words.doing} failed in its worker process:\n{value}")
         finally:
-            connection.close()
-            process.kill()
-            process.join()
+            worker.end()
 
 
 @contextlib.contextmanager
-def _turn(words: JobWords, waiting: Callable[[int], None] | None) -> Iterator[None]:
+def _turn(words: JobWords, waiting: Callable[[int], None] | None, turns: MachineTurns) -> Iterator[None]:
     """Wait until a core of this machine is free for this job, and hold it."""
     try:
-        with MACHINE_TURNS.turn(wait_seconds=MAX_WAIT_SECONDS, waiting=waiting):
+        with turns.turn(wait_seconds=MAX_WAIT_SECONDS, waiting=waiting):
             yield
     except NoTurnError:
         raise OverBudgetError(
             f"Every core of this server has been busy with other visitors' jobs for {MAX_WAIT_SECONDS:g} s; try "
             f"again in a minute, or {words.instead}."
         ) from None
+    except UnsafeFolderError as error:  # for whoever runs the server to fix; meanwhile no job takes a core
+        raise OverBudgetError(f"This server cannot run jobs now: {error}; {words.instead}.") from None
 
 
 class SpareWorkers:
@@ -142,7 +159,7 @@ class SpareWorkers:
     cap or a clock: both start when the job arrives."""
 
     def __init__(self):
-        self._spare: tuple | None = None  # (process, connection) of the worker waiting for a job
+        self._spare: Worker | None = None  # the worker waiting for a job
         self._lock = threading.Lock()
         # An idle spare would hold up this process's exit: close it first.
         # Exit functions run last registered first, and multiprocessing's own,
@@ -150,12 +167,12 @@ class SpareWorkers:
         # module was imported (above, whatever else this process imports).
         atexit.register(self.close)
 
-    def take(self) -> tuple:
-        """A worker waiting for its job (started now if none is ready): its
-        process and its end of their pipe. Its replacement starts at once."""
+    def take(self) -> Worker:
+        """A worker waiting for its job (started now if none is ready). Its
+        replacement starts at once."""
         with self._lock:
             ready, self._spare = self._spare, None
-            if ready is None or not ready[0].is_alive():
+            if ready is None or not ready.process.is_alive():
                 ready = _start_worker()
         threading.Thread(target=self.prepare, name="spare worker", daemon=True).start()
         return ready
@@ -169,30 +186,52 @@ class SpareWorkers:
     def close(self) -> None:
         with self._lock:
             if self._spare is not None:
-                process, connection = self._spare
-                connection.close()
-                process.kill()
-                process.join()
+                self._spare.end()
                 self._spare = None
 
 
-def _start_worker() -> tuple:
+class Worker(NamedTuple):
+    process: multiprocessing.process.BaseProcess
+    connection: Connection  # the server's end of their pipe: the job goes one way, news the other
+    lifeline: Connection  # the server's end of the worker's lifeline (see `worker_processes`)
+
+    def end(self) -> None:
+        """End the worker and whatever its job started."""
+        self.connection.close()
+        self.lifeline.close()
+        end_worker(self.process)
+
+
+def _start_worker() -> Worker:
+    """A new worker; if the fork server no longer answers, a new fork server first."""
+    try:
+        return _start_worker_now()
+    except OSError:  # ConnectionRefusedError, FileNotFoundError: its socket is there, nobody listens
+        forget_fork_server()
+        return _start_worker_now()
+
+
+def _start_worker_now() -> Worker:
     context = worker_context()
     ours, theirs = context.Pipe()
-    process = context.Process(target=_in_the_process, args=(theirs,), name="budgeted job")  # not a daemon:
-    process.start()  # its job may start helpers of its own
+    their_lifeline, our_lifeline = lifeline(context)
+    process = context.Process(target=_in_the_process, args=(theirs, their_lifeline), name="budgeted job")  # not a
+    process.start()  # daemon: its job may start helpers of its own
     theirs.close()
-    return process, ours
+    their_lifeline.close()
+    return Worker(process, ours, our_lifeline)
 
 
-def _in_the_process(connection) -> None:
-    """In the worker's process: wait for a job, cap memory, run it, send its result."""
+def _in_the_process(connection, lifeline_end) -> None:
+    """In the worker's process: wait for a job, cap memory, run it, send its
+    result; all along, end with the server (see `worker_processes`)."""
+    end_group_with(lifeline_end)
     try:
         job, arguments, budget = connection.recv()
     except EOFError:  # the server ended, or closed its spare
         return
     deadline = time.monotonic() + budget.seconds
-    cap_memory(budget.memory_bytes)
+    cap_this_process(budget.memory_bytes)
     # A job is one core's work: Hugging Face's trainers would otherwise
     # start a thread per core of the machine (Rayon's pool, made at first use).
     os.environ["RAYON_NUM_THREADS"] = "1"
@@ -205,6 +244,8 @@ def _in_the_process(connection) -> None:
         connection.send(("memory", None))
     except ImportError as error:  # a library the job loads late may not fit under the cap either
         connection.send(("memory", None) if "failed to map segment" in str(error) else ("failed", traceback.format_exc()))
+    except RuntimeError as error:  # nor may a thread's stack (training counts with threads)
+        connection.send(("memory", None) if "can't start new thread" in str(error) else ("failed", traceback.format_exc()))
     except PatternError as error:
         connection.send(("pattern", str(error)))
     except ValueError as error:
@@ -214,18 +255,6 @@ def _in_the_process(connection) -> None:
 
 
 SPARE_WORKERS = SpareWorkers()
-
-
-def cap_memory(extra_bytes: int) -> None:
-    """Let this process grow by at most `extra_bytes` (a MemoryError past that)."""
-    try:
-        import resource
-
-        with open("/proc/self/status", encoding="ascii") as status:
-            size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
-        resource.setrlimit(resource.RLIMIT_AS, (size + extra_bytes, size + extra_bytes))
-    except (ImportError, OSError, StopIteration, ValueError):  # not Linux: only the deadline bounds the job
-        pass
 
 
 def _over_memory(words: JobWords, budget: Budget) -> str:

@@ -21,6 +21,7 @@ from ..algorithms.hf_trainers import HFTokenizer
 from ..algorithms.picky import train_picky
 from ..algorithms.superbpe import train_superbpe
 from ..analysis.tax import ParityExperiment, parity_experiment
+from ..engine.patterns import compile_pattern
 from ..engine.tokenizer import Tokenizer
 from ..engine.training import train
 from .budgeted_jobs import Budget, JobWords, OutOfTime, OverBudgetError, run_within_budget
@@ -64,6 +65,8 @@ def train_within_budget(
     `waiting(jobs ahead in line)` is called four times a second."""
     if algorithm not in TRAINERS:
         raise ValueError(f"No algorithm {algorithm!r}; there are {', '.join(TRAINERS)}.")
+    if "pattern" in settings:  # a visitor's regex is tried by a probe before a job takes a turn for it
+        compile_pattern(settings["pattern"])
     return run_within_budget(_train, (corpus, algorithm, settings), budget, TRAINING, progress=progress, waiting=waiting)
 
 

@@ -5,10 +5,12 @@ same moment; without sharing, each would take a turn at the machine's cores
 (see `machine_turns`) and do the same work. Here the first request runs the
 job and the others wait for its result, hearing its progress as it goes.
 
-A job's own verdict (a ValueError: bad settings, over budget) is every
-waiter's answer. A job that ends any other way was stopped by the visitor
-who ran it (a click on Cancel, a closed tab): that ends only their wait;
-the next waiter runs the job instead.
+A job's result is every waiter's answer, and so is its failure: a verdict
+(a ValueError: bad settings, over budget) or a bug, raised once, not once
+per waiter. One ending only is not: a job stopped by the visitor who ran it
+(a click on Cancel, a closed tab: an exception raised in that visitor's
+own `progress` or `waiting`) ends only their wait; the next waiter runs the
+job instead.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class _Running(Generic[Result]):
         self.news: tuple[str, tuple] | None = None  # ("progress", (done, total)) or ("waiting", (ahead,))
         self.result: Result | None = None
         self.error: BaseException | None = None
+        self.stopped_by_its_runner = False  # its runner's own listener raised: they cancelled, nobody else did
 
 
 class SharedJobs(Generic[Result]):
@@ -59,7 +62,7 @@ class SharedJobs(Generic[Result]):
                 _tell(listeners, running.news)
             if running.error is None:
                 return running.result
-            if isinstance(running.error, ValueError):  # the job's own verdict
+            if not running.stopped_by_its_runner:
                 raise running.error
             # Stopped by the visitor who ran it: run it for this one.
 
@@ -67,7 +70,11 @@ class SharedJobs(Generic[Result]):
         def hear(kind: str) -> Listener:
             def listener(*values) -> None:
                 running.news = (kind, values)
-                _tell(listeners, running.news)
+                try:
+                    _tell(listeners, running.news)
+                except BaseException:
+                    running.stopped_by_its_runner = True
+                    raise
             return listener
 
         try:

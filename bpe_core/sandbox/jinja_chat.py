@@ -31,7 +31,8 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .worker_processes import helper_context
+from .machine_turns import CHECK_TURNS, NoTurnError, UnsafeFolderError
+from .worker_processes import cap_this_process, end_worker, helper_context
 
 RENDER_CPU_SECONDS = 3  # of processor time, for the throwaway process to render
 RENDER_WAIT_SECONDS = 60.0  # of the clock: on a busy machine the process may get little of a core
@@ -193,7 +194,20 @@ def render(template: str, messages: Sequence[Mapping[str, str]], variables: Mapp
 
 def render_untrusted(template: str, messages: Sequence[Mapping[str, str]], variables: Mapping[str, str]) -> Rendered:
     """`render` in a throwaway process with a memory cap and a limit on
-    processor time: for a template from a visitor's folder."""
+    processor time, in its turn in the machine's line for checks (see
+    `machine_turns`): for a template from a visitor's folder."""
+    try:
+        with CHECK_TURNS.turn(wait_seconds=RENDER_WAIT_SECONDS):
+            kind, value = _render_in_a_throwaway_process(template, messages, variables)
+    except (NoTurnError, UnsafeFolderError):
+        raise TemplateProblem("The chat template cannot be rendered now: the server is busy checking other "
+                              "visitors' input; try again in a minute.") from None
+    if kind == "problem":
+        raise TemplateProblem(value)
+    return value
+
+
+def _render_in_a_throwaway_process(template: str, messages: Sequence[Mapping[str, str]], variables: Mapping[str, str]):
     context = helper_context()
     receiver, sender = context.Pipe(duplex=False)
     arguments = (template, [dict(turn) for turn in messages], dict(variables), sender)
@@ -202,20 +216,18 @@ def render_untrusted(template: str, messages: Sequence[Mapping[str, str]], varia
         process.start()
     except (OSError, AssertionError) as error:  # no process to be had here (a daemon may start none)
         raise TemplateProblem(f"The chat template cannot be rendered safely here: no process to render it in ({error}).") from None
-    sender.close()
+    finally:
+        sender.close()
     try:
         if not receiver.poll(RENDER_WAIT_SECONDS):
             raise TemplateProblem(TOO_SLOW)
-        kind, value = receiver.recv()
+        return receiver.recv()
     except EOFError:  # the kernel stopped it at its processor time or its memory cap
         process.join()
         raise TemplateProblem(TOO_SLOW if process.exitcode == -signal.SIGXCPU else TOO_BIG) from None
     finally:
-        process.kill()
-        process.join()
-    if kind == "problem":
-        raise TemplateProblem(value)
-    return value
+        receiver.close()
+        end_worker(process)
 
 
 TOO_SLOW = f"The chat template ran for more than {RENDER_CPU_SECONDS} s of processor time (does it loop?)."
@@ -224,16 +236,7 @@ TOO_BIG = f"The chat template needs more than {RENDER_MEMORY_BYTES // 1_000_000}
 
 def _render_capped(template: str, messages: list, variables: dict, sender) -> None:
     """In the throwaway process: cap memory and processor time, render, report."""
-    try:
-        import resource
-
-        from .untrusted_regex import _address_space
-
-        grown = _address_space() + RENDER_MEMORY_BYTES
-        resource.setrlimit(resource.RLIMIT_AS, (grown, grown))
-        resource.setrlimit(resource.RLIMIT_CPU, (RENDER_CPU_SECONDS, RENDER_CPU_SECONDS + 1))
-    except (ImportError, OSError, ValueError):  # not Linux: the clock alone bounds it
-        pass
+    cap_this_process(RENDER_MEMORY_BYTES, RENDER_CPU_SECONDS)
     try:
         sender.send(("done", render(template, messages, variables)))
     except TemplateProblem as problem:

@@ -4,10 +4,18 @@ A custom split pattern may backtrack catastrophically (`(?:a|aa)+$` on a
 run of "a"s), and even one that cannot backtrack at all may be quadratic
 over a text: `\\w++x|\\w` on a long word without "x" scans from every
 start to the word's end. So vetting a pattern's shape cannot spare it a
-deadline on a long enough text: every custom pattern splits under one, the
-`regex` module's `timeout=`, in CPU seconds of this process. It matches
-with the interpreter lock released (`concurrent`), so that a slow pattern
-in one session's view does not hold every other session meanwhile.
+deadline on a long enough text: every custom pattern splits under one, in
+seconds of this thread's own processor time, so that other sessions' work
+meanwhile neither shortens it nor counts against it. It matches with the
+interpreter lock released (`concurrent`), so that a slow pattern in one
+session's view does not hold every other session meanwhile.
+
+The `regex` module's `timeout=` counts the processor time of the whole
+process instead: two threads with a second each stopped after half a second
+of their own work. So each call is given what is left of this thread's
+time, and one that runs out before this thread's time does (other threads
+ran the process's clock out) is made again from where it stopped
+(`within_own_time`).
 
 The `regex` module reads its clock every 256 backtracking steps and at the
 start of every match, and that clock is a system call, dearer than
@@ -24,6 +32,10 @@ the next call starts where this one stopped, with what is left of the
 deadline. The clock is read once per call and every 256 backtracking steps
 as before, and the split costs what an unguarded `findall` costs.
 
+The loop is compiled as untrusted too, and kept only in the sandbox's
+bounded cache of compiled regexes (see `untrusted_regex`), like the
+pattern itself.
+
 A few patterns mean something else inside such a loop; those are split by
 `findall`, one guarded match per piece (see `looped`). So is a text on
 which the pattern matches the empty string, which ends the loop early.
@@ -31,13 +43,15 @@ which the pattern matches the empty string, which ends the loop early.
 
 from __future__ import annotations
 
-import functools
 import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import regex
 
 from .untrusted_regex import compile_untrusted
 
+Result = TypeVar("Result")
 PIECES_PER_CALL = 256  # the pieces a call finds at most: as many as the backtracking steps between clock reads
 
 # Flags under which one match of the loop is not `findall`'s matches in
@@ -58,8 +72,9 @@ _LOOP_CHANGING_SYNTAX = regex.compile(r"(\\[GK]|\(\*|\{[^}]*[deis])|\\[pPNx]\{[^
 
 def split_within(compiled: regex.Pattern, text: str, seconds: float) -> list[str]:
     """The non-empty matches of `compiled` in `text`, in order, as `findall`
-    finds them; a TimeoutError once they take `seconds` of CPU time."""
-    deadline = time.process_time() + seconds
+    finds them; a TimeoutError once they take `seconds` of this thread's
+    processor time."""
+    deadline = time.thread_time() + seconds
     pieces = _through_the_loop(compiled, text, deadline, _captured_pieces)
     if pieces is None:
         pieces = [match[0] for match in _one_match_each(compiled, text, deadline)]
@@ -68,11 +83,30 @@ def split_within(compiled: regex.Pattern, text: str, seconds: float) -> list[str
 
 def spans_within(compiled: regex.Pattern, text: str, seconds: float) -> list[tuple[int, int]]:
     """The (start, end) of every match that `split_within` gives."""
-    deadline = time.process_time() + seconds
+    deadline = time.thread_time() + seconds
     spans = _through_the_loop(compiled, text, deadline, _captured_spans)
     if spans is None:
         spans = [match.span() for match in _one_match_each(compiled, text, deadline)]
     return spans
+
+
+def within_own_time(call: Callable[[float], Result], seconds: float) -> Result:
+    """`call(timeout)`, a call of the `regex` module given a `timeout`,
+    within `seconds` of this thread's processor time: made again with what
+    is left while its timeout, which counts the whole process's time, runs
+    out before this thread's does. A TimeoutError once this thread's runs out."""
+    return _until_own_deadline(call, time.thread_time() + seconds)
+
+
+def _until_own_deadline(call: Callable[[float], Result], deadline: float) -> Result:
+    while True:
+        left = deadline - time.thread_time()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        try:
+            return call(left)
+        except TimeoutError:
+            continue  # the process's time ran out first: other threads' work, not this one's
 
 
 def _through_the_loop(compiled: regex.Pattern, text: str, deadline: float, read) -> list | None:
@@ -87,7 +121,9 @@ def _through_the_loop(compiled: regex.Pattern, text: str, deadline: float, read)
     found: list = []
     position = 0
     while position < len(text):
-        run = loop.match(text, position, timeout=_seconds_left(deadline), concurrent=True)
+        run = _until_own_deadline(
+            lambda timeout: loop.match(text, position, timeout=timeout, concurrent=True), deadline  # noqa: B023
+        )
         more = read(run)
         if more is None:
             return None
@@ -106,18 +142,25 @@ def _captured_spans(run: regex.Match) -> list[tuple[int, int]] | None:
     return None if any(start == end for start, end in spans) else spans
 
 
-def _one_match_each(compiled: regex.Pattern, text: str, deadline: float):
-    """`findall`'s way: one guarded match per piece, empty ones left out."""
-    for match in compiled.finditer(text, timeout=_seconds_left(deadline), concurrent=True):
-        if match.end() > match.start():
-            yield match
+def _one_match_each(compiled: regex.Pattern, text: str, deadline: float) -> Iterator[regex.Match]:
+    """`findall`'s way: one guarded match per piece, empty ones left out.
+    Where the process's time runs out first, the matching goes on from the
+    end of the last piece found, as `finditer` itself would."""
+    position = 0
+    while True:
+        left = deadline - time.thread_time()
+        if left <= 0:
+            raise TimeoutError("regex timed out")
+        try:
+            for match in compiled.finditer(text, position, timeout=left, concurrent=True):
+                if match.end() > match.start():
+                    position = match.end()
+                    yield match
+            return
+        except TimeoutError:
+            continue
 
 
-def _seconds_left(deadline: float) -> float:
-    return max(deadline - time.process_time(), 0.0)  # a negative timeout would mean none at all
-
-
-@functools.lru_cache(maxsize=64)
 def looped(compiled: regex.Pattern) -> regex.Pattern | None:
     """The loop over `compiled` (see the module's note), itself compiled as
     untrusted; None where a loop would not give `findall`'s matches: for the

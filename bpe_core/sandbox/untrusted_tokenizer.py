@@ -15,11 +15,12 @@ backtracking costs that text its encoding, not the server its time.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import signal
 
-from .untrusted_regex import PROBE_TEXT, PROBE_WAIT_SECONDS, _address_space
-from .worker_processes import helper_context
+from .untrusted_regex import PROBE_TEXT, PROBE_WAIT_SECONDS
+from .machine_turns import CHECK_TURNS, NoTurnError, UnsafeFolderError
+from .worker_processes import cap_this_process, end_worker, helper_context
 
 PROBE_CPU_SECONDS = 30  # Gemma 3's 33 MB file loads in about 3 s
 PROBE_MEMORY_BYTES = 2_000_000_000  # ... and takes about 300 MB
@@ -30,40 +31,68 @@ STOPPED = (f"loading it and encoding a short text stopped the process trying it 
            f"{PROBE_MEMORY_BYTES // 1_000_000_000} GB, or a crash)")
 
 
-@functools.lru_cache(maxsize=16)
 def check_untrusted_tokenizer(tokenizer_json: str) -> str | None:
     """None if `tokenizers` loads this file and encodes a sample within
-    bounds, else why not (kept: a file is judged once, not at every rerun)."""
+    bounds, else why not. A verdict is kept (a file is judged once, not at
+    every rerun), but not the lack of one: a file that found no process or
+    no turn to be tried in is tried again next time. Verdicts are kept by
+    the file's SHA-256, not the file: a cache keyed by the text would hold
+    up to 16 visitors' 50 MB files for the server's lifetime."""
+    fingerprint = hashlib.sha256(tokenizer_json.encode("utf-8", "surrogatepass")).hexdigest()
+    if fingerprint not in _VERDICTS:
+        try:
+            verdict = _verdict(tokenizer_json)
+        except NoProbe as no_probe:
+            return str(no_probe)
+        _VERDICTS[fingerprint] = verdict
+        while len(_VERDICTS) > KEPT_VERDICTS:
+            del _VERDICTS[next(iter(_VERDICTS))]  # the oldest
+    return _VERDICTS[fingerprint]
+
+
+KEPT_VERDICTS = 256
+_VERDICTS: dict[str, str | None] = {}  # SHA-256 of a file -> its verdict, oldest first
+
+
+class NoProbe(Exception):
+    """No probe could be had for a file just now."""
+
+
+def _verdict(tokenizer_json: str) -> str | None:
+    try:
+        with CHECK_TURNS.turn(wait_seconds=PROBE_WAIT_SECONDS):  # a turn in the machine's line for checks
+            return _probe_now(tokenizer_json)
+    except NoTurnError:
+        raise NoProbe("the server is busy checking other visitors' files; try again in a minute") from None
+    except UnsafeFolderError as error:
+        raise NoProbe(f"this server cannot try files now ({error})") from None
+
+
+def _probe_now(tokenizer_json: str) -> str | None:
     context = helper_context()
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_probe, args=(tokenizer_json, sender), daemon=True)
     try:
         process.start()
     except (OSError, AssertionError) as error:
-        return f"there is no process to try it in here ({error})"
-    sender.close()
+        raise NoProbe(f"there is no process to try it in here ({error})") from None
+    finally:
+        sender.close()
     try:
         if receiver.poll(PROBE_WAIT_SECONDS):
             return receiver.recv()
-        return TOO_SLOW
+        raise NoProbe("the server is too busy to try it now; try again in a minute")  # the clock's, not the file's
     except EOFError:  # the kernel stopped it at its processor time or its memory cap, or it crashed
         process.join()
         return TOO_SLOW if process.exitcode in (-signal.SIGXCPU, -signal.SIGKILL) else STOPPED
     finally:
-        process.kill()
-        process.join()
+        receiver.close()
+        end_worker(process)
 
 
 def _probe(tokenizer_json: str, sender) -> None:
     """In the throwaway process: cap memory and processor time, load, encode, report."""
-    try:
-        import resource
-
-        grown = _address_space() + PROBE_MEMORY_BYTES
-        resource.setrlimit(resource.RLIMIT_AS, (grown, grown))
-        resource.setrlimit(resource.RLIMIT_CPU, (PROBE_CPU_SECONDS, PROBE_CPU_SECONDS + 1))
-    except (ImportError, OSError, ValueError):  # not Linux: the clock alone bounds it
-        pass
+    cap_this_process(PROBE_MEMORY_BYTES, PROBE_CPU_SECONDS)
     import os
 
     os.environ["RAYON_NUM_THREADS"] = "1"

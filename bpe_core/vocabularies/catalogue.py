@@ -30,7 +30,7 @@ from . import chat, zoo
 from .bundled_files import PackageFile
 from .chat import ChatError, ChatPrompt, Message, Template, render_prompt
 from .chat_templates import ShippedTemplate
-from .openai import ENCODINGS, openai_encoding, rank_file_source
+from .openai import ENCODINGS, MODEL_PREFIX_TO_ENCODING, MODEL_TO_ENCODING, openai_encoding, rank_file_source
 from .zoo import ModelPackageMissing
 
 
@@ -206,11 +206,17 @@ def list_encoding_names() -> list[str]:
 
 def encoding_name_for_model(model_name: str) -> str:
     """The encoding an OpenAI model uses ("gpt-4o" -> "o200k_base"), by
-    tiktoken's own table of models and name prefixes; KeyError for a model
-    it does not know."""
-    from tiktoken.model import encoding_name_for_model as tiktokens_table
-
-    return tiktokens_table(model_name)
+    tiktoken's own table of models and name prefixes (`openai`); KeyError,
+    with tiktoken's message, for a model it does not know."""
+    if model_name in MODEL_TO_ENCODING:
+        return MODEL_TO_ENCODING[model_name]
+    for prefix, encoding_name in MODEL_PREFIX_TO_ENCODING.items():
+        if model_name.startswith(prefix):
+            return encoding_name
+    raise KeyError(
+        f"Could not automatically map {model_name} to a tokeniser. "
+        "Please use `tiktoken.get_encoding` to explicitly get the tokeniser you expect."
+    )
 
 
 def encoding_for_model(model_name: str) -> EncodingBase:

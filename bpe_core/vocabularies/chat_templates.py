@@ -41,7 +41,7 @@ from .bundled_files import BundledFile
 from .chat import ChatError, EncodedPart, Message, Part, Template
 
 NAMED_SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
-_MARKER = re.compile("\ue000(\\d+)\ue001")
+_MARKER = re.compile("\ue000([0-9]{1,6})\ue001")
 
 
 def _token_text(value: object) -> str | None:
@@ -103,6 +103,8 @@ def _regions(rendered: Rendered, messages: Sequence[Message], bos: str | None) -
     text token the prompt starts with. Where the markers do not account for
     the prompt (a template that transforms the text), it is all template."""
     text, pieces = rendered.text, _MARKER.split(rendered.marked)  # template, turn, template, turn, ..., template
+    if any(int(turn) >= len(messages) for turn in pieces[1::2]):
+        return [(0, "template", None)]  # a marker the template wrote itself (its own text, a variable), not a turn's
     regions, position, said_to = [], 0, 0
     for index in range(0, len(pieces), 2):
         template = pieces[index]

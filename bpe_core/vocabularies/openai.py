@@ -9,7 +9,9 @@ tiktoken's own (`tiktoken_ext/openai_public.py`).
 - `openai_encoding(name)`: the vocabulary in this project's engine, giving
   tiktoken's ids plus what the playground needs (offsets, merges, steps);
 - `tiktoken_encoding(name)`: a real `tiktoken.Encoding` over the same ranks;
-- `load_ranks(name)`: the verified ranks themselves.
+- `load_ranks(name)`: the verified ranks themselves (`rank_file_contents(name)`: the file);
+- `MODEL_TO_ENCODING`, `MODEL_PREFIX_TO_ENCODING`: which encoding each of
+  OpenAI's models uses, as tiktoken's own table says.
 
 Which names exist and what each is for people is said in `catalogue`.
 """
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 
 from ..engine.encoding import Encoding
 from ..engine.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN
+from ..engine.real_tiktoken import TiktokenEncoding
 from ..formats.tiktoken_file import parse_pinned_ranks
 from .bundled_files import BUNDLED_DIR, read_checked
 
@@ -102,6 +105,84 @@ ENCODINGS: dict[str, EncodingSpec] = {
     "o200k_harmony": EncodingSpec(**_O200K, special_tokens=HARMONY_SPECIAL_TOKENS),
 }
 
+# Which encoding each OpenAI model uses: tiktoken 0.14.0's tables (tiktoken/model.py, MIT), as data of
+# this package's own, so that the name `tiktoken` may be bpe_core itself (see `engine.real_tiktoken`). A model
+# is looked up by its exact name, then by the first prefix it starts with; the tests hold both tables
+# equal to the installed tiktoken's.
+MODEL_TO_ENCODING: dict[str, str] = {
+    # reasoning
+    "o1": "o200k_base",
+    "o3": "o200k_base",
+    "o4-mini": "o200k_base",
+    # chat
+    "gpt-5": "o200k_base",
+    "gpt-4.1": "o200k_base",
+    "gpt-4o": "o200k_base",
+    "gpt-4": "cl100k_base",
+    "gpt-3.5-turbo": "cl100k_base",
+    "gpt-3.5": "cl100k_base",
+    "gpt-35-turbo": "cl100k_base",  # Azure's name
+    # base
+    "davinci-002": "cl100k_base",
+    "babbage-002": "cl100k_base",
+    # embeddings
+    "text-embedding-ada-002": "cl100k_base",
+    "text-embedding-3-small": "cl100k_base",
+    "text-embedding-3-large": "cl100k_base",
+    # deprecated text, code, edit and embedding models
+    "text-davinci-003": "p50k_base",
+    "text-davinci-002": "p50k_base",
+    "text-davinci-001": "r50k_base",
+    "text-curie-001": "r50k_base",
+    "text-babbage-001": "r50k_base",
+    "text-ada-001": "r50k_base",
+    "davinci": "r50k_base",
+    "curie": "r50k_base",
+    "babbage": "r50k_base",
+    "ada": "r50k_base",
+    "code-davinci-002": "p50k_base",
+    "code-davinci-001": "p50k_base",
+    "code-cushman-002": "p50k_base",
+    "code-cushman-001": "p50k_base",
+    "davinci-codex": "p50k_base",
+    "cushman-codex": "p50k_base",
+    "text-davinci-edit-001": "p50k_edit",
+    "code-davinci-edit-001": "p50k_edit",
+    "text-similarity-davinci-001": "r50k_base",
+    "text-similarity-curie-001": "r50k_base",
+    "text-similarity-babbage-001": "r50k_base",
+    "text-similarity-ada-001": "r50k_base",
+    "text-search-davinci-doc-001": "r50k_base",
+    "text-search-curie-doc-001": "r50k_base",
+    "text-search-babbage-doc-001": "r50k_base",
+    "text-search-ada-doc-001": "r50k_base",
+    "code-search-babbage-code-001": "r50k_base",
+    "code-search-ada-code-001": "r50k_base",
+    # open source
+    "gpt2": "gpt2",
+    "gpt-2": "gpt2",
+}
+MODEL_PREFIX_TO_ENCODING: dict[str, str] = {  # tried in this order
+    "o1-": "o200k_base",
+    "o3-": "o200k_base",
+    "o4-mini-": "o200k_base",
+    "gpt-5": "o200k_base",
+    "gpt-4.5-": "o200k_base",
+    "gpt-4.1-": "o200k_base",
+    "chatgpt-4o-": "o200k_base",
+    "gpt-4o-": "o200k_base",  # gpt-4o-2024-05-13
+    "gpt-4-": "cl100k_base",  # gpt-4-0314, gpt-4-32k
+    "gpt-3.5-turbo-": "cl100k_base",
+    "gpt-35-turbo-": "cl100k_base",  # Azure's name
+    "gpt-oss-": "o200k_harmony",
+    # fine-tuned
+    "ft:gpt-4o": "o200k_base",
+    "ft:gpt-4": "cl100k_base",
+    "ft:gpt-3.5-turbo": "cl100k_base",
+    "ft:davinci-002": "cl100k_base",
+    "ft:babbage-002": "cl100k_base",
+}
+
 
 def _spec(name: str) -> EncodingSpec:
     try:
@@ -116,11 +197,22 @@ def load_ranks(name: str) -> dict[bytes, int]:
     return _verified_ranks(spec.rank_file, spec.sha256)
 
 
+def rank_file_contents(name: str) -> bytes:
+    """The bundled rank file of an encoding, decompressed and checked
+    against tiktoken's pin: the very file tiktoken downloads for it."""
+    spec = _spec(name)
+    return _checked(spec.rank_file, spec.sha256)
+
+
 @functools.cache
 def _verified_ranks(rank_file: str, sha256: str) -> dict[bytes, int]:
     """A bundled rank file, read once however many encodings share it."""
+    return parse_pinned_ranks(_checked(rank_file, sha256))
+
+
+def _checked(rank_file: str, sha256: str) -> bytes:
     rebuild = "Restore it from the project's repository (p50k_base's: bpe_core/vocabularies/files/rebuild_p50k.py)."
-    return parse_pinned_ranks(read_checked(BUNDLED_DIR / rank_file, sha256, rebuild))
+    return read_checked(BUNDLED_DIR / rank_file, sha256, rebuild)
 
 
 def _constructor_arguments(name: str) -> dict:
@@ -133,9 +225,7 @@ def _constructor_arguments(name: str) -> dict:
 @functools.cache
 def tiktoken_encoding(name: str):
     """tiktoken's own `Encoding` for `name`, built offline from the bundled ranks."""
-    import tiktoken
-
-    return tiktoken.Encoding(name, **_constructor_arguments(name))
+    return TiktokenEncoding(name, **_constructor_arguments(name))
 
 
 def openai_encoding(name: str) -> Encoding:

@@ -19,9 +19,8 @@ from bpe_core.analysis.token_cards import token_origins
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.engine.specials import found_in
-from bpe_core.formats import tokenizer_from_file
-from bpe_core.formats.hf_folder import folder_from_files, read_zip
 from bpe_core.jobs.budgeted_encoding import encode_within_budget
+from bpe_core.jobs.budgeted_reading import folder_from_upload, tokenizer_from_upload
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.model_folders import tokenizer_from_folder
 from pages.common.live_text import live_text_area, typed_text
@@ -161,15 +160,16 @@ def _load_uploaded_tokenizer(key: str, picker_key: str, folders_only: bool) -> N
 
 def uploaded_tokenizer(uploads, pattern: str, folders_only: bool = False):
     """The tokenizer uploaded files make: one file of any kind the upload
-    takes, a .zip of a model folder, or a folder's files chosen together."""
+    takes, a .zip of a model folder, or a folder's files chosen together;
+    each unpacked and parsed in a capped process (`budgeted_reading`)."""
     if len(uploads) == 1 and uploads[0].name.lower().endswith(".zip"):
-        return tokenizer_from_folder(read_zip(uploads[0].name, uploads[0].getvalue()))
+        return tokenizer_from_folder(folder_from_upload(uploads[0].name, uploads[0].getvalue()))
     if len(uploads) == 1 and not folders_only:
-        return tokenizer_from_file(uploads[0].name, uploads[0].getvalue(), pattern)
+        return tokenizer_from_upload(uploads[0].name, uploads[0].getvalue(), pattern)
     files = {upload.name: upload.getvalue() for upload in uploads}
     if len(files) < len(uploads):
         raise TokenizerFileError("two of the files have the same name; a folder holds each file once.")
-    return tokenizer_from_folder(folder_from_files("the uploaded folder", files))
+    return tokenizer_from_folder(folder_from_upload("the uploaded folder", files))
 
 
 # ------------------------------------------------------------------- text

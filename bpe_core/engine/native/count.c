@@ -219,7 +219,14 @@ static int count_text(PieceCounts *table, split_pattern pattern, const unsigned 
 
 /* ---- the Python type ---- */
 
-static int not_busy(PieceCounts *table) {
+/* Whether the table can be used now: made by its __init__ (a table made by
+   PieceCounts.__new__ alone has no slots) and not counted into by another
+   thread (which released the GIL while it counts). */
+static int ready(PieceCounts *table) {
+    if (table->slots == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "this PieceCounts was not initialised (call PieceCounts())");
+        return 0;
+    }
     if (!table->busy) return 1;
     PyErr_SetString(PyExc_RuntimeError, "another thread is counting into this PieceCounts");
     return 0;
@@ -228,7 +235,7 @@ static int not_busy(PieceCounts *table) {
 static PyObject *PieceCounts_count(PieceCounts *self, PyObject *args) {
     PyObject *text;
     int pattern;
-    if (!PyArg_ParseTuple(args, "Ui:count", &text, &pattern) || !not_busy(self)) return NULL;
+    if (!PyArg_ParseTuple(args, "Ui:count", &text, &pattern) || !ready(self)) return NULL;
     if (pattern < 0 || pattern >= SPLIT_WHOLE) return PyErr_Format(PyExc_ValueError, "no preset split numbered %d", pattern);
     Py_ssize_t length;
     const char *utf8 = PyUnicode_AsUTF8AndSize(text, &length);
@@ -251,7 +258,7 @@ static PyObject *PieceCounts_count_bytes(PieceCounts *self, PyObject *args) {
     Py_buffer data;
     int pattern;
     if (!PyArg_ParseTuple(args, "y*i:count_bytes", &data, &pattern)) return NULL;
-    if (!not_busy(self) || pattern < 0 || pattern >= SPLIT_WHOLE) {
+    if (!ready(self) || pattern < 0 || pattern >= SPLIT_WHOLE) {
         if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "no preset split numbered %d", pattern);
         PyBuffer_Release(&data);
         return NULL;
@@ -272,7 +279,7 @@ static PyObject *PieceCounts_count_bytes(PieceCounts *self, PyObject *args) {
 
 static PyObject *PieceCounts_add_pieces(PieceCounts *self, PyObject *pieces) {
     PyObject *iterator = PyObject_GetIter(pieces), *piece;
-    if (iterator == NULL || !not_busy(self)) {
+    if (iterator == NULL || !ready(self)) {
         Py_XDECREF(iterator);
         return NULL;
     }
@@ -300,7 +307,7 @@ static PyObject *PieceCounts_add(PieceCounts *self, PyObject *other_object) {
         return NULL;
     }
     PieceCounts *other = (PieceCounts *)other_object;
-    if (!not_busy(self) || !not_busy(other)) return NULL;
+    if (!ready(self) || !ready(other)) return NULL;
     for (size_t index = 0; index < other->size; index++) {
         Piece *piece = &other->pieces[index];
         if (add_piece(self, bytes_of(other, piece), piece->length, piece->hash, piece->count)) return PyErr_NoMemory();
@@ -309,7 +316,7 @@ static PyObject *PieceCounts_add(PieceCounts *self, PyObject *other_object) {
 }
 
 static PyObject *PieceCounts_to_dict(PieceCounts *self, PyObject *Py_UNUSED(ignored)) {
-    if (!not_busy(self)) return NULL;
+    if (!ready(self)) return NULL;
     PyObject *counts = PyDict_New();
     for (size_t index = 0; counts != NULL && index < self->size; index++) {
         Piece *piece = &self->pieces[index];

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.page_speed import BARE_APP  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
-CHART_PAGES = ["compression"]  # Compare, Three algorithms, Vocabulary and Tax draw their bars as HTML
+CHART_PAGES = ["compression"]  # Compare, Algorithms, Vocabulary and Tax draw their bars as HTML
 
 OBSERVE = """
 window.__longTasks = [];

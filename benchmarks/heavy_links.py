@@ -11,8 +11,8 @@ waits for its warm-up (what it trains at start is not the room's). Then:
    `--cold`: that first visit loads every bundled tokenizer and measures
    it, work that is the same for every visitor); then one visitor opens
    Home `--home-runs` times, one run after the other;
-2. the room: `--visitors` visitors each open a heavy link at once (Three
-   algorithms on the 30-language corpus, each at its own vocabulary size),
+2. the room: `--visitors` visitors each open a heavy link at once
+   (Algorithms on the 30-language corpus, each at its own vocabulary size),
    then another (the Tax page's parity experiment, each at its own number
    of merges), while that first visitor keeps opening Home;
 3. prints Home's median time in the room against its quiet time (target:
@@ -54,7 +54,7 @@ from load_test import SERVER_ENVIRONMENT, descendants, resident_mb, run_script
 
 from tests.browser import StreamlitServer
 
-VOCABULARY_SIZES = [2_500, 3_000, 3_500, 4_000, 4_500, 5_000]  # Three algorithms allows 300-8,000
+VOCABULARY_SIZES = [2_500, 3_000, 3_500, 4_000, 4_500, 5_000]  # Algorithms allows 300-8,000
 MERGE_COUNTS = [2_500, 3_000, 3_500, 4_000, 4_500, 5_000]  # the parity experiment allows 100-5,000
 TIMEOUT = 600.0
 
@@ -62,7 +62,7 @@ TIMEOUT = 600.0
 def heavy_links(visitor: int) -> list[tuple[str, str, str]]:
     """(label, page, query) of the links one visitor opens, one after the other."""
     vocab, merges = VOCABULARY_SIZES[visitor % 6], MERGE_COUNTS[visitor % 6]
-    return [(f"Three algorithms, 30 languages, vocabulary {vocab:,}", "algorithms",
+    return [(f"Algorithms, 30 languages, vocabulary {vocab:,}", "algorithms",
              f"algorithms_corpus=parallel&algorithms_vocab={vocab}"),
             (f"parity experiment, {merges:,} merges", "tax", f"tax_parity_merges={merges}")]
 

@@ -13,7 +13,7 @@ and waits for its warm-up. Then, in headless Chromium (/usr/bin/chromium):
 2. the room: `--visitors` visitors, each in a Chromium of its own started at
    the lowest priority (`nice -n 19`: they stand for the visitors' own
    machines), cold (no heavy page visited before), each open a heavy link
-   (Three algorithms on the 30-language corpus, each at its own vocabulary
+   (Algorithms on the 30-language corpus, each at its own vocabulary
    size) and then another (the Tax page's parity experiment, each at its
    own number of merges), each until fully drawn; meanwhile the first
    visitor keeps loading Home as before;

@@ -1,15 +1,17 @@
 """Encode replay: watch one word turn into its tokens, merge by merge, and
-see any of its tokens as a merge tree down to bytes.
+see any of its tokens as a merge tree down to bytes; and with BPE-dropout,
+the many segmentations the same word gets when merges are skipped at random.
 
 All the work is in `bpe_core.replay`; this page arranges the widgets.
 """
 
 import streamlit as st
 
+from bpe_core.algorithms.dropout import check_dropout, dropout_problem, sampled_ids
 from bpe_core.analysis.labels import label_text
 from bpe_core.analysis.replay import MAX_REPLAY_CHARS, merge_tree, replay, shown_bytes
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.replay import merge_tree_html, replay_frames
+from bpe_core.drawing.replay import merge_tree_html, replay_frames, segmentations_html
 from bpe_core.drawing.standalone import replay_page
 from bpe_core.drawing.step_control import view_json
 from bpe_core.engine.patterns import PatternError
@@ -18,7 +20,7 @@ from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer
 from pages.common.menus import shown_text
 from pages.common.navigation import page_header
 from pages.common.stepper import linked_step, stepper, told_position
-from pages.common.url_state import LINKED, initial_value, keep_in_link
+from pages.common.url_state import LINKED, fraction_input, initial_value, keep_in_link, whole_number_input
 from pages.common.widgets import pick_tokenizer
 
 MAX_CHARS = MAX_REPLAY_CHARS  # one word or a short phrase: every merge gets a row below
@@ -127,6 +129,48 @@ def show_replay(tokenizer, text: str) -> None:
                            key="replay_page", on_click="ignore",
                            help="This replay as one HTML file with the same step control: no server, no network.")
     show_merge_tree(tokenizer, story.tokens)
+    show_dropout(tokenizer, story.text)
+
+
+DROPOUT_OPEN, DROPOUT_P, DROPOUT_SEED, DROPOUT_SAMPLES = "replay_dropout_open", "replay_p", "replay_seed", "replay_samples"
+DEFAULT_P, DEFAULT_SAMPLES, MAX_SAMPLES_SHOWN = 0.1, 200, 2_000
+SEGMENTATIONS_SHOWN = 20  # the most frequent; the rest are counted
+
+
+def show_dropout(tokenizer, text: str) -> None:
+    """BPE-dropout (Provilkov et al. 2020): the text encoded many times, each
+    merge skipped with probability p, and how often each segmentation came
+    out. Open when a link carries its settings; p and the seed are in the link."""
+    linked = any(param in st.query_params for param in (DROPOUT_P, DROPOUT_SEED, DROPOUT_SAMPLES))
+    with st.expander("BPE-dropout: this text's segmentations when merges are skipped at random", key=DROPOUT_OPEN,
+                     expanded=linked, on_change="rerun") as section:
+        if not section.open:
+            return
+        problem = dropout_problem(tokenizer)
+        if problem:
+            st.info(markdown_literal(problem))
+            return
+        row = st.container(horizontal=True)
+        p = fraction_input(row, "p: each merge skipped with this probability", key=DROPOUT_P, value=DEFAULT_P,
+                           help="At least 0 and below 1. 0 is plain encoding; Provilkov et al. train with 0.1.")
+        seed = whole_number_input(row, "Seed", key=DROPOUT_SEED, value=0, min_value=0, max_value=2**31 - 1,
+                                  help="Draw k uses seed + k: the same seed gives the same segmentations.")
+        samples = whole_number_input(row, "Draws", key=DROPOUT_SAMPLES, value=DEFAULT_SAMPLES, min_value=1,
+                                     max_value=MAX_SAMPLES_SHOWN, step=100)
+        try:
+            check_dropout(p)
+        except ValueError as error:
+            st.error(markdown_literal(str(error)))
+            return
+        with st.spinner("Reading the merges…"):  # a large vocabulary's merge list is made once, the first time
+            drawn = sampled_ids(tokenizer, text, p, int(samples), int(seed))
+        shown = drawn[:SEGMENTATIONS_SHOWN]
+        rest = sum(count for _, count in drawn[SEGMENTATIONS_SHOWN:])
+        st.caption(f"{int(samples):,} draws, {len(drawn):,} different segmentations; the most frequent first"
+                   + (f" (the other {len(drawn) - len(shown):,}, {rest:,} draws, are left out)" if rest else "") + ". "
+                   "At every step each possible merge is skipped with probability p and drawn again at the next; "
+                   "every draw decodes to the same text.")
+        st.html(segmentations_html(tokenizer, shown, int(samples)))
 
 
 @st.fragment

@@ -63,7 +63,7 @@ def test_measures_count_tokens_words_and_what_is_lost():
         assert cost.tokens == len(tokenizer.encode(TEXT, disallowed_special=()))
         assert cost.words == count_words(TEXT) and cost.fertility == cost.tokens / cost.words
         assert measured.n_vocab == tokenizer.n_vocab
-    bpe, wordpiece, unigram = (measure_algorithm(name, three()[name], TEXT) for name in ALGORITHMS)
+    bpe, wordpiece, unigram = (measure_algorithm(name, three()[name], TEXT) for name in ("bpe", "wordpiece", "unigram"))
     assert (bpe.unknown_tokens, bpe.unknown_chars, bpe.round_trip) == (0, 0, True)  # every byte has a token
     assert "naïve" in unknown_stretches(three()["wordpiece"], TEXT) and not wordpiece.round_trip
     assert "ሰላም" in "".join(unknown_stretches(three()["unigram"], TEXT)) and unigram.unknown_chars >= 3
@@ -123,22 +123,25 @@ def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
     assert code == 1 and "trains on text, not counts" in err
 
 
-@pytest.mark.slow  # seconds: worker processes or whole vocabularies
-def test_the_page_shows_three_splits_and_their_numbers():
+THE_OLD_THREE = {"algorithms_chosen": ["bpe", "wordpiece", "unigram"]}  # the page's three before it grew
+
+
+def test_the_page_shows_each_algorithms_splits_and_numbers():
     at = open_page("pages/algorithms.py")
     assert not at.exception
     table = html_tables(at)[0].set_index("algorithm")
     assert list(table.index) == list(ALGORITHMS.values())
-    views = [element.value for element in at.html if 'class="bpe-text"' in element.value]
-    assert len(views) == 3
+    views = dict(zip(ALGORITHMS, [element.value for element in at.html if 'class="bpe-text"' in element.value]))
+    assert len(views) == 6
     framed, dropped = 'class="bpe-tok bpe-special"', 'class="bpe-dropped"'
-    assert framed in views[1] and dropped in views[1]  # WordPiece's unknown words framed, its spaces dropped
-    assert framed not in views[0] and dropped not in views[0]  # byte-level BPE keeps every byte
+    assert framed in views["wordpiece"] and dropped in views["wordpiece"]  # its unknown words framed, spaces dropped
+    for algorithm in ("bpe", "superbpe", "boundless", "picky"):  # byte-level: every byte kept
+        assert framed not in views[algorithm] and dropped not in views[algorithm]
 
 
 @pytest.mark.slow
 def test_the_page_trains_on_all_thirty_languages():
-    at = open_page("pages/algorithms.py")
+    at = open_page("pages/algorithms.py", query=THE_OLD_THREE)
     at.selectbox(key="algorithms_corpus").set_value("parallel").run()
     assert not at.exception
     bpe, wordpiece, unigram = html_tables(at)[0]["vocabulary"].tolist()
@@ -147,7 +150,7 @@ def test_the_page_trains_on_all_thirty_languages():
 
 
 def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypatch):
-    """Measuring three tokenizers on the held-out text is the same work for
+    """Measuring the tokenizers on the held-out text is the same work for
     every visitor: the second visitor's page reads the first one's."""
     first = open_page("pages/algorithms.py")
 
@@ -157,39 +160,168 @@ def test_a_second_visit_shows_the_same_measures_without_measuring_again(monkeypa
     from bpe_core.analysis import algorithms
     from bpe_core.drawing import algorithms as drawing
 
-    for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share"):
+    for name in ("measure_algorithm", "only_in_each", "unknown_stretches", "shared_share", "superwords_used", "removals"):
         monkeypatch.setattr(algorithms, name, refuse)
     monkeypatch.setattr(drawing, "algorithm_bars", refuse)  # the bars too are drawn once
     second = open_page("pages/algorithms.py")
     assert html_tables(second)[0].equals(html_tables(first)[0])
     assert not charts(first)  # its bars are HTML: the page needs no plotly.js
     (drawn,) = [element.value for element in first.html if "bpe-bars" in element.value]
-    assert drawn.count('class="bpe-bar"') == 6  # two panels of three
+    assert drawn.count('class="bpe-bar"') == 12  # two panels of six
     assert [element.value for element in second.markdown] == [element.value for element in first.markdown]
     assert [element.value for element in second.html] == [element.value for element in first.html]
 
 
-def test_the_training_popover_says_what_the_three_were_trained_on():
+def test_the_menus_say_what_was_chosen_and_trained_on():
     at = open_page("pages/algorithms.py")
     assert popover_labels(at) == [
+        "Algorithms: BPE, SuperBPE, BoundlessBPE, Picky BPE, WordPiece, Unigram",
         "Trained on Alice\\'s Adventures in Wonderland \\(English prose\\), 2,000 tokens each", "These numbers (CSV)"]
 
 
-@pytest.mark.slow  # trains the three on other texts
+def test_an_old_link_opens_the_page_with_its_settings():
+    """A link made when the page was "Three algorithms" names the text by its
+    label and no algorithms: it opens the same address, with every algorithm."""
+    link = {"algorithms_corpus": "Alice's Adventures in Wonderland (English prose)", "algorithms_vocab": "2000"}
+    at = open_page("pages/algorithms.py", query=link)
+    assert at.selectbox(key="algorithms_corpus").value == "english_prose"
+    assert list(html_tables(at)[0]["algorithm"]) == list(ALGORITHMS.values())
+    assert [element.value for element in at.title] == ["Algorithms"]
+
+
+@pytest.mark.slow  # trains three on another text
 def test_the_training_popover_follows_a_link_and_a_change():
-    link = {"algorithms_corpus": "Inventory tool and its tests (Python code)", "algorithms_vocab": "500"}
+    link = {"algorithms_corpus": "Inventory tool and its tests (Python code)", "algorithms_vocab": "500", **THE_OLD_THREE}
     at = open_page("pages/algorithms.py", query=link)  # a link names the text by its label (Streamlit's binding)
     assert at.selectbox(key="algorithms_corpus").value == "python_code"
-    assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 500 tokens each"
+    assert popover_labels(at)[:2] == ["Algorithms: BPE, WordPiece, Unigram",  # the link's, before the menu is drawn
+                                      "Trained on Inventory tool and its tests \\(Python code\\), 500 tokens each"]
     assert html_tables(at)[0]["vocabulary"].tolist()[0] == 500
     at.number_input(key="algorithms_vocab").set_value(600).run()
-    assert popover_labels(at)[0] == "Trained on Inventory tool and its tests \\(Python code\\), 600 tokens each"
+    assert popover_labels(at)[1] == "Trained on Inventory tool and its tests \\(Python code\\), 600 tokens each"
 
 
 @pytest.mark.slow
 def test_a_size_a_trainer_refuses_is_a_message():
-    """30 scripts hold more characters than 700 tokens: Unigram refuses, and the page says so."""
+    """30 scripts hold more characters than 700 tokens: Unigram refuses, and the page says so; BPE is shown."""
     at = open_page("pages/algorithms.py", query={"algorithms_corpus": "Parallel corpus: all 30 languages",
-                                                 "algorithms_vocab": "700"})
+                                                 "algorithms_vocab": "700", "algorithms_chosen": ["bpe", "unigram"]})
     (warning,) = at.warning
     assert "Unigram trainer refused" in warning.value and "not large enough" in warning.value
+    assert list(html_tables(at)[0]["algorithm"]) == ["BPE"]
+
+
+@pytest.mark.parametrize("query, says", [
+    ({"algorithms_transition": "2000"}, "and below the vocabulary size (2,000); got 2,000"),
+    ({"algorithms_transition": "100"}, "transition must be at least 256"),
+    ({"algorithms_threshold": "0"}, "threshold must be above 0 and at most 1"),
+])
+def test_bad_settings_leave_one_algorithm_out_in_one_line(query, says):
+    at = open_page("pages/algorithms.py", query=query)
+    (error,) = at.error
+    assert says in error.value.replace("\\", "")
+    shown = list(html_tables(at)[0]["algorithm"])
+    assert len(shown) == 5 and shown[0] == "BPE"  # the others are still shown, from what was shipped
+
+
+def test_fewer_than_two_algorithms_is_a_message():
+    at = open_page("pages/algorithms.py", query={"algorithms_chosen": ["picky"]})
+    assert "two or more" in at.info[0].value and not html_tables(at)
+
+
+# ------------------------------------------------ superwords, removals, languages
+
+def test_gini_is_the_mean_absolute_difference_over_twice_the_mean():
+    from bpe_core.analysis.algorithms import gini
+
+    def by_definition(values):  # every pair, as the definition reads
+        mean = sum(values) / len(values)
+        return sum(abs(a - b) for a in values for b in values) / (2 * len(values) ** 2 * mean)
+
+    for values in ([1, 1, 1], [0, 0, 10], [296, 397, 338, 395], [3.5, 1, 2, 8, 8]):
+        assert gini(values) == pytest.approx(by_definition(values))
+    assert gini([5, 5]) == 0 and gini([0, 0]) == 0
+    with pytest.raises(ValueError):
+        gini([])
+
+
+def test_superwords_are_tokens_that_hold_a_word_boundary():
+    from bpe_core.analysis.algorithms import spans_words
+
+    assert spans_words(b" of the") and spans_words(b", and") and spans_words(b"it is")
+    assert not spans_words(b" the") and not spans_words(b"\n\n") and not spans_words(b"the ") and not spans_words(b"   ")
+
+
+def test_removals_say_what_picky_bpe_removed_and_why():
+    from bpe_core.algorithms.picky import train_picky
+    from bpe_core.analysis.algorithms import removals
+    from bpe_core.drawing.algorithms import removals_html
+
+    picky = train_picky(corpus_parts("english_prose")[0][:30_000], vocab_size=500, threshold=0.9)
+    found = removals(picky)
+    assert len(found) == len(picky.removals) > 0
+    for removal, step in zip(found, picky.removals):
+        merge = picky.trace[step.after - 1]
+        assert removal.text == picky.token_bytes(step.token_id) and removal.ios == step.ios > 0.9
+        assert removal.merged[2] == merge.token and removal.text in merge.token  # it lived on inside the new token
+    drawn = removals_html(found[:1])
+    assert f"removed after merge {found[0].step:,}" in drawn and f"{found[0].ios:.2f} of its uses" in drawn
+    assert removals(three()["bpe"]) == []
+
+
+def test_tokens_drawn_on_the_algorithms_page_are_escaped():
+    from bpe_core.analysis.algorithms import Removal, Superword
+    from bpe_core.drawing.algorithms import removals_html, superwords_html
+
+    evil = b"<script>x</script>"
+    drawn = superwords_html([Superword(300, evil, 2)]) + removals_html([Removal(301, evil, 0.95, 7, (evil, b"a", evil))])
+    assert "<script>x" not in drawn and "&lt;script&gt;" in drawn
+
+
+def test_the_language_effect_is_each_languages_premium_and_their_gini():
+    from bpe_core.analysis.algorithms import gini, language_effect
+    from bpe_core.drawing.algorithms import language_frame
+
+    bpe = language_effect("bpe", {"en": 100, "de": 120, "hi": 300})
+    superbpe = language_effect("superbpe", {"en": 90, "de": 114, "hi": 300})
+    assert bpe.premiums == {"en": 1.0, "de": 1.2, "hi": 3.0} and bpe.gini == gini([100, 120, 300])
+    frame = language_frame([bpe, superbpe]).set_index("language")
+    assert list(frame.index[:1]) == ["Hindi"]  # the highest premium first
+    assert frame.loc["English", "SuperBPE vs BPE"] == "-10.0%" and frame.loc["Hindi", "SuperBPE vs BPE"] == "+0.0%"
+    with pytest.raises(ValueError):
+        language_effect("bpe", {"de": 3})
+
+
+def test_the_language_view_opens_on_what_was_shipped(monkeypatch):
+    from bpe_core.analysis import algorithms
+
+    def refuse(*arguments, **settings):
+        raise AssertionError("the default view counted the languages again")
+
+    monkeypatch.setattr(algorithms, "language_tokens", refuse)
+    at = open_page("pages/algorithms.py", algorithms_languages_open=True)
+    frame = html_tables(at)[1].set_index("language")
+    assert list(frame.columns[:2]) == ["BPE premium", "SuperBPE premium"] and "SuperBPE vs BPE" in frame.columns
+    assert frame.loc["English", "BPE premium"] == "1.00×" and len(frame) == 30
+    (gini,) = [element.value for element in at.html if "Gini of tokens per language" in element.value]
+    assert gini.count('class="bpe-bar"') == 12
+
+
+def test_a_link_opens_the_step_control_on_picky_bpes_training():
+    from bpe_core.analysis.algorithms import training_settings
+    from bpe_core.analysis.shipped_algorithms import (
+        BPE_PATTERN,
+        DEFAULT_CORPUS,
+        DEFAULT_THRESHOLD,
+        DEFAULT_TRANSITION,
+        DEFAULT_VOCAB_SIZE,
+        shipped_tokenizer,
+    )
+    from tests.apptest import component_data
+
+    at = open_page("pages/algorithms.py", query={"algorithms_stepped": "picky", "algorithms_step": "300"})
+    view = component_data(at)
+    picky = shipped_tokenizer("picky", corpus_parts(DEFAULT_CORPUS)[0], training_settings(
+        "picky", DEFAULT_VOCAB_SIZE, pattern=BPE_PATTERN, transition=DEFAULT_TRANSITION, threshold=DEFAULT_THRESHOLD))
+    assert view["step"] == 300 and view["total"] == len(picky.events) > len(picky.trace)
+    assert at.button(key="algorithms_stepped_picky").disabled  # the chosen one

@@ -73,9 +73,9 @@ def test_presenter_mode_moves_between_pages_and_draws_plain_tables(server, page)
     open_page(page, f"{server.url}/compare?present=true", "Compare")
     expect(page.locator(".bpe-table").first).to_be_visible()  # scales with the type; a canvas grid would not
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
-    expect(page.locator(".st-key-present_next")).to_contain_text("Three algorithms →")
+    expect(page.locator(".st-key-present_next")).to_contain_text("Algorithms →")
     run(page, lambda: page.keyboard.press("PageDown"))
-    expect(page.locator("h1").first).to_have_text("Three algorithms")
+    expect(page.locator("h1").first).to_have_text("Algorithms")
     run(page, lambda: page.keyboard.press("PageUp"))
     expect(page.locator("h1").first).to_have_text("Compare")
     assert root_font_px(page) >= 20

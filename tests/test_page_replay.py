@@ -198,3 +198,48 @@ def test_a_token_named_by_the_link_is_forgotten_once_the_text_lacks_it():
     at.text_input(key="replay_text").input(" cat").run()
     at.text_input(key="replay_text").input(" internationalization fields").run()
     assert at.selectbox(key="replay_token").value == international  # not the link's leftover " fields"
+
+
+# ------------------------------------------------------------------ BPE-dropout
+
+def dropout_rows(at: AppTest) -> list[tuple[int, list[int]]]:
+    """The dropout section's rows: (draws, token ids) each, as drawn."""
+    (drawn,) = [element.value for element in at.html if "bpe-share" in element.value and "× ·" in element.value]
+    rows = re.findall(r'bpe-step-label">([\d,]+) × .*?</span><span class="bpe-share">.*?</span><span>(.*?)</span></div>',
+                      drawn, flags=re.S)
+    return [(int(count.replace(",", "")), [int(token_id) for token_id in re.findall(r"<small>(\d+)</small>", chips)])
+            for count, chips in rows]
+
+
+def test_a_link_with_p_and_a_seed_opens_the_words_sampled_segmentations():
+    at = open_page(PAGE, query={"replay_p": "0.2", "replay_seed": "3", "replay_samples": "300"})
+    rows = dropout_rows(at)
+    cl100k = tiktoken_encoding("cl100k_base")
+    assert len(rows) == 20 and sum(count for count, _ in rows) <= 300  # the 20 most frequent ...
+    (caption,) = [caption.value for caption in at.caption if "different segmentations" in caption.value]
+    left_out = re.search(r"([\d,]+) draws, are left out", caption)  # ... and the rest counted
+    assert sum(count for count, _ in rows) + int(left_out.group(1).replace(",", "")) == 300
+    assert all(cl100k.decode(ids) == " strawberry" for _, ids in rows)  # every draw is the text
+    counts = [count for count, _ in rows]
+    assert counts == sorted(counts, reverse=True) and rows[0][1] == cl100k.encode(" strawberry")
+    assert at.query_params["replay_p"] == "0.2" and at.query_params["replay_seed"] == "3"
+    again = open_page(PAGE, query={"replay_p": "0.2", "replay_seed": "4", "replay_samples": "300"})
+    assert dropout_rows(again) != rows  # another seed, other draws
+
+
+@pytest.mark.parametrize("p", ["1", "1.0"])
+def test_a_dropout_of_one_is_one_line_and_the_replay_stays(p):
+    at = open_page(PAGE, query={"replay_p": p})
+    (error,) = at.error
+    assert "below 1" in error.value and component_data(at)["total"] > 0  # the replay is still there
+
+
+def test_dropout_is_refused_for_picky_bpe_in_one_line():
+    from bpe_core.algorithms.picky import train_picky
+    from pages.common.names import LOADED_TOKENIZERS
+
+    picky = train_picky(catalog()["english_prose"].load()[:20_000], vocab_size=400)
+    at = open_page(PAGE, query={"replay_p": "0.1"}, **{LOADED_TOKENIZERS: {"picky.json": picky},
+                                                        "replay_tokenizer": "loaded: picky.json"})
+    assert any("not defined for Picky BPE" in shown(info.value) for info in at.info)
+    assert not at.error and not [element for element in at.html if "bpe-share" in element.value and "× ·" in element.value]

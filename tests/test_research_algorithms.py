@@ -437,11 +437,9 @@ def test_every_algorithm_goes_through_the_pages_analyses(research_tokenizers, na
 
     tokenizer = research_tokenizers[name]
     text = ENGLISH_SAMPLE[70_000:71_000]
-    story = replay(tokenizer, text)  # Replay: each piece's merges end in the tokens encoding gives ...
-    if name == "boundless":  # ... before the supermerges, which join pieces (the page shows pieces one by one)
-        assert len(story.tokens) > len(tokenizer.encode(text))
-    else:
-        assert story.tokens == tokenizer.encode(text)
+    story = replay(tokenizer, text)  # Replay: the merges end in the tokens encoding gives
+    assert story.tokens == tokenizer.encode(text)
+    assert any(merge.joins_pieces for merge in story.order) == (name == "boundless")  # BoundlessBPE's supermerges
     longest = max(tokenizer.vocab, key=lambda token_id: len(tokenizer.vocab[token_id]))
     assert merge_tree(tokenizer, longest).merges >= 1
     table = vocabulary_table(tokenizer)  # Vocabulary
@@ -568,3 +566,156 @@ def test_each_algorithm_trains_in_a_pages_worker_as_here(algorithm, settings):
     here = TRAINERS[algorithm](text, vocab_size=500, **settings)
     assert type(there) is type(here) and tokenizer_to_json(there) == tokenizer_to_json(here)
     assert heard[-1] == (500 - 256, 500 - 256) and all(0 <= done <= total for done, total in heard)
+
+
+# ---------------------------------------------------------------- Compression's axis for Picky BPE
+
+def test_picky_bpes_compression_curves_count_tokens_not_merges(research_tokenizers):
+    """Picky BPE removes tokens as it merges: a curve's x-axis is the
+    vocabulary's size at that step (merges less removals), and the training
+    text's length there is the one after the removals, from the trace."""
+    from bpe_core.analysis.compression import (
+        checkpoints,
+        corpus_tokens_at,
+        held_out_curve,
+        training_curve,
+        vocabulary_at,
+    )
+
+    picky = research_tokenizers["picky"]
+    merges = len(picky.trace)
+    assert vocabulary_at(picky, merges) == len(picky.vocab) == 700 < picky.first_merge_id + merges
+    for step in (0, 1, merges // 3, merges):  # by the definition: every token made and not removed by then
+        made = set(range(picky.first_merge_id + step))
+        gone = {removal.token_id for removal in picky.removals if removal.after <= step}
+        assert vocabulary_at(picky, step) == len(made - gone)
+    text = ENGLISH_SAMPLE[:40_000]
+    curve = training_curve(picky, len(text.encode()), len(text))
+    assert curve[-1].vocab_size == 700
+    removal = next(removal for removal in picky.removals if removal.ios < 1)  # its occurrences left are split: longer text
+    assert corpus_tokens_at(picky, removal.after, 0, 0) == \
+        [later.corpus_tokens for later in picky.removals if later.after == removal.after][-1] > \
+        picky.trace[removal.after - 1].corpus_tokens
+    held = held_out_curve(picky, ENGLISH_SAMPLE[70_000:72_000], checkpoints(merges, base_vocab=picky.first_merge_id))
+    assert [point.vocab_size for point in held] == [vocabulary_at(picky, step) for step in
+                                                   checkpoints(merges, base_vocab=picky.first_merge_id)]
+    bpe = research_tokenizers["superbpe"]  # removes nothing: merges are tokens
+    assert vocabulary_at(bpe, 10) == bpe.first_merge_id + 10
+
+
+def test_replay_shows_boundless_supermerges_as_steps_that_join_pieces(research_tokenizers):
+    """Encode replay's steps for BoundlessBPE: each piece's merges, then the
+    supermerges that join neighbouring whole pieces; every state the steps
+    pass through covers the text, and the last is what encoding gives."""
+    from bpe_core.analysis.replay import replay
+    from bpe_core.drawing.replay import replay_frames
+
+    boundless = research_tokenizers["boundless"]
+    text = " It was the best of the times, and the worst of the world."
+    story = replay(boundless, text)
+    assert story.tokens == boundless.encode(text)
+    joins = [merge for merge in story.order if merge.joins_pieces]
+    assert joins and all(merge.made.id in boundless.supermerges for merge in joins)
+    assert all(merge.made.id not in boundless.supermerges for merge in story.order if not merge.joins_pieces)
+    ranks = [merge.rank for merge in story.order]
+    for piece in story.pieces:
+        assert [merge.rank for merge in piece.merges] == sorted(merge.rank for merge in piece.merges)
+    for step in range(story.steps + 1):  # every state tiles the text's bytes
+        covered = b"".join(piece.part_bytes(part) for piece, parts in zip(story.pieces, story.state(step)) for part in parts)
+        assert covered == text.encode()
+    assert ranks == sorted(ranks)  # lowest rank first, across pieces
+    frames = replay_frames(story)
+    step = story.order.index(joins[0]) + 1
+    assert "join into a superword" in frames["headings"][step] and "supermerge, rank" in frames["headings"][step]
+
+
+# ---------------------------------------------------------------- dropout beyond BPE
+
+def test_boundless_dropout_skips_supermerges_as_merges_by_the_definition():
+    """BPE-dropout on BoundlessBPE, by hand: " a" and " b" each merge (or
+    not) with 1-p, and only if both came out whole, their supermerge with 1-p."""
+
+    vocab = {byte: bytes([byte]) for byte in range(256)} | {256: b" a", 257: b" b", 258: b" a b"}
+    tokenizer = SuperwordTokenizer(name="by hand", pattern="cl100k", vocab=vocab,
+                                   merges=[((32, 97), 256), ((32, 98), 257), ((256, 257), 258)], supermerges=[258])
+    assert tokenizer.encode(" a b") == [258]
+    p, samples = 0.3, 4_000
+    expected = {(b" a b",): (1 - p) ** 3, (b" a", b" b"): (1 - p) ** 2 * p, (b" ", b"a", b" b"): p * (1 - p),
+                (b" a", b" ", b"b"): (1 - p) * p, (b" ", b"a", b" ", b"b"): p * p}
+    seen = dict(segmentations(tokenizer, " a b", p, samples))
+    assert set(seen) <= set(expected)
+    for segmentation, probability in expected.items():
+        spread = math.sqrt(samples * probability * (1 - probability))
+        assert abs(seen.get(segmentation, 0) - samples * probability) < 4.5 * spread + 1, segmentation
+
+
+@given(st.text(max_size=60), st.integers(0, 2**32))
+@settings(max_examples=40, deadline=None)
+def test_boundless_dropout_decodes_to_the_text_and_zero_is_plain(research_tokenizers, text, seed):
+    boundless = research_tokenizers["boundless"]
+    assert boundless.decode(encode_with_dropout(boundless, text, 0.3, seed)) == text
+    assert encode_with_dropout(boundless, text, 0.0, seed) == boundless.encode(text, disallowed_special=())
+
+
+def test_dropout_is_refused_for_picky_bpe_in_one_line(research_tokenizers, tmp_path):
+    from bpe_core.algorithms.dropout import dropout_problem
+
+    picky = research_tokenizers["picky"]
+    with pytest.raises(ValueError, match="not defined for Picky BPE") as refused:
+        encode_with_dropout(picky, "the world", 0.1)
+    assert "\n" not in str(refused.value) and "Encode it without dropout" in str(refused.value)
+    assert encode_with_dropout(picky, "the world", 0) == picky.encode("the world")  # p = 0 is plain encoding
+    assert dropout_problem(research_tokenizers["boundless"]) is None and dropout_problem(research_tokenizers["superbpe"]) is None
+    saved = tmp_path / "picky.json"
+    saved.write_text(tokenizer_to_json(picky), encoding="utf-8")
+    code, _, err = run_cli("encode", "--tokenizer", saved, "--dropout", "0.1", stdin=b"the world")
+    assert code != 0 and "not defined for Picky BPE" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- the step control
+
+def test_the_step_control_shows_picky_bpes_removals_as_steps(research_tokenizers):
+    from bpe_core.analysis.training_view import piece_versions
+    from bpe_core.drawing.training_view import training_run_view
+    from bpe_core.engine.corpus import count_pieces
+
+    picky = research_tokenizers["picky"]
+    text = ENGLISH_SAMPLE[:40_000]
+    events = picky.events
+    view = training_run_view(picky, text, count_pieces(text, picky.pattern, ("<|endoftext|>",)), range(0, len(events) + 1))
+    assert view["total"] == len(events) == len(picky.trace) + len(picky.removals)
+    for step, event in enumerate(events, start=1):
+        heading = view["headings"][step]
+        if isinstance(event, RemovalStep):
+            assert "removed</b>" in heading and f"{event.ios:.2f} of its uses were inside" in heading
+            assert f"<small>{event.token_id}</small>" in heading and view["merges"][step][:3] == [-1, -1, -1]
+        else:
+            assert "merge" in heading and view["merges"][step][2] == event.new_id
+    assert view["vocabSizes"][0] == picky.first_merge_id and view["vocabSizes"][-1] == len(picky.vocab) == 700
+    assert view["curve"][-1] == [len(events), events[-1].corpus_tokens]
+    for piece in (" would", " rabbit", " Alice", " thought"):  # each piece's last version is how it encodes
+        (history,) = piece_versions(picky, piece)
+        assert [token_id for token_id, _, _ in history[-1][1]] == picky.encode(piece)
+
+
+def test_the_step_control_marks_superbpes_transition_and_boundless_supermerges(research_tokenizers):
+    from bpe_core.drawing.training_view import training_run_view
+    from bpe_core.engine.corpus import count_pieces
+
+    text = ENGLISH_SAMPLE[:40_000]
+    superbpe = research_tokenizers["superbpe"]
+    steps = range(0, len(superbpe.trace) + 1)
+    view = training_run_view(superbpe, text, count_pieces(text, superbpe.pattern, ("<|endoftext|>",)), steps)
+    first_of_stage_two = 550 - 256 + 1
+    assert "the transition" in view["headings"][first_of_stage_two]
+    assert all("stage 1" in view["headings"][step] for step in range(1, first_of_stage_two))
+    assert all("stage 2" in view["headings"][step] for step in range(first_of_stage_two + 1, len(steps)))
+    for step in range(first_of_stage_two - 1):  # stage 1's pairs counted within words: the first is the one merged
+        (left, right, _), *_ = view["pairs"][step]
+        assert (left, right) == superbpe.trace[step].pair
+    boundless = research_tokenizers["boundless"]
+    view = training_run_view(boundless, text, count_pieces(text, boundless.pattern, ("<|endoftext|>",)),
+                             range(0, len(boundless.trace) + 1))
+    marked = {step for step, heading in enumerate(view["headings"]) if heading and "a supermerge" in heading}
+    assert marked == {step for step, merge in enumerate(boundless.trace, start=1) if merge.new_id in boundless.supermerges}
+    assert marked

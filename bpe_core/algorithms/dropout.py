@@ -36,48 +36,95 @@ def check_dropout(p: float) -> None:
         raise ValueError(f"The dropout probability must be at least 0 and below 1; got {p!r}.")
 
 
+def dropout_problem(tokenizer) -> str | None:
+    """Why BPE-dropout is not defined for `tokenizer`, in one line; None
+    when it is: for BPE, and for BoundlessBPE, whose supermerges are merges
+    too (each skipped with probability p, as its pieces' merges are)."""
+    if not isinstance(tokenizer, Tokenizer):
+        return f"BPE-dropout skips BPE merges; {tokenizer.name!r} is no BPE tokenizer."
+    if isinstance(tokenizer, ReplayTokenizer):
+        return (f"BPE-dropout is not defined for {tokenizer.name}: its encoding replays merges and removals "
+                "in training's order, where time only goes forward, so a skipped merge cannot be drawn again at the "
+                "next step as BPE-dropout draws it (and its authors define no dropout). Encode it without dropout.")
+    return None
+
+
 def encode_with_dropout(tokenizer: Tokenizer, text: str, p: float, seed: int = 0, *,
                         allowed_special: frozenset[str] = frozenset()) -> list[int]:
     """`text`'s ids with each merge skipped with probability `p`; the special
-    tokens in `allowed_special` are those tokens, others ordinary text."""
+    tokens in `allowed_special` are those tokens, others ordinary text.
+    BoundlessBPE: each piece's merges, then the supermerges over each run of
+    pieces that came out as one token each, every one of them skippable."""
     check_dropout(p)
-    merge_of = _merge_table(tokenizer)
-    if p == 0:
+    if p == 0 and isinstance(tokenizer, Tokenizer):
         return tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=())
-    draw = random.Random(seed).random
-    ids: list[int] = []
-    for segment, is_special in split_on_specials(encodable(text), allowed_special):
-        if is_special:
-            ids.append(tokenizer.special_tokens[segment])
-            continue
-        for piece in split_pieces(segment, tokenizer.pattern):
-            parts = merge_lowest_rank_first(
-                tokenizer.unit_ids(tokenizer.units_of(piece)),
-                lambda left, right, start, end: merge_of.get((left, right)),
-                dropped=lambda: draw() < p,
-            )
-            ids += (token_id for token_id, _, _ in parts)
-    return ids
+    return _DropoutEncoder(tokenizer)(text, p, random.Random(seed).random, allowed_special)
+
+
+class _DropoutEncoder:
+    """Encoding with dropout for one tokenizer: its merge table, made once
+    (a hundred thousand merges take a moment), for as many draws as asked."""
+
+    def __init__(self, tokenizer: Tokenizer):
+        problem = dropout_problem(tokenizer)
+        if problem:
+            raise ValueError(problem)
+        self.tokenizer = tokenizer
+        self.joins = isinstance(tokenizer, SuperwordTokenizer)
+        self.within = tokenizer.within_pieces if self.joins else tokenizer
+        self.merge_of = {pair: new_id for pair, new_id in self.within.merges}
+
+    def __call__(self, text: str, p: float, draw, allowed_special: frozenset[str] = frozenset()) -> list[int]:
+        tokenizer, within, merge_of = self.tokenizer, self.within, self.merge_of
+
+        def dropped() -> bool:
+            return draw() < p
+
+        ids: list[int] = []
+        run: list[int] = []  # BoundlessBPE: ids of neighbouring pieces that are one token each, to join
+
+        def join_run() -> None:
+            ids.extend(token_id for token_id, _, _ in tokenizer.join_run(run, dropped=dropped))
+            run.clear()
+
+        for segment, is_special in split_on_specials(encodable(text), allowed_special):
+            if is_special:
+                if self.joins:
+                    join_run()
+                ids.append(tokenizer.special_tokens[segment])
+                continue
+            for piece in split_pieces(segment, tokenizer.pattern):
+                parts = [token_id for token_id, _, _ in merge_lowest_rank_first(
+                    within.unit_ids(within.units_of(piece)),
+                    lambda left, right, start, end: merge_of.get((left, right)),
+                    dropped=dropped,
+                )]
+                if self.joins and len(parts) == 1:
+                    run.extend(parts)
+                    continue
+                if self.joins:
+                    join_run()
+                ids += parts
+        if self.joins:
+            join_run()
+        return ids
 
 
 def segmentations(tokenizer: Tokenizer, word: str, p: float, samples: int, seed: int = 0) -> list[tuple[tuple[bytes, ...], int]]:
     """How often each segmentation of `word` comes out in `samples` draws
     (seeds seed, seed + 1, ...), most frequent first: the tokens' bytes."""
+    return [(tuple(map(tokenizer.token_bytes, ids)), count) for ids, count in sampled_ids(tokenizer, word, p, samples, seed)]
+
+
+def sampled_ids(tokenizer: Tokenizer, word: str, p: float, samples: int, seed: int = 0) -> list[tuple[tuple[int, ...], int]]:
+    """`segmentations`, as the tokens' ids."""
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise ValueError(f"Sample between 1 and {MAX_SAMPLES:,} segmentations; got {samples!r}.")
+    check_dropout(p)
+    if p == 0:
+        return [(tuple(tokenizer.encode(word, disallowed_special=())), samples)]
+    encode = _DropoutEncoder(tokenizer)
     counts = collections.Counter(
-        tuple(map(tokenizer.token_bytes, encode_with_dropout(tokenizer, word, p, seed + offset)))
-        for offset in range(samples)
+        tuple(encode(word, p, random.Random(seed + offset).random)) for offset in range(samples)
     )
     return counts.most_common()
-
-
-def _merge_table(tokenizer: Tokenizer) -> dict[tuple[int, int], int]:
-    """(left, right) -> new id for every merge; refused for tokenizers that
-    do more than merge pairs inside a piece."""
-    if not isinstance(tokenizer, Tokenizer):
-        raise ValueError(f"BPE-dropout skips BPE merges; {tokenizer.name!r} is no BPE tokenizer.")
-    if isinstance(tokenizer, (ReplayTokenizer, SuperwordTokenizer)):
-        raise ValueError(f"BPE-dropout skips merges of a merge list; {tokenizer.name!r} also "
-                         f"{'removes tokens' if isinstance(tokenizer, ReplayTokenizer) else 'joins pieces'}.")
-    return {pair: new_id for pair, new_id in tokenizer.merges}

@@ -1,6 +1,7 @@
-"""Three ways to learn a subword vocabulary, side by side: BPE, WordPiece, Unigram.
+"""Ways to learn a subword vocabulary, side by side: BPE, WordPiece, Unigram,
+and three ideas after 2019 on this engine (SuperBPE, BoundlessBPE, Picky BPE).
 
-All three start from small units and end with a vocabulary of a chosen
+All of them start from small units and end with a vocabulary of a chosen
 size; they differ in what they add, and in what they keep of the text:
 
 - **BPE** (this engine; GPT, Llama): merge the most frequent adjacent pair,
@@ -16,29 +17,42 @@ size; they differ in what they add, and in what they keep of the text:
   many candidate pieces and drop, round after round, those the training
   text misses least, by a unigram language model; a text is cut into its
   most probable pieces. "▁" marks a space; an unseen character is "<unk>".
+- **SuperBPE**, **BoundlessBPE**, **Picky BPE** (this engine, see
+  `bpe_core.algorithms`): BPE whose tokens may span words (superwords), or
+  whose training removes the tokens a merge leaves behind (removals).
 
 Each is trained on the same text to the same vocabulary size, then measured
 on text held out from training: tokens, bytes and characters per token,
-tokens per word (`words`), words split, and what is lost as unknown.
+tokens per word (`words`), words split, and what is lost as unknown; and
+on the 30-language passage, what each language pays against English and how
+unevenly (`language_effect`).
 """
 
 from __future__ import annotations
 
 import collections
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..algorithms.hf_trainers import HFTokenizer, train_unigram, train_wordpiece
+from ..algorithms.picky import check_threshold
+from ..algorithms.superbpe import check_transition
 from ..corpora.samples import SAMPLES_DIR, catalog
+from ..engine.replay_tokenizer import ReplayTokenizer
 from ..engine.tokenizer import Tokenizer
 from .compression import HELD_OUT_FRACTION, split_held_out
-from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, languages, parallel_text
+from .tax import HELD_OUT_LINES, TRAINING_LINES, Cost, cost_of_spans, gini, languages, parallel_text
 
 ALGORITHMS = {
-    "bpe": "BPE (this engine)",
-    "wordpiece": "WordPiece (Hugging Face)",
-    "unigram": "Unigram (Hugging Face)",
+    "bpe": "BPE",
+    "superbpe": "SuperBPE",
+    "boundless": "BoundlessBPE",
+    "picky": "Picky BPE",
+    "wordpiece": "WordPiece",
+    "unigram": "Unigram",
 }
+ON_THE_ENGINE = ("bpe", "superbpe", "boundless", "picky")  # trained here; the others by Hugging Face
 ALL_LANGUAGES = "parallel"  # corpus id: the parallel corpus, every language
 MIN_CORPUS_BYTES = 3_000  # enough text to learn a vocabulary of some hundreds from
 
@@ -66,7 +80,7 @@ def corpus_parts(corpus_id: str) -> tuple[str, str]:
         return ("".join(parallel_text(code, TRAINING_LINES) for code in codes),
                 "".join(parallel_text(code, HELD_OUT_LINES) for code in codes))
     if corpus_id not in algorithm_corpora():
-        raise ValueError(f"No bundled corpus {corpus_id!r} to train the three algorithms on.")
+        raise ValueError(f"No bundled corpus {corpus_id!r} to train the algorithms on.")
     return split_held_out(catalog()[corpus_id].load(), HELD_OUT_FRACTION)
 
 
@@ -81,6 +95,34 @@ def word_language(corpus_id: str) -> str:
 
 
 RIVALS = {"wordpiece": train_wordpiece, "unigram": train_unigram}  # trained by Hugging Face
+
+
+def training_settings(algorithm: str, vocab_size: int, *, pattern: str, transition: int, threshold: float) -> dict:
+    """The settings `algorithm`'s trainer takes: Hugging Face's the
+    vocabulary size (`train_rival`); the engine's (see
+    `jobs.budgeted_training.TRAINERS`) the split too, SuperBPE its
+    transition, Picky BPE its threshold."""
+    if algorithm in RIVALS:
+        return {"vocab_size": vocab_size}
+    settings = {"vocab_size": vocab_size, "pattern": pattern}
+    if algorithm == "superbpe":
+        settings["transition"] = transition
+    if algorithm == "picky":
+        settings["threshold"] = threshold
+    return settings
+
+
+def settings_problems(vocab_size: int, transition: int, threshold: float) -> dict[str, str]:
+    """Algorithm -> why its settings cannot train it (the trainer's own
+    one-line refusal), for those that cannot; checked before any work."""
+    problems = {}
+    for algorithm, check in (("superbpe", lambda: check_transition(transition, vocab_size)),
+                             ("picky", lambda: check_threshold(threshold))):
+        try:
+            check()
+        except ValueError as error:
+            problems[algorithm] = str(error)
+    return problems
 
 
 def train_rival(algorithm: str, training_text: str, vocab_size: int) -> HFTokenizer:
@@ -112,12 +154,18 @@ def measure_algorithm(algorithm: str, tokenizer: Tokenizer | HFTokenizer, text: 
     unknown = [span for span in spans if span.id == tokenizer.unknown_id]
     return AlgorithmCost(
         algorithm=algorithm,
-        n_vocab=tokenizer.n_vocab,
+        n_vocab=vocabulary_size(tokenizer),
         cost=cost_of_spans(text, spans, language),
         unknown_tokens=len(unknown),
         unknown_chars=sum(len(data[span.start:span.end].decode("utf-8", "replace")) for span in unknown),
         round_trip=tokenizer.decode([span.id for span in spans]) == text,
     )
+
+
+def vocabulary_size(tokenizer: Tokenizer | HFTokenizer) -> int:
+    """How many tokens a tokenizer has: its ids, less those Picky BPE removed."""
+    removed = len(tokenizer.removed_tokens) if isinstance(tokenizer, ReplayTokenizer) else 0
+    return tokenizer.n_vocab - removed
 
 
 def unknown_stretches(tokenizer: Tokenizer | HFTokenizer, text: str) -> list[str]:
@@ -141,7 +189,7 @@ def surface(tokenizer: Tokenizer | HFTokenizer, token_id: int) -> bytes:
 
 @dataclass(frozen=True)
 class OnlyHere:
-    """A piece one algorithm learned and neither other did, and how often its
+    """A piece one algorithm learned and no other did, and how often its
     tokenizer used it on the text."""
 
     token_id: int
@@ -150,8 +198,8 @@ class OnlyHere:
 
 
 def only_in_each(tokenizers: Mapping[str, Tokenizer | HFTokenizer], text: str) -> dict[str, list[OnlyHere]]:
-    """For each algorithm, the pieces (by surface) in its vocabulary and in
-    neither other's, the ones its encoding of `text` uses most first (then
+    """For each algorithm, the pieces (by surface) in its vocabulary and in no
+    other one's, the ones its encoding of `text` uses most first (then
     the longest)."""
     surfaces = {
         name: {surface(tokenizer, token_id) for token_id in tokenizer.vocab} - {b""}
@@ -173,11 +221,95 @@ def only_in_each(tokenizers: Mapping[str, Tokenizer | HFTokenizer], text: str) -
 
 
 def shared_share(tokenizers: Mapping[str, Tokenizer | HFTokenizer]) -> dict[str, float]:
-    """For each algorithm, the share of its pieces (by surface) that both
-    others learned too."""
+    """For each algorithm, the share of its pieces (by surface) that every
+    other learned too."""
     surfaces = {name: {surface(tok, token_id) for token_id in tok.vocab} - {b""} for name, tok in tokenizers.items()}
     shares = {}
     for name, pieces in surfaces.items():
         others = [other for key, other in surfaces.items() if key != name]
         shares[name] = len(pieces.intersection(*others)) / len(pieces) if pieces else 0.0
     return shares
+
+
+# ------------------------------------------------ superwords and removals
+
+_ACROSS_WORDS = re.compile(rb"\S\s+\S")  # text, whitespace, text: a word boundary inside the token
+
+
+def spans_words(token: bytes) -> bool:
+    """Whether a token holds a word boundary inside it (" of the", ", and"):
+    a superword. A leading space only marks a word's start, as in " the"."""
+    return _ACROSS_WORDS.search(token) is not None
+
+
+@dataclass(frozen=True)
+class Superword:
+    """A token spanning words, and how often its tokenizer used it on the text."""
+
+    token_id: int
+    text: bytes
+    uses: int
+
+
+def superwords_used(tokenizer: Tokenizer, text: str) -> list[Superword]:
+    """The superwords of `tokenizer`'s vocabulary, those its encoding of
+    `text` uses most first (then by id: the earliest learned)."""
+    uses = collections.Counter(tokenizer.encode(text, disallowed_special=()))
+    found = [Superword(token_id, token, uses[token_id]) for token_id, token in tokenizer.vocab.items()
+             if isinstance(token, bytes) and spans_words(token)]
+    return sorted(found, key=lambda word: (-word.uses, word.token_id))
+
+
+@dataclass(frozen=True)
+class Removal:
+    """A token Picky BPE removed, in words: after which merge, into what."""
+
+    token_id: int
+    text: bytes
+    ios: float  # of its uses before the merge, the share inside the merge's new token
+    step: int  # the merge after which it was removed
+    merged: tuple[bytes, bytes, bytes]  # that merge: left + right -> new token
+
+
+def removals(tokenizer: Tokenizer) -> list[Removal]:
+    """Every token Picky BPE's training removed, in the order removed (none
+    for a tokenizer that removes nothing)."""
+    if not isinstance(tokenizer, ReplayTokenizer):
+        return []
+    found = []
+    for removal in tokenizer.removals:
+        merge = tokenizer.trace[removal.after - 1]
+        left, right = (tokenizer.token_bytes(part) for part in merge.pair)
+        found.append(Removal(removal.token_id, tokenizer.token_bytes(removal.token_id), removal.ios, removal.after,
+                             (left, right, tokenizer.token_bytes(merge.new_id))))
+    return found
+
+
+# --------------------------------------------------- the per-language effect
+
+
+def language_tokens(tokenizer: Tokenizer | HFTokenizer) -> dict[str, int]:
+    """Language code -> tokens of the passage's held-out lines in it (the
+    same content in every language: the lines a training on
+    `corpus_parts(ALL_LANGUAGES)` did not see)."""
+    return {code: len(tokenizer.encode(parallel_text(code, HELD_OUT_LINES), disallowed_special=()))
+            for code in languages()}
+
+
+@dataclass(frozen=True)
+class LanguageEffect:
+    """One algorithm on the 30-language passage: each language's premium
+    (its tokens over English's, for the same content) and their Gini."""
+
+    algorithm: str
+    tokens: dict[str, int]  # language code -> tokens of the same content
+    premiums: dict[str, float]  # language code -> premium
+    gini: float  # of the tokens per language
+
+
+def language_effect(algorithm: str, tokens: Mapping[str, int], base: str = "en") -> LanguageEffect:
+    """`language_tokens`' counts as premiums against `base`, and their Gini."""
+    if not tokens.get(base):
+        raise ValueError(f"No tokens of the base language {base!r} to compare against.")
+    return LanguageEffect(algorithm, dict(tokens), {code: count / tokens[base] for code, count in tokens.items()},
+                          gini(list(tokens.values())))

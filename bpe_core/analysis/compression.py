@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from ..corpora.samples import SAMPLES_DIR, catalog
 from ..engine.corpus import corpus_size, count_pieces
+from ..engine.replay_tokenizer import ReplayTokenizer
 from ..engine.tokenizer import Tokenizer
 from ..vocabularies.catalogue import OPENAI_GENERATIONS, load_encoding
 from .tax import languages, parallel_text
@@ -158,7 +159,7 @@ def training_curve(tokenizer: Tokenizer, corpus_bytes: int, corpus_chars: int) -
     points = []
     for step in checkpoints(len(trace), MAX_TRAINING_POINTS, base_vocab=tokenizer.first_merge_id):
         tokens = corpus_tokens_at(tokenizer, step, corpus_bytes, corpus_chars)
-        points.append(Point(tokenizer.first_merge_id + step, corpus_bytes / tokens, corpus_chars / tokens))
+        points.append(Point(vocabulary_at(tokenizer, step), corpus_bytes / tokens, corpus_chars / tokens))
     return points
 
 
@@ -170,8 +171,17 @@ def held_out_curve(tokenizer: Tokenizer, text: str, steps: Sequence[int]) -> lis
     points = []
     for step in steps:
         tokens = len(tokenizer.encode_at_step(text, step))
-        points.append(_point(tokenizer.first_merge_id + step, text, tokens))
+        points.append(_point(vocabulary_at(tokenizer, step), text, tokens))
     return points
+
+
+def vocabulary_at(tokenizer: Tokenizer, step: int) -> int:
+    """The vocabulary's size after `step` merges: the base units and one
+    token per merge, less the tokens Picky BPE had removed by then (a
+    removal follows its merge), so that a curve's x-axis counts tokens."""
+    removed = sum(1 for removal in tokenizer.removals if removal.after <= step) \
+        if isinstance(tokenizer, ReplayTokenizer) else 0
+    return tokenizer.first_merge_id + step - removed
 
 
 def reference_points(text: str, encodings: Sequence[str] = REFERENCE_ENCODINGS) -> list[ReferencePoint]:
@@ -204,9 +214,13 @@ def corpus_curves(
 
 
 def corpus_tokens_at(tokenizer: Tokenizer, step: int, corpus_bytes: int, corpus_chars: int) -> int:
-    """The training corpus's length in tokens after `step` merges: from the
-    trace, and before any merge one token per base unit (byte, or character
-    in the character variant)."""
+    """The training corpus's length in tokens after `step` merges (and the
+    removals they caused): from the trace, and before any merge one token
+    per base unit (byte, or character in the character variant)."""
+    if isinstance(tokenizer, ReplayTokenizer):
+        after = [removal.corpus_tokens for removal in tokenizer.removals if removal.after == step]
+        if after:
+            return after[-1]
     if step:
         return tokenizer.trace[step - 1].corpus_tokens
     return corpus_bytes if tokenizer.units == "bytes" else corpus_chars

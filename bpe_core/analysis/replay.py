@@ -19,11 +19,13 @@ spells them, "▁" included, and orders merges by score.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 from dataclasses import dataclass
 
 from ..engine.patterns import split_pieces
+from ..engine.superwords import SuperwordTokenizer
 from ..engine.tokenizer import Token, Tokenizer
 from ..engine.utf8 import encodable
 from ..vocabularies.merge_list_bpe import MergeListTokenizer
@@ -56,6 +58,7 @@ class Merge:
     made: Part
     score: float | None = None  # SentencePiece: the made piece's score, which orders merges instead
     listed: int | None = None  # a Hugging Face merge list (Gemma 3): where the pair is listed, its rank
+    joins_pieces: bool = False  # BoundlessBPE's supermerge: two neighbouring pieces, each one token, join
 
     @property
     def rank(self) -> int:
@@ -65,8 +68,11 @@ class Merge:
 
     @property
     def label(self) -> str:
-        """What decided this merge's turn: "rank 1,234" or "score -3,973"."""
-        return f"rank {self.rank:,}" if self.score is None else f"score {self.score:,.0f}"
+        """What decided this merge's turn: "rank 1,234" (a supermerge's:
+        "supermerge, rank 1,234") or "score -3,973"."""
+        if self.score is not None:
+            return f"score {self.score:,.0f}"
+        return f"supermerge, rank {self.rank:,}" if self.joins_pieces else f"rank {self.rank:,}"
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,8 @@ def replay(tokenizer: Tokenizer | SentencePieceTokenizer, text: str) -> Replay:
         return _replay_by_score(tokenizer, text)
     if isinstance(tokenizer, MergeListTokenizer):
         return _replay_merge_list(tokenizer, text)
+    if isinstance(tokenizer, SuperwordTokenizer):
+        return _replay_with_supermerges(tokenizer, text)
     if isinstance(tokenizer, NormalizingTokenizer):  # Qwen, Claude 1/2: BPE runs on the normalized text
         text = tokenizer.normalize(text)
     pieces = tuple(
@@ -162,6 +170,75 @@ def _replay_piece(tokenizer: Tokenizer, piece: str, index: int) -> PieceReplay:
     tokenizer.merge_piece(piece, on_merge=record)
     shortcut = bool(merges) and units in tokenizer.mergeable_ranks
     return PieceReplay(piece, units, tuple(states), tuple(merges), shortcut)
+
+
+def _replay_with_supermerges(tokenizer: SuperwordTokenizer, text: str) -> Replay:
+    """BoundlessBPE's encoding, recorded: each piece merged on its own, then
+    every run of neighbouring pieces that are one token each joined by the
+    supermerges (`SuperwordTokenizer.join_run`). Pieces a supermerge joins
+    are shown as one: the replay of a group holds its pieces' merges and
+    the supermerges over them, lowest rank first, which is an order encoding
+    could take (a piece's last merge makes its whole token, which is ranked
+    below any supermerge that joins it)."""
+    words = tokenizer.within_pieces
+    pieces = [_replay_piece(words, piece, 0) for piece in split_pieces(encodable(text), tokenizer.pattern)]
+    groups: list[tuple[int, int]] = []  # runs of pieces a superword joins, as (first, end) piece indices
+    joins: list[tuple[int, int, int, int]] = []  # supermerges, as (new id, first, middle, end) piece indices
+    run: list[int] = []  # indices of neighbouring pieces that are one token each
+
+    def close_run() -> None:
+        if run:
+            tokens = tokenizer.join_run([pieces[index].tokens[0] for index in run],
+                                        lambda new_id, start, middle, end: joins.append(
+                                            (new_id, run[start], run[middle], run[0] + end)))
+            groups.extend((run[0] + start, run[0] + end) for _, start, end in tokens)
+            run.clear()
+
+    for index, piece in enumerate(pieces):
+        if len(piece.tokens) == 1:
+            run.append(index)
+            continue
+        close_run()
+        groups.append((index, index + 1))
+    close_run()
+    replayed = tuple(_joined(pieces[first:end], [(new_id, start - first, middle - first, stop - first)
+                                                 for new_id, start, middle, stop in joins if first <= start < end], number)
+                     for number, (first, end) in enumerate(groups))
+    order = tuple(heapq.merge(*(piece.merges for piece in replayed), key=lambda merge: merge.rank))
+    return Replay(text, replayed, order)
+
+
+def _joined(pieces: list[PieceReplay], joins: list[tuple[int, int, int, int]], index: int) -> PieceReplay:
+    """Pieces a superword joins (or one piece alone) as one piece of the
+    replay: their merges, in units of the whole, and the supermerges
+    (`joins`, in pieces counted from the first), all applied lowest rank first."""
+    if len(pieces) == 1:
+        piece = pieces[0]
+        return PieceReplay(piece.text, piece.units, piece.states,
+                           tuple(dataclasses.replace(merge, piece=index) for merge in piece.merges), piece.shortcut)
+    starts = list(itertools.accumulate((len(piece.units) for piece in pieces), initial=0))
+    events = []  # (rank, kind, start, middle, end): a piece's merges first among equals, as they happened
+    for number, piece in enumerate(pieces):
+        for merge in piece.merges:
+            offset = starts[number]
+            events.append((merge.made.id, 0, offset + merge.left.start, offset + merge.right.start, offset + merge.made.end))
+    for new_id, start, middle, end in joins:
+        events.append((new_id, 1, starts[start], starts[middle], starts[end]))
+    units = pieces[0].units[:0].join(piece.units for piece in pieces)
+    state = [Part(unit_id, start, start + 1) for start, unit_id in enumerate(_units_of(pieces))]
+    states, merges = [tuple(state)], []
+    for new_id, kind, start, middle, end in sorted(events, key=lambda event: event[:2]):
+        position = next(number for number, part in enumerate(state) if part.start == start)
+        made = Part(new_id, start, end)
+        merges.append(Merge(index, position, state[position], state[position + 1], made, joins_pieces=bool(kind)))
+        state[position : position + 2] = [made]
+        states.append(tuple(state))
+    return PieceReplay("".join(piece.text for piece in pieces), units, tuple(states), tuple(merges), shortcut=False)
+
+
+def _units_of(pieces: list[PieceReplay]) -> list[int]:
+    """The unit ids of pieces, one after the other (a piece's first state is its units)."""
+    return [part.id for piece in pieces for part in piece.states[0]]
 
 
 def _replay_by_score(tokenizer: SentencePieceTokenizer, text: str) -> Replay:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from ..engine.merge_learning import Pair, leading_pairs_by_step
 from ..engine.merge_loop import merge_lowest_rank_first
 from ..engine.patterns import piece_spans
+from ..engine.replay_tokenizer import ReplayTokenizer
 from ..engine.specials import split_on_specials
 from ..engine.tokenizer import Tokenizer, TokenSpan
 from .labels import byte_offsets
@@ -142,7 +143,12 @@ def piece_versions(tokenizer: Tokenizer, piece: str, merge_ids: Mapping[Pair, in
     final tokens, so each final token's stretch changes on its own: kept
     apart, a long piece (a whole text, with the "none" pattern) costs the
     sum of its tokens' squares, not the square of its length. (`merge_ids`:
-    the tokenizer's `merge_table`, made once for the many pieces of a text.)"""
+    the tokenizer's `merge_table`, made once for the many pieces of a text.)
+
+    Picky BPE's removals undo merges, so its pieces are kept whole, and a
+    step is an event, a merge or a removal (`ReplayTokenizer.piece_history`)."""
+    if isinstance(tokenizer, ReplayTokenizer):
+        return [tokenizer.piece_history(piece)]
     merge_ids = merge_table(tokenizer) if merge_ids is None else merge_ids
     units = tokenizer.unit_ids(tokenizer.units_of(piece))
     merges: list[tuple[int, int, int, int]] = []  # (new id, start, middle, end), in the order applied

@@ -6,7 +6,7 @@ them, nothing a chart library adds; plotly.js would cost a page a quarter of
 a second to load and draw them. Two shapes, one style:
 
 - `bars_panel` / `bars_html`: a few upright bars per panel, panels side by
-  side (Compare's tokens per tokenizer, Three algorithms' two measures);
+  side (Compare's tokens per tokenizer, Algorithms' two measures);
 - `horizontal_bars_html`: a row per name, longest list first, each row one
   bar or a group of them (Tax's premium per language and tokenizer,
   Vocabulary's tokens per script), with a legend and a marked value.

@@ -6,6 +6,7 @@ keeps its colour from step to step and from the replay to the tree).
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from ..analysis.replay import LEAF_NOTES, MergeTree, Part, PieceReplay, Replay
 from .palette import colour_for
@@ -20,6 +21,9 @@ REPLAY_CSS = """
 .bpe-step { display: flex; align-items: center; gap: 0.6em; padding: 2px 6px; border-bottom: 1px solid #ddd; }
 .bpe-step.bpe-current { background: #fff3c4; }
 .bpe-step-label { flex: 0 0 auto; min-width: 13em; white-space: nowrap; color: #333; font-size: 0.8em; }
+.bpe-share { flex: 0 0 auto; width: 6em; height: 0.7em; background: #eee; }
+.bpe-share > i { display: block; height: 100%; background: #5b84c4; }
+.bpe-dropout .bpe-step-label { min-width: 11em; }
 .bpe-shortcut { font-size: 0.8em; color: #333; margin-top: 0.3em; }
 .bpe-tree { overflow-x: auto; font-size: var(--bpe-font-size, 1.3rem); padding-bottom: 4px; }
 .bpe-node { display: inline-flex; flex-direction: column; align-items: center; vertical-align: top;
@@ -128,12 +132,30 @@ def replay_frames(replay: Replay) -> dict:
         merge = replay.order[step - 1]
         piece = replay.pieces[merge.piece]
         turn = "the pair whose piece has the highest score" if replay.by_score else "the lowest-ranked pair that can merge"
+        if merge.joins_pieces:
+            turn = "two neighbouring pieces, each one token already, join into a superword"
         headings.append(f"<b>Step {step} of {replay.steps}</b>: {turn}, {html.escape(merge.label)}.")
         left, right, made = ((part.id, piece.part_bytes(part)) for part in (merge.left, merge.right, merge.made))
         frames.append(state + merge_html(left, right, made, colour_by="id").removeprefix(CHIP_CSS))
     order = "highest score first" if replay.by_score else "lowest rank first"
     table = f"<h4>All {replay.steps} steps, {order}</h4>{replay_html(replay)}"
     return {"kind": "frames", "total": replay.steps, "headings": headings, "frames": frames, "table": table}
+
+
+def segmentations_html(tokenizer, samples: Sequence[tuple[tuple[int, ...], int]], total: int) -> str:
+    """BPE-dropout's segmentations of one text, most frequent first: a row
+    each, its tokens as chips (coloured by id, as in the replay), how many
+    of the `total` draws gave it, and that share as a bar."""
+    rows = []
+    for ids, count in samples:
+        chips = "".join(_chip(tokenizer.token_bytes(token_id), token_id) for token_id in ids)
+        share = count / total
+        rows.append(
+            f'<div class="bpe-step"><span class="bpe-step-label">{count:,} × · {share:.1%} · {len(ids)} '
+            f'token{"s" * (len(ids) != 1)}</span><span class="bpe-share"><i style="width:{100 * share:.1f}%"></i></span>'
+            f"<span>{chips}</span></div>"
+        )
+    return _frame("".join(rows), kind="bpe-replay bpe-dropout")
 
 
 def merge_tree_html(tree: MergeTree, font_size: str = "1.3rem") -> str:

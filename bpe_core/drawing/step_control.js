@@ -253,12 +253,15 @@ class TrainingView {
     const merge = step ? d.merges[step - d.start] : null;
     const $ = (selector) => this.view.querySelector(selector);
     const units = d.units === "bytes" ? "byte" : "character";
-    $(".trn-heading").innerHTML = merge
+    // SuperBPE's stages, BoundlessBPE's supermerges and Picky BPE's removals come with headings of their own.
+    const heading = d.headings && d.headings[step - d.start];
+    const chips = d.chips && d.chips[step - d.start];
+    $(".trn-heading").innerHTML = heading || (merge
       ? `<b>Merge ${number(step)} of ${number(d.total)}</b> — the pair occurred <b>${number(merge[3])}</b> times`
-      : `<b>Step 0</b> — no merges yet: every ${units} is its own token`;
-    $(".trn-chips").innerHTML = merge
+      : `<b>Step 0</b> — no merges yet: every ${units} is its own token`);
+    $(".trn-chips").innerHTML = chips || (merge
       ? `${this.chip(merge[0])}<span class="bpe-op">+</span>${this.chip(merge[1])}<span class="bpe-op">→</span>${this.chip(merge[2])}`
-      : "";
+      : "");
     this.showMetrics(step, merge);
     this.showText(step, merge);
     this.showPairs(step);
@@ -284,7 +287,7 @@ class TrainingView {
       number(tokens) + change,
       number(d.corpusBytes / tokens, 2),
       number(d.corpusChars / tokens, 2),
-      number(d.firstMergeId + step),
+      number(d.vocabSizes ? d.vocabSizes[step - d.start] : d.firstMergeId + step),
     ];
     this.view.querySelectorAll(".trn-metric b").forEach((cell, index) => (cell.innerHTML = values[index]));
   }
@@ -304,7 +307,7 @@ class TrainingView {
     this.text.querySelectorAll(".bpe-new").forEach((el) => el.classList.remove("bpe-new"));
     if (merge) this.text.querySelectorAll(`[data-id="${merge[2]}"]`).forEach((el) => el.classList.add("bpe-new"));
     this.view.querySelector(".trn-text-caption").innerHTML =
-      `<b>Training text after ${number(step)} merges</b> (${this.data.textNote}) — this step's new token is outlined`;
+      `<b>Training text after ${number(step)} ${this.data.stepWord || "merges"}</b> (${this.data.textNote}) — this step's new token is outlined`;
   }
 
   layOutText() {
@@ -325,18 +328,25 @@ class TrainingView {
 
   showPairs(step) {
     const ranking = this.data.pairs[step - this.data.start] || [];
-    const which = step < this.data.total ? `before merge ${number(step + 1)}` : "after the last merge";
+    const which = this.data.pairsNone ? "" : step < this.data.total ? `before merge ${number(step + 1)}` : "after the last merge";
     this.view.querySelector(".trn-pairs-caption").innerHTML = `<b>Most frequent pairs</b> ${which} (${this.data.pairsNote})`;
     this.view.querySelector(".trn-pairs tbody").innerHTML = ranking.length
       ? ranking.map(([left, right, count], i) => `<tr><td>${i + 1}</td><td>${this.chip(left)} ${this.chip(right)}</td><td>${number(count)}</td></tr>`).join("")
-      : `<tr><td colspan="3">No pair is left to merge.</td></tr>`;
+      : `<tr><td colspan="3">${this.data.pairsNone || "No pair is left to merge."}</td></tr>`;
   }
 
   showVocabulary(step) {
     const d = this.data;
     const newest = [];
-    for (let s = step; s > Math.max(0, step - 80); s--) newest.push(this.chip(d.firstMergeId + s - 1));
-    this.view.querySelector(".trn-vocab-caption").innerHTML = `<b>Learned tokens</b> (${number(step)}, newest first)`;
+    if (d.madeIds) {
+      // Picky BPE: a step may remove a token; the newest ones still there
+      for (let s = step; s > Math.max(0, step - 80, d.start - 1); s--) {
+        const made = d.madeIds[s - d.start];
+        if (made !== null && !(d.removedBy[made] <= step)) newest.push(this.chip(made));
+      }
+    } else for (let s = step; s > Math.max(0, step - 80); s--) newest.push(this.chip(d.firstMergeId + s - 1));
+    const learned = d.vocabSizes ? d.vocabSizes[step - d.start] - d.firstMergeId : step;
+    this.view.querySelector(".trn-vocab-caption").innerHTML = `<b>Learned tokens</b> (${number(learned)}, newest first)`;
     this.view.querySelector(".trn-vocab").innerHTML = newest.join("") || "None yet.";
   }
 

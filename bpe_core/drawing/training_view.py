@@ -17,7 +17,10 @@ from collections.abc import Mapping, Sequence
 from ..analysis.token_cards import token_origins
 from ..analysis.training_view import WindowPiece, leading_pairs, window_pieces, word_list, word_pieces
 from ..engine.corpus import corpus_size, count_pieces
-from ..engine.merge_learning import Pair
+from ..engine.merge_learning import MergeStep, Pair
+from ..engine.patterns import PRESETS
+from ..engine.replay_tokenizer import RemovalStep, ReplayTokenizer
+from ..engine.superwords import SuperwordTokenizer
 from ..engine.tokenizer import Tokenizer
 from ..engine.utf8 import encodable
 from .palette import colour_for
@@ -51,11 +54,42 @@ def training_run_view(tokenizer: Tokenizer, corpus: str | Mapping[str, int], pie
         corpus[:PAIRS_WINDOW_CHARS], tokenizer.pattern, tuple(tokenizer.special_tokens))
     pairs_note = "on the whole corpus; the first is the one merged" if counted is pieces else (
         f"on the first {PAIRS_WINDOW_CHARS:,} characters; on the whole corpus the first may differ")
+    extra = {}
+    if isinstance(tokenizer, ReplayTokenizer):  # removals change the pairs: not replayed here
+        pairs = [[] for _ in steps]
+        pairs_note = "not counted for Picky BPE"
+        extra["pairsNone"] = "Its removals put back pairs that a merge had taken: not replayed here."
+    elif tokenizer.algorithm == "superbpe" and isinstance(corpus, str):
+        pairs = superbpe_leading_pairs(tokenizer, corpus, counted, steps)
+        pairs_note = ("stage 1 counted within words, stage 2 across them; stage 2 never merges a pair the official "
+                      "trainer refuses (\": \" inside, more than four words), which may lead here")
+    else:
+        pairs = leading_pairs(tokenizer, counted, steps)
+        if isinstance(tokenizer, SuperwordTokenizer):
+            pairs_note += "; ordinary pairs only: a supermerge wins when its two whole words are the more frequent"
     view = training_view_data(
-        tokenizer, text, shown, leading_pairs(tokenizer, counted, steps), steps,
+        tokenizer, text, shown, pairs, steps,
         corpus_bytes=size_bytes, corpus_chars=size_chars, words=not isinstance(corpus, str),
     )
-    return {**view, "kind": "training", "textNote": text_note, "pairsNote": pairs_note}
+    return {**view, **extra, "kind": "training", "textNote": text_note, "pairsNote": pairs_note}
+
+
+def superbpe_leading_pairs(tokenizer: Tokenizer, corpus: str, superword_pieces: Mapping[str, int],
+                           steps: range) -> list:
+    """SuperBPE's leading pairs: before the transition counted on the pieces
+    of its first stage's split (within words), after it on its own (across
+    them). The first stage's split is the one its name says."""
+    first_stage = tokenizer.settings["transition"] - tokenizer.first_merge_id
+    pattern = next((name for name in PRESETS if f"({name}," in tokenizer.name), "cl100k")
+    before = range(steps.start, min(steps.stop, first_stage))
+    after = range(max(steps.start, first_stage), steps.stop)
+    pairs = []
+    if before:
+        within_words = count_pieces(corpus[:PAIRS_WINDOW_CHARS], pattern, tuple(tokenizer.special_tokens))
+        pairs += leading_pairs(tokenizer, within_words, before)
+    if after:
+        pairs += leading_pairs(tokenizer, superword_pieces, after)
+    return pairs
 
 
 def training_view_data(
@@ -75,14 +109,17 @@ def training_view_data(
     word list (`analysis.training_view.word_list`): what lies between its
     pieces are the words' counts, not text the split pattern drops."""
     data = encodable(text).encode("utf-8")
-    trace = tokenizer.trace
+    trace = tokenizer.events if isinstance(tokenizer, ReplayTokenizer) else tokenizer.trace  # each a step
     merges = [_merge_row(trace[step - 1]) if step else None for step in steps]
     shown_ids = {token.id for piece in pieces for _, tokens in piece.versions for token in tokens}
+    newest = range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)
     labelled = (
-        {token_id for row in merges if row for token_id in row[:3]}
+        {token_id for row in merges if row for token_id in row[:3] if token_id >= 0}
         | {pair_id for ranking in leading_pairs for pair, _ in ranking for pair_id in pair}
-        | {tokenizer.first_merge_id + step - 1 for step in range(max(1, steps.start - VOCABULARY_SHOWN), steps.stop)}
-    )
+        | {_made_at(tokenizer, trace, step) for step in newest if step <= len(trace)}
+        | {token_id for step in steps if 0 < step <= len(trace) and isinstance(trace[step - 1], RemovalStep)
+           for token_id in (trace[step - 1].token_id, *trace[step - 1].parts)}
+    ) - {None}
     n_vocab = tokenizer.n_vocab  # counted over the whole vocabulary: once, not per token
     fragments: dict[str, int] = {}  # HTML -> index: equal markup (" the", a unit a merge left alone) is sent once
     special_ids = set(tokenizer.special_tokens.values())
@@ -115,20 +152,97 @@ def training_view_data(
         "labels": {
             token_id: [label_html(tokenizer.token_bytes(token_id)), colour_for(0, token_id, "id")]
             for token_id in sorted(labelled)
-            if token_id < n_vocab
+            if token_id < n_vocab or token_id in getattr(tokenizer, "removed_tokens", {})
         },
         "cards": {token_id: card_text(f"id {token_id}", tokenizer.token_bytes(token_id), origin)
                   for token_id, origin in token_origins(tokenizer, shown_ids).items()},
         "stretches": stretches,
         "fragments": list(fragments),
         "curve": corpus_curve(tokenizer, corpus_bytes if tokenizer.units == "bytes" else corpus_chars),
+        **step_notes(tokenizer, trace, steps),
     }
 
 
-def _merge_row(step) -> list[int]:
-    """A merge as [left id, right id, new id, count, corpus tokens afterwards]."""
+def _merge_row(step: MergeStep | RemovalStep) -> list[int]:
+    """A merge as [left id, right id, new id, count, corpus tokens afterwards];
+    a removal (Picky BPE) as [-1, -1, -1, 0, corpus tokens afterwards]."""
+    if isinstance(step, RemovalStep):
+        return [-1, -1, -1, 0, step.corpus_tokens]
     (left, right) = step.pair
     return [left, right, step.new_id, step.count, step.corpus_tokens]
+
+
+def _made_at(tokenizer: Tokenizer, trace: Sequence, step: int) -> int | None:
+    """The token step `step` made (None for a removal)."""
+    event = trace[step - 1]
+    return event.new_id if isinstance(event, MergeStep) else None
+
+
+def _chip(tokenizer: Tokenizer, token_id: int) -> str:
+    """A token as the step control's script draws one (`chip` in step_control.js)."""
+    return (f'<span class="bpe-chip" style="background:{colour_for(0, token_id, "id")}">'
+            f"{label_html(tokenizer.token_bytes(token_id))}<small>{token_id}</small></span>")
+
+
+def step_notes(tokenizer: Tokenizer, trace: Sequence, steps: range) -> dict:
+    """What the heading says at each step where an algorithm on the engine
+    does more than merge: SuperBPE's stage (its transition marked),
+    BoundlessBPE's supermerges, Picky BPE's removals (each a step of its
+    own, in words: "ould removed: 0.97 of its uses were inside would"). For
+    Picky BPE also the vocabulary's size at each step and, for the newest
+    tokens, which token each step made and when each removed one left."""
+    total = len(trace)
+    if isinstance(tokenizer, ReplayTokenizer):
+        merges_done, vocab_sizes, made_ids, headings, chips = 0, [], [], [], []
+        size = tokenizer.first_merge_id
+        first = steps.start
+        for event in trace[:first]:
+            merges_done += isinstance(event, MergeStep)
+            size += 1 if isinstance(event, MergeStep) else -1
+        for step in steps:
+            event = trace[step - 1] if step else None
+            if isinstance(event, MergeStep) and step > first:
+                merges_done += 1
+                size += 1
+            elif isinstance(event, RemovalStep) and step > first:
+                size -= 1
+            vocab_sizes.append(size)
+            made_ids.append(event.new_id if isinstance(event, MergeStep) else None)
+            if event is None:
+                headings.append(None)
+                chips.append(None)
+            elif isinstance(event, MergeStep):
+                headings.append(f"<b>Step {step:,} of {total:,}: merge {merges_done:,}</b> — the pair occurred "
+                                f"<b>{event.count:,}</b> times")
+                chips.append(None)
+            else:
+                inside = next(merge.new_id for merge in reversed(trace[:step - 1]) if isinstance(merge, MergeStep))
+                headings.append(f"<b>Step {step:,} of {total:,}: {_chip(tokenizer, event.token_id)} removed</b> — "
+                                f"{event.ios:.2f} of its uses were inside {_chip(tokenizer, inside)}; what is left of "
+                                "it splits back into its parts")
+                chips.append(_chip(tokenizer, event.token_id) + '<span class="bpe-op">→</span>'
+                             + '<span class="bpe-op">+</span>'.join(_chip(tokenizer, part) for part in event.parts))
+        removed_by = {event.token_id: number for number, event in enumerate(trace, start=1) if isinstance(event, RemovalStep)}
+        return {"headings": headings, "chips": chips, "vocabSizes": vocab_sizes, "madeIds": made_ids,
+                "removedBy": removed_by, "stepWord": "steps (merges and removals)"}
+    if tokenizer.algorithm == "superbpe":
+        transition = tokenizer.settings["transition"] - tokenizer.first_merge_id + 1  # the first merge of stage 2
+        headings = [None if not step else
+                    f"<b>Merge {step:,} of {total:,} — the transition</b>: stage 2 starts, merges may now cross "
+                    f"spaces (superwords); the pair occurred <b>{trace[step - 1].count:,}</b> times"
+                    if step == transition else
+                    f"<b>Merge {step:,} of {total:,}</b> (stage {1 if step < transition else 2}: "
+                    f"{'within words' if step < transition else 'superwords'}) — the pair occurred "
+                    f"<b>{trace[step - 1].count:,}</b> times"
+                    for step in steps]
+        return {"headings": headings}
+    if isinstance(tokenizer, SuperwordTokenizer):
+        superwords = set(tokenizer.supermerges)
+        headings = [f"<b>Merge {step:,} of {total:,}: a supermerge</b> — two neighbouring words, each one token, "
+                    f"join; the pair occurred <b>{trace[step - 1].count:,}</b> times"
+                    if step and trace[step - 1].new_id in superwords else None for step in steps]
+        return {"headings": headings} if any(headings) else {}
+    return {}
 
 
 def _held_versions(piece: WindowPiece, steps: range, fragment) -> list[list]:
@@ -144,7 +258,8 @@ def _held_versions(piece: WindowPiece, steps: range, fragment) -> list[list]:
 
 def corpus_curve(tokenizer: Tokenizer, initial_tokens: int) -> list[list[int]]:
     """[step, corpus tokens] through the whole run, at most CURVE_POINTS of them."""
-    lengths = [initial_tokens] + [step.corpus_tokens for step in tokenizer.trace]
+    trace = tokenizer.events if isinstance(tokenizer, ReplayTokenizer) else tokenizer.trace
+    lengths = [initial_tokens] + [step.corpus_tokens for step in trace]
     stride = max(1, len(lengths) // CURVE_POINTS)
     points = [[step, lengths[step]] for step in range(0, len(lengths), stride)]
     if points[-1][0] != len(lengths) - 1:

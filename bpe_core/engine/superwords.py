@@ -18,10 +18,10 @@ covers the text of the pieces it joins.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .merge_learning import Pair
-from .merge_loop import merge_lowest_rank_first
+from .merge_loop import OnMerge, merge_lowest_rank_first
 from .piece_bpe import PieceBPE
 from .tokenizer import Token, Tokenizer
 
@@ -65,6 +65,21 @@ class SuperwordTokenizer(Tokenizer):
             if len(self._cache) < _CACHED_PIECES:
                 self._cache[piece] = piece_ids
         return piece_ids
+
+    @property
+    def within_pieces(self) -> Tokenizer:
+        """This tokenizer without its supermerges: how each piece is encoded
+        on its own, before any joins it (for Encode replay)."""
+        return self._words
+
+    def join_run(self, run: Sequence[int], on_merge: OnMerge | None = None,
+                 dropped: Callable[[], bool] | None = None) -> list[tuple[int, int, int]]:
+        """A run of adjacent pieces that are one token each (their ids), after
+        the supermerges: tokens as (id, first piece, end piece). `on_merge`
+        hears each supermerge, in pieces, as the merge loop's does in units;
+        `dropped` skips some, as BPE-dropout does (see `merge_loop`)."""
+        return merge_lowest_rank_first(run, lambda left, right, start, end: self._joins.get((left, right)), on_merge,
+                                       dropped=dropped)
 
     def _pieces_ids(self, pieces: list[str], piece_ids, step: int | None) -> list[int]:
         limit = None if step is None else self.first_merge_id + step

@@ -1,6 +1,6 @@
 """Training for a visitor, within a budget, in a process of its own (see
 `budgeted_jobs`): BPE by this engine (or SuperBPE, BoundlessBPE, Picky BPE,
-on it), Hugging Face's WordPiece and Unigram for the Three algorithms page,
+on it), Hugging Face's WordPiece and Unigram for the Algorithms page,
 and the Tax page's parity experiment (plain against parity-aware BPE, by
 Hugging Face).
 

@@ -30,9 +30,10 @@ TRAIN = PageInfo("pages/train.py", "Train", "🏋️", "step through BPE trainin
 INSPECT = PageInfo("pages/inspect.py", "Inspect", "🔍", "colour token boundaries of any text, with ids, bytes and counts")
 COMPRESSION = PageInfo("pages/compression.py", "Compression", "📉", "how bytes per token grow with the vocabulary, per corpus")
 COMPARE = PageInfo("pages/compare.py", "Compare", "⚖️", "one text through several tokenizers, side by side")
-ALGORITHMS = PageInfo(
-    "pages/algorithms.py", "Three algorithms", "🧪",
-    "BPE, WordPiece and Unigram trained on the same text: boundaries, compression, what each keeps",
+ALGORITHMS = PageInfo(  # was "Three algorithms" (BPE, WordPiece, Unigram), at the same address
+    "pages/algorithms.py", "Algorithms", "🧪",
+    "BPE, SuperBPE, BoundlessBPE, Picky BPE, WordPiece and Unigram trained on the same text: steps, compression, "
+    "superwords, removals, 30 languages",
 )
 CHAT = PageInfo(
     "pages/chat.py", "Chat prompts", "💬",

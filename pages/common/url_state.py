@@ -74,6 +74,22 @@ def whole_number_input(place, label: str, *, key: str, value: int | None, **opti
     return chosen
 
 
+def fraction_input(place, label: str, *, key: str, value: float, help: str) -> float:
+    """`place.number_input` for a number from 0 to 1 in steps of a
+    twentieth (a threshold, a probability), kept in the link: the link's
+    value is read strictly (digits and at most one point, within 0..1,
+    else `value`) and written back as it changes. Whether an end is
+    allowed is the caller's to say, in one line."""
+    if key not in st.session_state:
+        linked = st.query_params.get(key, "")
+        well_formed = linked.isascii() and 0 < len(linked) <= 6 and linked.replace(".", "", 1).isdigit()
+        st.session_state[key] = float(linked) if well_formed and float(linked) <= 1 else value
+    chosen = place.number_input(label, key=key, min_value=0.0, max_value=1.0, step=0.05, format="%.2f",
+                                persist_state="session", help=help)
+    keep_in_link(key, chosen, value)
+    return chosen
+
+
 def whole_number_in(text: str, minimum: int | None, maximum: int | None) -> int | None:
     """A link's text as a whole number within the bounds, or None: read
     strictly (digits only, at most 18), never with int() on anything."""

@@ -2,6 +2,7 @@
 measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
 
     python benchmarks/page_speed.py [--rounds 7]
+    python benchmarks/page_speed.py --first-visits 5 --pages chat vocabulary --before ../main  # ... and other code
 
 - fully drawn, first visit: from starting a fresh server to each page drawn
   (Streamlit's "script finished", its script state idle, no element still
@@ -21,6 +22,12 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   bare app's button click to its text changing (a Streamlit rerun); both
   timed by the page's own clock;
 - Play: steps per second reached at 8 steps/s, by the page's clock.
+
+`--before PATH` serves another checkout of the app (main's code, in a
+worktree of its own) beside this one, for the first and second visits:
+each round measures this checkout's page, the same page of the code before,
+then the bare app, so that both are compared with bare loads of the same
+moment.
 """
 
 from __future__ import annotations
@@ -130,6 +137,24 @@ def paired(ours, bare, rounds: int) -> tuple[list[float], list[float]]:
     return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
 
 
+def compared(measures: dict, bare, rounds: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Each of `measures` (a label -> a measure: this checkout's, the code
+    before's) and then the bare app's, in turn, `rounds` times: each against
+    the bare loads of its own rounds."""
+    times: dict[str, list[float]] = {label: [] for label in measures}
+    bare_times = []
+    for _ in range(rounds):
+        for label, measure in measures.items():
+            times[label].append(measure())
+        bare_times.append(bare())
+    return {label: (mine, bare_times) for label, mine in times.items()}
+
+
+def print_compared(title: str, results: dict[str, tuple[list[float], list[float]]]) -> None:
+    for label, (ours, bare) in results.items():
+        print(f"  {title:<17} {label + ' ' if len(results) > 1 else ''}" + summary(ours, bare), flush=True)
+
+
 def summary(ours: list[float], bare: list[float]) -> str:
     return (f"median {statistics.median(ours):.3f} s vs {statistics.median(bare):.3f} s "
             f"= {statistics.median(ours) / statistics.median(bare):.2f}x; "
@@ -141,6 +166,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--first-visits", type=int, default=0, metavar="N",
                         help="also each page's first visit on N fresh servers (a minute or two per round)")
+    parser.add_argument("--visits-only", action="store_true",
+                        help="only the first and second visits (no first paint, step or Play)")
+    parser.add_argument("--before", type=Path, metavar="PATH",
+                        help="another checkout of the app (the code before a change), measured beside it")
     parser.add_argument("--pages", nargs="+", metavar="PATH", choices=[page.url_path or "home" for page in PAGES],
                         help="only these pages (by address, Home as home); every page by default")
     args = parser.parse_args()
@@ -150,6 +179,7 @@ def main() -> None:
         bare = Path(folder)  # the bare app: its app.py alone, with Streamlit's default settings
         (bare / "app.py").write_text(BARE_APP)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        checkouts = {"ours": ROOT, **({"before": args.before.resolve()} if args.before else {})}
 
         starts = min(3, rounds)
         print(f"Cold start (server start to the first title), median of {starts}:")
@@ -160,24 +190,30 @@ def main() -> None:
             print("First visit, fully drawn (server start to the page drawn, the first it serves), "
                   f"{args.first_visits} rounds:")
             for page in pages:
-                print(f"  {page.title:<17} " + summary(*paired(lambda: first_visit(browser, ROOT, page.url_path),
-                                                               lambda: first_visit(browser, bare, ""), args.first_visits)))
+                measures = {label: lambda app_dir=app_dir: first_visit(browser, app_dir, page.url_path)
+                            for label, app_dir in checkouts.items()}
+                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, ""),
+                                                    args.first_visits))
 
-        app = StreamlitServer()
+        servers = {label: StreamlitServer(app_dir=app_dir) for label, app_dir in checkouts.items()}
+        app = servers["ours"]
         bare_server = StreamlitServer(app_dir=bare)
         try:
             # Warm: every page's imports and shared caches, as on a server in use. Each page is
             # served to the end: a visit cut off at its title would leave the work that follows
             # (the Tax page's default experiments) to the first measured visit.
-            for page in PAGES:
-                drawn_time(browser, f"{app.url}/{page.url_path}")
-            app.wait_until_warmed()  # and what it warms at start, which it does meanwhile
+            for server in servers.values():
+                for page in PAGES:
+                    drawn_time(browser, f"{server.url}/{page.url_path}")
+                server.wait_until_warmed()  # and what it warms at start, which it does meanwhile
             print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each, "
-                  "each against the bare app's loads just before it:")
+                  "each against the bare app's loads just after it:")
             for page in pages:
-                url = f"{app.url}/{page.url_path}"
-                print(f"  {page.title:<17} " + summary(*paired(lambda: drawn_time(browser, url),
-                                                               lambda: drawn_time(browser, bare_server.url), rounds)))
+                measures = {label: lambda server=server: drawn_time(browser, f"{server.url}/{page.url_path}")
+                            for label, server in servers.items()}
+                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url), rounds))
+            if args.visits_only:
+                return
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
                 url = f"{app.url}/{page.url_path}"
@@ -211,7 +247,8 @@ def main() -> None:
             rate = (last_step - first_step) / ((last_time - first_time) / 1000)
             print(f"Play at 8 steps/s: {rate:.2f} steps/s ({rate / 8 - 1:+.1%})")
         finally:
-            app.stop()
+            for server in servers.values():
+                server.stop()
             bare_server.stop()
         browser.close()
 

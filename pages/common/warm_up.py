@@ -13,7 +13,7 @@ serves at once. The thread does, in order:
    of its own (`FirstPageAsked` notes its address as the browser asks for
    it, half a second or more before its script runs): its modules (the
    page's own import lines: pandas for five pages) and what its first
-   view loads (`make_first_view`: its tokenizers, Vocabulary's table),
+   view loads (`make_first_view`: its tokenizers, Vocabulary's first rows),
    made as the page would make it, so the server holds nothing the page
    would not. When no page has been asked for yet once the frame is
    ready, the encoding most pages open with is loaded meanwhile; a page
@@ -204,17 +204,18 @@ FIRST_VIEW_TOKENIZERS = {
 
 def make_first_view(address: str) -> None:
     """What the page at `address` makes for its first view that takes long:
-    its tokenizers, and Vocabulary's table (with its chart) of the encoding
-    it opens with. Made for the page asked for first only, which would make
-    it itself: the server holds no more than it would have."""
+    its tokenizers, and Vocabulary's figures, first rows and chart of the
+    encoding it opens with. Made for the page asked for first only, which
+    would make it itself: the server holds no more than it would have."""
     from pages.common.tokenizers import shared_tokenizer
 
     for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
         shared_tokenizer(name)
     if address == VOCABULARY.url_path:
-        from pages.common.vocabulary_tables import script_bars_of
+        from pages.common.vocabulary_tables import figures_of, first_rows_of, script_bars_of
 
-        script_bars_of(shared_tokenizer(FIRST_PAGES_ENCODING))  # from its table, made on the way
+        tokenizer = shared_tokenizer(FIRST_PAGES_ENCODING)
+        figures_of(tokenizer), first_rows_of(tokenizer), script_bars_of(tokenizer)
 
 
 def _streamlits_first_element_check() -> None:

@@ -23,7 +23,9 @@ serves at once. The thread does, in order:
    otherwise do.
 2. Once a page has been drawn and its browser has had a moment to finish
    drawing it (or no page has been asked for in `QUIET_SECONDS`), so as
-   not to compete with it for the interpreter and the cores: the encoding
+   not to compete with it for the interpreter and the cores: the
+   tokenizers the page asked for first needs once its (shipped) first view
+   changes (`NEXT_TOKENIZERS`: Chat prompts' families), the encoding
    most pages open with (unless loaded already), a spare worker process
    for the first training (`SPARE_WORKERS`), the Tax page's two
    experiments at their default settings (trained in worker processes,
@@ -111,6 +113,7 @@ def warm_up() -> None:
         done.append(_step("the page asked for first", what_the_page_asked_for_first_needs))
         _wait_for_a_quiet_moment()
     done += [
+        _step("what the page asked for first needs next", _next_tokenizers),
         _step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding),  # if not made yet
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
@@ -198,7 +201,13 @@ FIRST_VIEW_TOKENIZERS = {
     "vocabulary": (FIRST_PAGES_ENCODING,),
     "compare": ("starter", "gpt2", FIRST_PAGES_ENCODING, "o200k_base"),
     "quirks": ("o200k_base", FIRST_PAGES_ENCODING, "gpt2"),
-    "chat": ("qwen", "llama3"),
+}
+# The tokenizers a page needs as soon as its first view changes, where that
+# view is shipped without them: Chat prompts' default families, which encode
+# a turn once it is typed. Loaded after the first page is drawn, when that
+# page was asked for first.
+NEXT_TOKENIZERS = {
+    "chat": ("llama3", "qwen"),
 }
 
 
@@ -216,6 +225,13 @@ def make_first_view(address: str) -> None:
 
         tokenizer = shared_tokenizer(FIRST_PAGES_ENCODING)
         figures_of(tokenizer), first_rows_of(tokenizer), script_bars_of(tokenizer)
+
+
+def _next_tokenizers() -> None:
+    from pages.common.tokenizers import shared_tokenizer
+
+    for name in NEXT_TOKENIZERS.get(FirstPageAsked.address, ()):
+        shared_tokenizer(name)
 
 
 def _streamlits_first_element_check() -> None:

@@ -24,8 +24,8 @@ serves at once. The thread does, in order:
 2. Once a page has been drawn and its browser has had a moment to finish
    drawing it (or no page has been asked for in `QUIET_SECONDS`), so as
    not to compete with it for the interpreter and the cores: the
-   tokenizers the page asked for first needs once its (shipped) first view
-   changes (`NEXT_TOKENIZERS`: Chat prompts' families), the encoding
+   tokenizers the page asked for first needs once its first view changes
+   (`NEXT_TOKENIZERS`: Chat prompts' families; Vocabulary's table), the encoding
    most pages open with (unless loaded already), a spare worker process
    for the first training (`SPARE_WORKERS`), the Tax page's two
    experiments at their default settings (trained in worker processes,
@@ -113,7 +113,7 @@ def warm_up() -> None:
         done.append(_step("the page asked for first", what_the_page_asked_for_first_needs))
         _wait_for_a_quiet_moment()
     done += [
-        _step("what the page asked for first needs next", _next_tokenizers),
+        _step("what the page asked for first needs next", _what_comes_next),
         _step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding),  # if not made yet
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
@@ -205,7 +205,8 @@ FIRST_VIEW_TOKENIZERS = {
 # The tokenizers a page needs as soon as its first view changes, where that
 # view is shipped without them: Chat prompts' default families, which encode
 # a turn once it is typed. Loaded after the first page is drawn, when that
-# page was asked for first.
+# page was asked for first (and, likewise, Vocabulary's whole table, which
+# its first search reads).
 NEXT_TOKENIZERS = {
     "chat": ("llama3", "qwen"),
 }
@@ -227,11 +228,15 @@ def make_first_view(address: str) -> None:
         figures_of(tokenizer), first_rows_of(tokenizer), script_bars_of(tokenizer)
 
 
-def _next_tokenizers() -> None:
+def _what_comes_next() -> None:
     from pages.common.tokenizers import shared_tokenizer
 
     for name in NEXT_TOKENIZERS.get(FirstPageAsked.address, ()):
         shared_tokenizer(name)
+    if FirstPageAsked.address == VOCABULARY.url_path:
+        from pages.common.vocabulary_tables import shared_table_of
+
+        shared_table_of(shared_tokenizer(FIRST_PAGES_ENCODING))
 
 
 def _streamlits_first_element_check() -> None:

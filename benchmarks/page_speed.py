@@ -33,6 +33,7 @@ moment.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -152,7 +153,8 @@ def compared(measures: dict, bare, rounds: int) -> dict[str, tuple[list[float], 
 
 def print_compared(title: str, results: dict[str, tuple[list[float], list[float]]]) -> None:
     for label, (ours, bare) in results.items():
-        print(f"  {title:<17} {label + ' ' if len(results) > 1 else ''}" + summary(ours, bare), flush=True)
+        print(f"  {title:<17} {label + ' ' if len(results) > 1 else ''}" + summary(ours, bare)
+              + f" (load average {os.getloadavg()[0]:.1f})", flush=True)
 
 
 def summary(ours: list[float], bare: list[float]) -> str:

@@ -8,7 +8,8 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   (Streamlit's "script finished", its script state idle, no element still
   loading), the first request that server serves: a talk's first click on
   each page; each against a fresh bare app's first visit just after it (with
-  --first-visits N);
+  --first-visits N); and the CPU seconds the server's process had used by
+  then, which a busy machine does not change as much as the clock;
 - fully drawn, second visit: the same from a page load, on a server that has
   served every page once and finished its warm-up, each in a fresh browser
   session, each load followed by a load of the bare app (its own time moves
@@ -104,14 +105,24 @@ def drawn_time(browser, url: str) -> float:
     return seconds
 
 
-def first_visit(browser, app_dir: Path, path: str) -> float:
+def first_visit(browser, app_dir: Path, path: str, cpu: list[float]) -> float:
     """Seconds from starting a server (of the app.py in `app_dir`) to the
-    page at `path` fully drawn, the first page it serves."""
+    page at `path` fully drawn, the first page it serves; the CPU seconds
+    the server's process had used by then are added to `cpu`."""
     server = StreamlitServer(app_dir=app_dir)  # returns once the server answers
     try:
-        return (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
+        seconds = (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
+        cpu.append(process_cpu_seconds(server.process.pid))
+        return seconds
     finally:
         server.stop()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) a process has used, from Linux's
+    /proc: the server's own work, which a busy machine slows but does not add to."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # from the third field, the state
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime, fields 14 and 15
 
 
 def cold_start(browser, app_dir: Path, path: str) -> float:
@@ -169,7 +180,7 @@ def main() -> None:
     parser.add_argument("--first-visits", type=int, default=0, metavar="N",
                         help="also each page's first visit on N fresh servers (a minute or two per round)")
     parser.add_argument("--visits-only", action="store_true",
-                        help="only the first and second visits (no first paint, step or Play)")
+                        help="only the first and second visits (no cold start, first paint, step or Play)")
     parser.add_argument("--before", type=Path, metavar="PATH",
                         help="another checkout of the app (the code before a change), measured beside it")
     parser.add_argument("--pages", nargs="+", metavar="PATH", choices=[page.url_path or "home" for page in PAGES],
@@ -183,19 +194,26 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         checkouts = {"ours": ROOT, **({"before": args.before.resolve()} if args.before else {})}
 
-        starts = min(3, rounds)
-        print(f"Cold start (server start to the first title), median of {starts}:")
-        ours = [cold_start(browser, ROOT, "") for _ in range(starts)]
-        theirs = [cold_start(browser, bare, "") for _ in range(starts)]
-        print(f"  home vs bare app: {summary(ours, theirs)}")
+        if not args.visits_only:
+            starts = min(3, rounds)
+            print(f"Cold start (server start to the first title), median of {starts}:")
+            ours = [cold_start(browser, ROOT, "") for _ in range(starts)]
+            theirs = [cold_start(browser, bare, "") for _ in range(starts)]
+            print(f"  home vs bare app: {summary(ours, theirs)}")
         if args.first_visits:
             print("First visit, fully drawn (server start to the page drawn, the first it serves), "
                   f"{args.first_visits} rounds:")
             for page in pages:
-                measures = {label: lambda app_dir=app_dir: first_visit(browser, app_dir, page.url_path)
+                cpu: dict[str, list[float]] = {label: [] for label in [*checkouts, "bare"]}
+                measures = {label: lambda app_dir=app_dir, label=label: first_visit(browser, app_dir, page.url_path,
+                                                                                    cpu[label])
                             for label, app_dir in checkouts.items()}
-                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, ""),
+                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, "", cpu["bare"]),
                                                     args.first_visits))
+                bare_cpu = statistics.median(cpu["bare"])
+                print(f"  {'':<17} server CPU by then, median: " + ", ".join(
+                    f"{label} {statistics.median(cpu[label]):.2f} s = {statistics.median(cpu[label]) / bare_cpu:.2f}x"
+                    for label in checkouts) + f" the bare app's {bare_cpu:.2f} s", flush=True)
 
         servers = {label: StreamlitServer(app_dir=app_dir) for label, app_dir in checkouts.items()}
         app = servers["ours"]

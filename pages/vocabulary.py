@@ -355,6 +355,7 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
     with st.popover("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
         if loading.open:
             tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
+
 results, chart = st.columns([2, 1])
 with results:
     if tokenizer.trace:

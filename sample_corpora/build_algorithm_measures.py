@@ -14,33 +14,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bpe_core.analysis.algorithms import ALGORITHMS, corpus_parts, training_settings, word_language  # noqa: E402
-from bpe_core.analysis.shipped_algorithms import (  # noqa: E402
-    BPE_PATTERN,
-    DEFAULT_CORPUS,
-    DEFAULT_THRESHOLD,
-    DEFAULT_TRANSITION,
-    DEFAULT_VOCAB_SIZE,
-    shipped_tokenizer,
-)
-from pages.common.algorithm_measures import measure, measures_key, write_shipped  # noqa: E402
-
-
-def default_tokenizers() -> dict:
-    """The default view's tokenizers, as `algorithms.json` ships them, in the page's order."""
-    training_text = corpus_parts(DEFAULT_CORPUS)[0]
-    tokenizers = {}
-    for algorithm in ALGORITHMS:
-        settings = training_settings(algorithm, DEFAULT_VOCAB_SIZE, pattern=BPE_PATTERN,
-                                     transition=DEFAULT_TRANSITION, threshold=DEFAULT_THRESHOLD)
-        tokenizers[algorithm] = shipped_tokenizer(algorithm, training_text, settings)
-        if tokenizers[algorithm] is None:
-            raise SystemExit(f"{algorithm} is not shipped for the default view: run build_algorithms.py first.")
-    return tokenizers
+from bpe_core.analysis.algorithms import corpus_parts, word_language  # noqa: E402
+from bpe_core.analysis.shipped_algorithms import DEFAULT_CORPUS  # noqa: E402
+from pages.common.algorithm_measures import default_tokenizers, measure, measures_key, write_shipped  # noqa: E402
 
 
 def main() -> None:
     tokenizers = default_tokenizers()
+    if None in tokenizers.values():
+        raise SystemExit("The default view's tokenizers are not all shipped: run build_algorithms.py first.")
     held_out = corpus_parts(DEFAULT_CORPUS)[1]
     write_shipped({measures_key(tokenizers, held_out): measure(tokenizers, held_out, word_language(DEFAULT_CORPUS))})
 

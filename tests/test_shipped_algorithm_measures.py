@@ -8,17 +8,17 @@ import pytest
 from bpe_core.analysis.algorithms import corpus_parts, word_language
 from bpe_core.analysis.shipped_algorithms import DEFAULT_CORPUS
 from pages.common import algorithm_measures
-from pages.common.algorithm_measures import measure, measures_key, shipped_measures, write_shipped
+from pages.common.algorithm_measures import (
+    default_tokenizers,
+    measure,
+    measures_key,
+    shipped_measures,
+    write_shipped,
+)
 from tests.apptest import open_page
 
 HELD_OUT_TEXT = corpus_parts(DEFAULT_CORPUS)[1]
 SHOWN = ("html", "markdown", "caption", "warning", "info", "expander", "popover")
-
-
-def default_tokenizers() -> dict:
-    import sample_corpora.build_algorithm_measures as build
-
-    return build.default_tokenizers()
 
 
 @pytest.mark.slow  # seconds: the held-out text encoded by six tokenizers, the page drawn twice
@@ -29,7 +29,7 @@ def test_the_shipped_measures_are_todays_and_the_page_drawn_from_them_is_the_liv
     assert shipped == measure(tokenizers, HELD_OUT_TEXT, word_language(DEFAULT_CORPUS)), \
         "stale: python sample_corpora/build_algorithm_measures.py"
     from_data = open_page("pages/algorithms.py")
-    monkeypatch.setattr(algorithm_measures, "shipped_measures", lambda *arguments: None)  # the page imports it as it runs
+    monkeypatch.setattr(algorithm_measures, "shipped_measures", lambda *arguments: None)  # the page imports it anew
     live = open_page("pages/algorithms.py")
     for kind in SHOWN:
         assert [element.proto for element in from_data.get(kind)] == [element.proto for element in live.get(kind)], kind

@@ -22,16 +22,27 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_core.analysis.algorithms import (
+    ALGORITHMS,
     AlgorithmCost,
     OnlyHere,
     Removal,
     Superword,
+    corpus_parts,
     measure_algorithm,
     only_in_each,
     removals,
     shared_share,
     superwords_used,
+    training_settings,
     unknown_stretches,
+)
+from bpe_core.analysis.shipped_algorithms import (
+    BPE_PATTERN,
+    DEFAULT_CORPUS,
+    DEFAULT_THRESHOLD,
+    DEFAULT_TRANSITION,
+    DEFAULT_VOCAB_SIZE,
+    shipped_tokenizer,
 )
 from bpe_core.analysis.tax import Cost
 from bpe_core.corpora.samples import SAMPLES_DIR
@@ -83,6 +94,23 @@ def measure(tokenizers: Mapping[str, object], held_out: str, language: str) -> M
 
 
 # ------------------------------------------------------------------ shipped
+
+
+def default_tokenizers() -> dict:
+    """The default view's tokenizers, as `algorithms.json` ships them, in the
+    page's order (None for one that is not shipped)."""
+    training_text = corpus_parts(DEFAULT_CORPUS)[0]
+    return {algorithm: shipped_tokenizer(algorithm, training_text, training_settings(
+        algorithm, DEFAULT_VOCAB_SIZE, pattern=BPE_PATTERN, transition=DEFAULT_TRANSITION, threshold=DEFAULT_THRESHOLD))
+        for algorithm in ALGORITHMS}
+
+
+def default_view() -> None:
+    """Read what the page's default view shows from the shipped files (the
+    server's warm-up does, while the first visitor's browser loads)."""
+    tokenizers = default_tokenizers()
+    if None not in tokenizers.values():
+        shipped_measures(tokenizers, corpus_parts(DEFAULT_CORPUS)[1])
 
 
 def measures_key(tokenizers: Mapping[str, object], held_out: str) -> str:

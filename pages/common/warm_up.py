@@ -13,7 +13,8 @@ serves at once. The thread does, in order:
    of its own (`FirstPageAsked` notes its address as the browser asks for
    it, half a second or more before its script runs): its modules (the
    page's own import lines: pandas for five pages) and what its first
-   view loads (`make_first_view`: its tokenizers, Vocabulary's first rows),
+   view loads (`make_first_view`: its tokenizers, Algorithms' shipped
+   tokenizers, Vocabulary's first rows),
    made as the page would make it, so the server holds nothing the page
    would not. When no page has been asked for yet once the frame is
    ready, the encoding most pages open with is loaded meanwhile; a page
@@ -57,7 +58,7 @@ from pathlib import Path
 
 from streamlit.logger import get_logger
 
-from pages.common.names import PAGES, VOCABULARY
+from pages.common.names import ALGORITHMS, PAGES, VOCABULARY
 from pages.common.page_html import page_at
 from pages.common.warming import page_was_drawn, started, warmed
 
@@ -171,7 +172,7 @@ def what_the_page_asked_for_first_needs() -> None:
     address = FirstPageAsked.address
     done = [_step("its modules", lambda: import_page_modules(address))]
     _step("the collector's freeze", _freeze)  # as the page's first run would, after they are loaded
-    if address in FIRST_VIEW_TOKENIZERS:
+    if address in FIRST_VIEW_TOKENIZERS or address == ALGORITHMS.url_path:
         done.append(_step("its first view", lambda: make_first_view(address)))
     _log.info("%s: %s.", PAGE_ASKED_FIRST % (address or "home"), ", ".join(filter(None, done)) or "nothing")
 
@@ -214,13 +215,18 @@ NEXT_TOKENIZERS = {
 
 def make_first_view(address: str) -> None:
     """What the page at `address` makes for its first view that takes long:
-    its tokenizers, and Vocabulary's figures, first rows and chart of the
-    encoding it opens with. Made for the page asked for first only, which
-    would make it itself: the server holds no more than it would have."""
+    its tokenizers, Algorithms' shipped tokenizers and measures, and
+    Vocabulary's figures, first rows and chart of the encoding it opens
+    with. Made for the page asked for first only, which would make it
+    itself: the server holds no more than it would have."""
     from pages.common.tokenizers import shared_tokenizer
 
     for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
         shared_tokenizer(name)
+    if address == ALGORITHMS.url_path:
+        from pages.common.algorithm_measures import default_view
+
+        default_view()
     if address == VOCABULARY.url_path:
         from pages.common.vocabulary_tables import figures_of, first_rows_of, script_bars_of
 

@@ -141,7 +141,8 @@ def test_the_page_shows_each_algorithms_splits_and_numbers():
     framed, dropped = 'class="bpe-tok bpe-special"', 'class="bpe-dropped"'
     assert framed in views["wordpiece"] and dropped in views["wordpiece"]  # its unknown words framed, spaces dropped
     # Each row's count is the tokens it draws; a byte-level row's tokens hold every byte of the box's text.
-    counts = dict(re.findall(r"\*\*(.+?)\*\* · ([\d,]+) tokens$", "\n".join(m.value for m in at.markdown), re.MULTILINE))
+    markdown = "\n".join(element.value for element in at.markdown)
+    counts = dict(re.findall(r"^\*\*(.+?)\*\* · ([\d,]+) tokens$", markdown, re.MULTILINE))
     box_bytes = len(shared_box_text(at).encode("utf-8"))
     for algorithm, view in views.items():
         assert int(counts[ALGORITHMS[algorithm]].replace(",", "")) == view.count('class="bpe-tok'), algorithm

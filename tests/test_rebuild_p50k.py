@@ -87,6 +87,7 @@ def compact(tiktoken_file: bytes) -> str:
     return js_module(lines)
 
 
+@pytest.mark.slow  # a second or two: tiktoken reads the ranks, gzip packs 800 KB at level 9
 def test_the_shipped_file_comes_back_byte_for_byte_under_tiktokens_pin(tmp_path, monkeypatch, shipped_p50k):
     """The real table through the script's whole run, under the hash
     tiktoken pins for it: the rebuilt .gz is the shipped one, byte for byte."""

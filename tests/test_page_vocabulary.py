@@ -273,7 +273,7 @@ def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatc
 
     tables = SharedCache(max_entries=4, max_bytes=100_000_000)
     monkeypatch.setattr(vocabulary_tables, "TABLES", tables)
-    for cache in ("FIGURES", "HEADS", "SCRIPT_BARS"):  # made anew, as on a fresh server
+    for cache in ("FIGURES", "HEADS", "SCRIPT_BARS", "SEARCHES"):  # made anew, as on a fresh server
         monkeypatch.setattr(vocabulary_tables, cache, SharedCache(max_entries=8, max_bytes=1_000_000))
     first_view = open_page()
     assert tables.size == (0, 0)

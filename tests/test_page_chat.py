@@ -197,6 +197,7 @@ def drawn(at) -> dict[str, list]:
     return {kind: [element.proto for element in at.get(kind)] for kind in SHOWN}
 
 
+@pytest.mark.slow  # seconds: the page drawn twice, Llama 3 and Qwen loaded
 def test_the_first_view_is_shipped_loads_no_tokenizer_and_is_the_page_drawn_live(monkeypatch):
     """A first visit shows the default conversation in the default families
     from shipped data (pages/common/chat_views.py), loading no tokenizer; it

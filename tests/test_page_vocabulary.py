@@ -1,5 +1,6 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
+import functools
 import re
 
 import pandas as pd
@@ -261,6 +262,7 @@ def test_a_link_naming_the_sort_by_its_id_or_its_label_opens_that_sort(linked):
     assert at.query_params["vocab_sort"] == "step"
 
 
+@pytest.mark.slow  # seconds: the page drawn twice, the table read for the comparison and the search
 def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatch):
     """A first visit reads none of the vocabulary's table (most of a second
     of it): its figures, first rows and bars of scripts are had without it,
@@ -278,6 +280,7 @@ def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatc
     first_view = open_page()
     assert tables.size == (0, 0)
 
+    @functools.cache  # one table, read once for the three
     def from_the_table(tokenizer):
         return vocabulary_table(tokenizer)
 

@@ -34,6 +34,16 @@ TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{ m.content 
             "{% if add_generation_prompt %}<|assistant|>{% endif %}")
 
 
+@pytest.fixture(autouse=True)
+def no_hosts_left():
+    """A visitor's tokenizer is held in a host process (`sandbox.hosts`):
+    each test ends its own, so that no later test finds processes it did not start."""
+    yield
+    from bpe_core.sandbox import hosts
+
+    hosts.HOSTS.close()
+
+
 def small_folder(path: Path, template: str | None = TEMPLATE, kind: str = "byte-level") -> Path:
     """A model folder as transformers saves one: a tokenizer trained by
     Hugging Face on a little text, with special tokens and a chat template."""

@@ -152,7 +152,7 @@ class Hosts:
         """`method(*arguments)` of the object `recipe` makes, in its host
         (started first if there is none), within `seconds` of processor time.
         HostProblem if it did not finish; what the object raises, raised here."""
-        while True:
+        for _ in range(3):
             host = self.host(recipe)
             try:
                 with _turn(CALL_TURNS, "calls"):
@@ -162,6 +162,8 @@ class Hosts:
             except HostProblem:
                 self._forget(recipe.key, host)
                 raise
+        raise HostProblem(f"found the server's {self.max_hosts} hosts taken by other visitors at every try; try "
+                          "again in a minute")
 
     def host(self, recipe: Recipe) -> Host:
         """The host of `recipe`'s object, started (in its turn among checks) if there is none."""

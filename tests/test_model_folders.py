@@ -291,7 +291,8 @@ def test_a_zip_without_a_tokenizer_is_a_message_and_the_picker_keeps_its_choice(
 @pytest.mark.parametrize(("path", "key"), [(None, "home_tokenizer"), ("pages/inspect.py", "inspect_tokenizer"),
                                            ("pages/vocabulary.py", "vocab_tokenizer"), ("pages/replay.py", "replay_tokenizer")])
 def test_every_page_with_a_tokenizer_picker_shows_a_folders_tokenizer_or_says_why_not(tmp_path, path, key):
-    tokenizer = tokenizer_from_folder(read_folder(small_folder(tmp_path / "model", kind="wordpiece")), probe=False)
+    folder = read_folder(small_folder(tmp_path / "model", kind="wordpiece"))
+    tokenizer = HuggingFaceTokenizer(name="model", tokenizer_json=folder.tokenizer_json, untrusted=True)  # in its host
     at = open_page(path, loaded_tokenizers={"model.zip": tokenizer})
     at.selectbox(key=key).set_value("loaded: model.zip").run()
     assert not at.exception, [error.value for error in at.exception]

@@ -133,3 +133,52 @@ def test_a_host_that_needs_more_memory_than_its_cap_is_one_line(tmp_path, monkey
     with pytest.raises(Exception, match="needed more than 1 MB of memory") as raised:
         tokenizer_from_folder(folder_from_files("big", slow_folder(tmp_path, pattern=r"\s+")))
     assert "\n" not in str(raised.value)
+
+
+HOLD_A_BUSY_HOST = """
+import sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from bpe_core.sandbox.hosts import HOSTS
+from bpe_core.vocabularies import model_folders
+
+model_folders.ENCODING_SECONDS = 600
+tokenizer = model_folders.HuggingFaceTokenizer(name="model", tokenizer_json=open(sys.argv[2], encoding="utf-8").read(),
+                                               untrusted=True)
+threading.Thread(target=tokenizer.encode, args=(" " * 200_000,), daemon=True).start()  # minutes of work
+time.sleep(0.5)
+print(*(host._process.pid for host in HOSTS._hosts.values()), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_busy_host_ends_with_its_server_however_the_server_ends(tmp_path):
+    """A server that is killed leaves no visitor's tokenizer running, even
+    one in the middle of minutes of work: the host's lifeline ends it (see
+    `worker_processes`)."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    document = slow_folder(tmp_path)["tokenizer.json"]
+    (tmp_path / "tokenizer.json").write_bytes(document)
+    server = subprocess.Popen([sys.executable, "-c", HOLD_A_BUSY_HOST, str(ROOT), str(tmp_path / "tokenizer.json")],
+                              stdout=subprocess.PIPE, text=True)
+    host = int(server.stdout.readline())
+    assert _running(host)
+    server.send_signal(signal.SIGKILL)
+    server.wait()
+    give_up = time.monotonic() + 60  # the host's end is waited for, not timed
+    while _running(host) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not _running(host)
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

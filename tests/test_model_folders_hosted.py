@@ -182,3 +182,18 @@ def _running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_host_nobody_calls_ends_by_itself_and_starts_again_when_called(tmp_path, monkeypatch):
+    """A tokenizer holds hundreds of MB in its host: one that a visitor no
+    longer uses gives them back, and is loaded again if they return."""
+    monkeypatch.setattr(hosts, "IDLE_SECONDS", 0.5)
+    folder = read_folder(small_folder(tmp_path / "model"))
+    tokenizer = HuggingFaceTokenizer(name="model", tokenizer_json=folder.tokenizer_json, untrusted=True)
+    host = next(iter(hosts.HOSTS._hosts.values()))._process.pid
+    give_up = time.monotonic() + 60  # its end is waited for, not timed
+    while _running(host) and time.monotonic() < give_up:
+        time.sleep(0.05)
+    assert not _running(host)
+    reference = tokenizers.Tokenizer.from_str(folder.tokenizer_json)
+    assert tokenizer.encode("Héllo wörld") == reference.encode("Héllo wörld", add_special_tokens=False).ids

@@ -25,8 +25,11 @@ holds it, and every call to it is made there, bounded:
 The server's thread waits for the answer on a pipe, which lets every other
 thread run meanwhile. A host that runs out of time or memory is gone, and
 the call says so (`HostProblem`); the next call starts a fresh one. The
-server keeps at most `MAX_HOSTS`, the least recently used ended first, and
-each ends with the server (its lifeline, see `worker_processes`).
+server keeps at most `MAX_HOSTS`, the least recently used ended first; a
+host that nobody called for `IDLE_SECONDS` ends by itself (a tokenizer
+holds hundreds of MB: Gemma 3's host 0.6 GB) and is started again when
+next called; and each ends with the server (its lifeline, see
+`worker_processes`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ from .worker_processes import cap_this_process, end_group_with, end_worker, life
 
 MAX_HOSTS = 3  # per server process, each within its memory cap
 WAIT_SECONDS = 120.0  # of the clock, for a turn and for an answer: on a busy machine a host may get little of a core
+IDLE_SECONDS = 600.0  # without a call, after which a host ends by itself
+_IDLE_EXIT = 0  # the exit code of a host that ended so
 
 
 class HostProblem(ValueError):
@@ -74,7 +79,7 @@ class Host:
         context = worker_context()  # the server runs many threads: no fork of it (see `worker_processes`)
         self._connection, theirs = context.Pipe()
         their_lifeline, self._lifeline = lifeline(context)
-        self._process = context.Process(target=_serve, args=(theirs, their_lifeline, recipe.memory_bytes),
+        self._process = context.Process(target=_serve, args=(theirs, their_lifeline, recipe.memory_bytes, IDLE_SECONDS),
                                         name="host", daemon=True)
         self._lock = threading.Lock()  # one call at a time
         self._memory_bytes = recipe.memory_bytes
@@ -106,9 +111,9 @@ class Host:
                     raise HostProblem(f"did not finish within {WAIT_SECONDS:g} s of the clock: the server is too "
                                       "busy now; try again in a minute")
                 kind, value = self._connection.recv()
-            except (EOFError, OSError):  # the host is gone: the kernel ended it, or the pool did
+            except (EOFError, OSError):  # the host is gone: the kernel ended it, or the pool, or its idleness
                 self._end()
-                if self.retired:
+                if self.retired or self._process.exitcode == _IDLE_EXIT:
                     raise _Retired from None
                 if self._process.exitcode == -signal.SIGPROF:
                     raise HostProblem(f"took more than {seconds:g} s of processor time") from None
@@ -221,15 +226,18 @@ def _memory_words(memory_bytes: int) -> str:
 _MAKE = "(make)"  # the first request: the object's recipe
 
 
-def _serve(connection, lifeline_end, memory_bytes: int) -> None:
+def _serve(connection, lifeline_end, memory_bytes: int, idle_seconds: float) -> None:
     """In the host: cap memory, then make the object and answer calls, each
-    within its processor time, until the server closes the pipe."""
+    within its processor time, until the server closes the pipe or has not
+    called for `idle_seconds`."""
     end_group_with(lifeline_end)
     cap_this_process(memory_bytes)
     os.environ["RAYON_NUM_THREADS"] = "1"  # one core's work, as in a job (see `budgeted_jobs`)
     held = None
     while True:
         try:
+            if not connection.poll(idle_seconds):
+                os._exit(_IDLE_EXIT)
             method, arguments, seconds = connection.recv()
         except EOFError:  # the server is done with it
             return

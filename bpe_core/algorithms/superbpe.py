@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from ..engine import native_training
 from ..engine.merge_learning import Progress, learn_merges
 from ..engine.patterns import SUPERWORD_PATTERN, pattern_name
 from ..engine.tokenizer import Tokenizer
@@ -70,7 +71,10 @@ def train_superbpe(
         pieces = counted_pieces(corpus, pattern, special_tokens)
         base_tokens, piece_units = training_units(pieces, "bytes")
         report = None if progress is None else (lambda done, total: progress(done, vocab_size - 256))
-        stage_one, stop_reason = learn_merges(piece_units, base_tokens, stage_one_merges, progress=report, deadline=deadline)
+        stage_one, stop_reason = (  # plain BPE: in C where it is built, the same merges (see `train`)
+            native_training.learn_merges(pieces, "bytes", base_tokens, stage_one_merges, progress=report, deadline=deadline)
+            or learn_merges(piece_units, base_tokens, stage_one_merges, progress=report, deadline=deadline)
+        )
         vocab, _, _ = finished_vocabulary(base_tokens, stage_one, "bytes", ())
         trace = list(stage_one)
         if deadline is None or time.monotonic() <= deadline:  # stage 1 may stop early on a small corpus: stage 2 goes on

@@ -1,0 +1,98 @@
+"""The research algorithms' training loops in C, where they are built: the
+same results, faster.
+
+`superbpe` and `boundless` are the algorithms as they read best, on the
+engine's Python merge state. engine/native/research.c holds the same loops
+on learn.c's merge state (the one plain BPE trains on in C), compiled by
+pip into the extension module `_native_research` (see setup.py):
+SuperBPE's second stage with its rule for superwords, and BoundlessBPE
+whole, from splitting the text to the last supermerge.
+
+tests/test_native_research.py holds each equal to its Python version:
+the same merges, ties included, in the same order, with the same counts.
+Where the module is not built, or an input is beyond what the C loops do
+exactly, the functions here give None and Python trains instead.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+
+from ..engine import native_training
+from ..engine.merge_learning import MergeStep, Progress, no_pair_left, out_of_time
+from ..engine.patterns import pattern_name
+
+try:
+    from . import _native_research
+except ImportError:  # not built: no C compiler when pip installed the project
+    _native_research = None
+
+NATIVE = _native_research is not None
+
+_DONE, _OUT_OF_TIME, _NO_PAIR_LEFT = 0, 1, 2  # why a C loop stopped (native/learn.c's numbers)
+
+
+def superword_merges(
+    pieces: Sequence[tuple[Sequence[int], int]],
+    base_tokens: Sequence[bytes],
+    num_merges: int,
+    progress: Progress | None = None,
+    deadline: float | None = None,
+) -> tuple[list[MergeStep], str | None] | None:
+    """`merge_learning.learn_merges(pieces, base_tokens, num_merges, ...,
+    allowed=superbpe.allowed_superword)` in C (SuperBPE's second stage), or
+    None where it is not built."""
+    if _native_research is None:
+        return None
+    units = [(array("i", ids).tobytes(), count) for ids, count in pieces]
+    report_every = max(1, num_merges // 200)  # as often as learn_merges reports
+    learned = _native_research.superword_merges(units, list(base_tokens), num_merges, deadline, progress, report_every)
+    if learned is None:
+        return None
+    steps, stop = learned
+    trace = _trace(memoryview(steps).cast("q"), 4, list(base_tokens))
+    if progress is not None:
+        progress(num_merges, num_merges)
+    stop_reason = {_DONE: None, _OUT_OF_TIME: out_of_time(len(trace), num_merges), _NO_PAIR_LEFT: no_pair_left(len(trace))}
+    return trace, stop_reason[stop]
+
+
+def boundless(
+    segments: Sequence[str], pattern: str, wanted: int, progress: Progress | None = None, deadline: float | None = None
+) -> tuple[list[MergeStep], list[int], str | None] | None:
+    """`boundless._BoundlessTraining` in C over the text's segments (those
+    between its special tokens) split with a preset `pattern`: the trace, the
+    supermerges' ids and why training stopped early; or None where the C
+    version is not built or cannot be exact."""
+    split = getattr(native_training._native_training, f"SPLIT_{pattern_name(pattern).upper()}", None)
+    if _native_research is None or split is None:
+        return None
+    learned = _native_research.boundless(list(segments), split, wanted, deadline, progress)
+    if learned is None:
+        return None
+    steps, stop, _ = learned
+    rows = memoryview(steps).cast("q")
+    trace = _trace(rows, 5, [bytes([byte]) for byte in range(256)])
+    supermerges = [step.new_id for step, joined in zip(trace, rows[4::5]) if joined]
+    size = 256 + len(trace)
+    if stop == _OUT_OF_TIME:
+        return trace, supermerges, f"the time allowed ran out at {size:,} of {wanted:,} tokens"
+    if stop == _NO_PAIR_LEFT:
+        return trace, supermerges, f"no adjacent pair is left to merge at {size:,} tokens"
+    if progress is not None:
+        progress(wanted - 256, wanted - 256)
+    return trace, supermerges, None
+
+
+def _trace(rows: memoryview, width: int, tokens: list[bytes]) -> list[MergeStep]:
+    """The merge steps of rows of `width` integers (left, right, count,
+    corpus tokens after, ...), each new token's id the next after `tokens`."""
+    ids = list(range(len(tokens)))  # one int object per id, shared by every pair holding it
+    trace = []
+    for left, right, count, corpus_tokens in zip(rows[0::width], rows[1::width], rows[2::width], rows[3::width]):
+        new_id = len(tokens)
+        tokens.append(tokens[left] + tokens[right])
+        ids.append(new_id)
+        trace.append(MergeStep((ids[left], ids[right]), new_id, count, tokens[new_id], corpus_tokens))
+    return trace

@@ -1,0 +1,712 @@
+/* The research algorithms' training loops in C (the extension module
+ * bpe_core.algorithms._native_research): SuperBPE's second stage and
+ * BoundlessBPE, step for step as bpe_core/algorithms/superbpe.py and
+ * boundless.py learn them, which stay the readable versions.
+ *
+ * Both run on learn.c's merge state (the deduplicated corpus as positions,
+ * live pair counts, the lazy heap), included here whole: its functions are
+ * static to it, and one copy of that algorithm is better than two. What
+ * the algorithms add to plain BPE is a rule that may refuse the best pair
+ * (`best_allowed`, MergeState.best_pair with `allowed`): a refused pair
+ * leaves the heap, and BoundlessBPE offers some again later (`reconsider`).
+ *
+ * The heap breaks ties between equally frequent pairs by their first
+ * position, as Python's does; no two live pairs share one, so the pairs'
+ * numbers here and their tuples there never decide anything. So the merges,
+ * their order and counts come out the same as in Python
+ * (tests/test_native_research.py holds the two equal). An input these loops
+ * cannot handle exactly gives None, and Python trains instead.
+ */
+#include "learn.c"
+#include "split.h"
+#include "unsettled.h"
+
+/* ---- tokens as bytes, and tables of byte strings ---- */
+
+/* What each token id stands for: its bytes, each token in a block of its own
+ * (so that tables may keep pointers to them). */
+typedef struct {
+    uint8_t **bytes;
+    int32_t *length;
+    int64_t size, bytes_capacity, length_capacity;
+} Vocabulary;
+
+static int add_token(Vocabulary *vocabulary, const uint8_t *left, int32_t left_length, const uint8_t *right,
+                     int32_t right_length) {
+    uint8_t *joined = malloc((size_t)left_length + (size_t)right_length + 1);
+    if (joined == NULL ||
+        grow((void **)&vocabulary->bytes, &vocabulary->bytes_capacity, vocabulary->size + 1, sizeof(uint8_t *)) ||
+        grow((void **)&vocabulary->length, &vocabulary->length_capacity, vocabulary->size + 1, sizeof(int32_t))) {
+        free(joined);
+        return -1;
+    }
+    memcpy(joined, left, (size_t)left_length);
+    memcpy(joined + left_length, right, (size_t)right_length);
+    vocabulary->bytes[vocabulary->size] = joined;
+    vocabulary->length[vocabulary->size++] = left_length + right_length;
+    return 0;
+}
+
+static void free_vocabulary(Vocabulary *vocabulary) {
+    for (int64_t id = 0; id < vocabulary->size; id++) free(vocabulary->bytes[id]);
+    free(vocabulary->bytes);
+    free(vocabulary->length);
+}
+
+/* A set of byte strings (kept elsewhere, unchanged while the table lives),
+ * each with a number: open addressing, at most half full. */
+typedef struct {
+    const uint8_t *bytes;
+    int64_t length; /* -1 where the slot is free */
+    uint64_t hash;
+    int32_t value;
+} ByteSlot;
+
+typedef struct {
+    ByteSlot *slots;
+    uint64_t size, used;
+} ByteTable;
+
+#define FNV_START 0xCBF29CE484222325ull
+
+static inline uint64_t hash_more(uint64_t hash, const uint8_t *bytes, int64_t length) {
+    for (int64_t index = 0; index < length; index++) hash = (hash ^ bytes[index]) * 0x100000001B3ull; /* FNV-1a */
+    return hash;
+}
+
+/* The slot of the string `left` + `right` (two parts, so that a pair's
+ * token is looked up without being made), or the free slot where it goes. */
+static ByteSlot *find_joined(const ByteTable *table, uint64_t hash, const uint8_t *left, int64_t left_length,
+                             const uint8_t *right, int64_t right_length) {
+    uint64_t slot = (hash ^ hash >> 29) & (table->size - 1);
+    for (;; slot = (slot + 1) & (table->size - 1)) {
+        ByteSlot *at = &table->slots[slot];
+        if (at->length < 0) return at;
+        if (at->hash == hash && at->length == left_length + right_length && memcmp(at->bytes, left, (size_t)left_length) == 0 &&
+            memcmp(at->bytes + left_length, right, (size_t)right_length) == 0) {
+            return at;
+        }
+    }
+}
+
+static int start_table(ByteTable *table) {
+    table->size = 1024;
+    table->used = 0;
+    table->slots = malloc(table->size * sizeof(ByteSlot));
+    if (table->slots == NULL) return -1;
+    for (uint64_t slot = 0; slot < table->size; slot++) table->slots[slot].length = -1;
+    return 0;
+}
+
+/* The number of `bytes`, or -1 if the table has none. */
+static int32_t table_get(const ByteTable *table, const uint8_t *left, int64_t left_length, const uint8_t *right,
+                         int64_t right_length) {
+    uint64_t hash = hash_more(hash_more(FNV_START, left, left_length), right, right_length);
+    ByteSlot *slot = find_joined(table, hash, left, left_length, right, right_length);
+    return slot->length < 0 ? -1 : slot->value;
+}
+
+/* Puts `bytes` in the table with the number `value`, unless it is there;
+ * returns its number, or -1 out of memory. */
+static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length, int32_t value) {
+    uint64_t hash = hash_more(FNV_START, bytes, length);
+    ByteSlot *slot = find_joined(table, hash, bytes, length, NULL, 0);
+    if (slot->length >= 0) return slot->value;
+    if (2 * (table->used + 1) > table->size) {
+        ByteTable larger = {malloc(2 * table->size * sizeof(ByteSlot)), 2 * table->size, table->used};
+        if (larger.slots == NULL) return -1;
+        for (uint64_t index = 0; index < larger.size; index++) larger.slots[index].length = -1;
+        for (uint64_t index = 0; index < table->size; index++) {
+            ByteSlot *old = &table->slots[index];
+            if (old->length >= 0) *find_joined(&larger, old->hash, old->bytes, old->length, NULL, 0) = *old;
+        }
+        free(table->slots);
+        *table = larger;
+        slot = find_joined(table, hash, bytes, length, NULL, 0);
+    }
+    *slot = (ByteSlot){bytes, length, hash, value};
+    table->used++;
+    return value;
+}
+
+/* ---- choosing pairs under a rule ---- */
+
+typedef int (*Rule)(void *context, State *s, int32_t pair);
+
+/* The most frequent pair (the earliest on a tie) that `allowed` accepts,
+ * left on the heap: merge_learning's MergeState.best_pair. A refused pair
+ * leaves the heap (the rule is asked before the first position, which may
+ * move right, never back). NO_PAIR if none is left; -2 out of memory. */
+static int32_t best_allowed(State *s, Rule allowed, void *context) {
+    for (;;) {
+        int came_in = let_in_the_once_seen(s);
+        if (came_in < 0) return -2;
+        if (!came_in && s->heap_size == 0) return NO_PAIR;
+        HeapEntry *top = &s->heap[0];
+        int64_t count = s->pairs[top->pair].count;
+        if (count == 0) {
+            heap_pop(s);
+        } else if (count != top->count) {
+            top->count = count;
+            sift_down(s, 0);
+        } else if (allowed != NULL && !allowed(context, s, top->pair)) {
+            heap_pop(s);
+        } else {
+            int32_t first = first_position(s, top->pair);
+            if (first == top->first) return top->pair;
+            top->first = first;
+            sift_down(s, 0);
+        }
+    }
+}
+
+/* Offer a pair the rule refused again, if it still occurs (MergeState.reconsider). */
+static int reconsider(State *s, int32_t pair) {
+    return s->pairs[pair].count > 0 ? heap_push(s, pair, first_position(s, pair)) : 0;
+}
+
+/* Units from Python: a list of (buffer of native ints, count), each a piece. */
+static int read_unit_lists(State *s, PyObject *pieces) {
+    int64_t room = 0;
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(pieces); index++) {
+        PyObject *item = PyList_GET_ITEM(pieces, index);
+        Py_buffer units;
+        long long weight;
+        if (!PyArg_ParseTuple(item, "y*L", &units, &weight)) return -1;
+        int outcome = weight < 1 || units.len % (Py_ssize_t)sizeof(int32_t) ? 1
+                      : add_units(s, &room, units.buf, units.len / (Py_ssize_t)sizeof(int32_t), weight);
+        PyBuffer_Release(&units);
+        if (outcome == -1) PyErr_NoMemory();
+        if (outcome) return outcome;
+    }
+    return 0;
+}
+
+/* A list of Python bytes as a Vocabulary. */
+static int read_vocabulary(Vocabulary *vocabulary, PyObject *tokens) {
+    for (Py_ssize_t id = 0; id < PyList_GET_SIZE(tokens); id++) {
+        PyObject *token = PyList_GET_ITEM(tokens, id);
+        if (!PyBytes_Check(token)) {
+            PyErr_SetString(PyExc_TypeError, "tokens must be bytes");
+            return -1;
+        }
+        if (add_token(vocabulary, (const uint8_t *)PyBytes_AS_STRING(token), (int32_t)PyBytes_GET_SIZE(token), NULL, 0)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Rows of int64, `width` a step, as bytes for memoryview(...).cast("q"). */
+typedef struct {
+    int64_t *at;
+    int64_t size, capacity;
+} Rows;
+
+static int64_t *new_row(Rows *rows, int width) {
+    if (grow((void **)&rows->at, &rows->capacity, rows->size + width, sizeof(int64_t))) return NULL;
+    rows->size += width;
+    return &rows->at[rows->size - width];
+}
+
+/* Calls progress(done, total); -1 if it raised (the caller stops the job so). */
+static int report(PyObject *progress, int64_t done, int64_t total) {
+    if (progress == Py_None) return 0;
+    PyObject *heard = PyObject_CallFunction(progress, "LL", (long long)done, (long long)total);
+    Py_XDECREF(heard);
+    return heard == NULL ? -1 : 0;
+}
+
+static int read_deadline(PyObject *deadline_object, int *has_deadline, double *deadline) {
+    *has_deadline = deadline_object != Py_None;
+    *deadline = *has_deadline ? PyFloat_AsDouble(deadline_object) : 0.0;
+    return *has_deadline && PyErr_Occurred() ? -1 : 0;
+}
+
+/* ---- SuperBPE's second stage ---- */
+
+#define MAX_WORDS 4
+
+/* superbpe.allowed_superword on the pair's token: no ": " in it, and at
+ * most four words (runs of bytes other than a space). */
+static int allowed_superword(void *context, State *s, int32_t pair) {
+    const Vocabulary *vocabulary = context;
+    int32_t ids[2] = {s->pairs[pair].left, s->pairs[pair].right};
+    int words = 0, after_space = 1, after_colon = 0;
+    for (int side = 0; side < 2; side++) {
+        const uint8_t *bytes = vocabulary->bytes[ids[side]];
+        for (int32_t index = 0; index < vocabulary->length[ids[side]]; index++) {
+            if (bytes[index] == ' ') {
+                if (after_colon) return 0;
+                after_space = 1;
+            } else {
+                words += after_space;
+                after_space = 0;
+            }
+            after_colon = bytes[index] == ':';
+        }
+    }
+    return words <= MAX_WORDS;
+}
+
+const char research_superword_merges_doc[] =
+    "superword_merges(pieces, tokens, num_merges, deadline, progress, report_every)\n"
+    "--\n\n"
+    "SuperBPE's second stage: merge_learning.learn_merges over `pieces` (a list\n"
+    "of (native ints, count): the stage-1 tokens of each stage-2 piece), with\n"
+    "superbpe.allowed_superword as its rule. `tokens` (bytes) are what the ids\n"
+    "stand for; merge k gets id len(tokens) + k. Returns (steps, stop): steps\n"
+    "bytes of four 64-bit integers a merge (left, right, count, corpus tokens\n"
+    "after), stop 0 (all learned), 1 (the deadline passed) or 2 (no pair left).\n"
+    "None for pieces it cannot learn from exactly.";
+
+static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *pieces, *tokens, *deadline_object, *progress;
+    long long num_merges, report_every;
+    if (!PyArg_ParseTuple(args, "O!O!LOOL:superword_merges", &PyList_Type, &pieces, &PyList_Type, &tokens, &num_merges,
+                          &deadline_object, &progress, &report_every)) {
+        return NULL;
+    }
+    int has_deadline;
+    double deadline;
+    if (read_deadline(deadline_object, &has_deadline, &deadline)) return NULL;
+    int64_t base_size = PyList_GET_SIZE(tokens);
+    if (num_merges < 0 || report_every < 1 || base_size + num_merges >= INT32_MAX) Py_RETURN_NONE;
+
+    State s;
+    memset(&s, 0, sizeof s);
+    Vocabulary vocabulary = {0};
+    Rows rows = {0};
+    PyObject *result = NULL;
+    int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces);
+    if (outcome == 0 && read_vocabulary(&vocabulary, tokens)) outcome = -1;
+    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs(&s))) {
+        PyErr_NoMemory();
+        outcome = -1;
+    }
+    for (int64_t step = 0; outcome == 0 && step < num_merges && !failed; step++) {
+        if (has_deadline && monotonic_seconds() > deadline) {
+            stop = STOP_DEADLINE;
+            break;
+        }
+        int32_t best = best_allowed(&s, allowed_superword, &vocabulary);
+        if (best == NO_PAIR) {
+            stop = STOP_NO_PAIR;
+            break;
+        }
+        Pair pair = s.pairs[best];
+        int64_t *row = best == -2 ? NULL : new_row(&rows, 4);
+        failed = row == NULL || merge(&s, best, (int32_t)(base_size + step)) ||
+                 add_token(&vocabulary, vocabulary.bytes[pair.left], vocabulary.length[pair.left], vocabulary.bytes[pair.right],
+                           vocabulary.length[pair.right]);
+        if (failed) {
+            PyErr_NoMemory();
+            break;
+        }
+        row[0] = pair.left, row[1] = pair.right, row[2] = pair.count, row[3] = s.corpus_tokens;
+        if ((step + 1) % report_every == 0) failed = report(progress, step + 1, num_merges);
+    }
+    if (outcome == 0 && !failed) {
+        PyObject *steps = PyBytes_FromStringAndSize((const char *)rows.at, (Py_ssize_t)(rows.size * sizeof(int64_t)));
+        if (steps != NULL) result = Py_BuildValue("(Ni)", steps, stop);
+    }
+    free(rows.at);
+    free_vocabulary(&vocabulary);
+    free_state(&s);
+    if (outcome == 1) Py_RETURN_NONE;
+    return result;
+}
+
+/* ---- BoundlessBPE ---- */
+
+/* The code point of the valid UTF-8 character at `at` (count.c's). */
+static uint32_t code_point_at(const uint8_t *text, size_t at) {
+    uint8_t first = text[at];
+    if (first < 0x80) return first;
+    if (first < 0xE0) return (uint32_t)(first & 0x1F) << 6 | (text[at + 1] & 0x3F);
+    if (first < 0xF0) return (uint32_t)(first & 0x0F) << 12 | (uint32_t)(text[at + 1] & 0x3F) << 6 | (text[at + 2] & 0x3F);
+    return (uint32_t)(first & 0x07) << 18 | (uint32_t)(text[at + 1] & 0x3F) << 12 | (uint32_t)(text[at + 2] & 0x3F) << 6 |
+           (text[at + 3] & 0x3F);
+}
+
+/* Whether split.c may class the code point otherwise than `regex` (unsettled.h). */
+static int unsettled(uint32_t code_point) {
+    const uint64_t *bits = unsettled_bits[unsettled_block[code_point / UNSETTLED_BLOCK]];
+    unsigned within = code_point % UNSETTLED_BLOCK;
+    return bits[within / 64] >> (within % 64) & 1;
+}
+
+/* The classes of the code point at `at` of valid UTF-8 text, and its size. */
+static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t *code_point) {
+    uint8_t first = text[at];
+    *size = first < 0x80 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4;
+    *code_point = code_point_at(text, (size_t)at);
+    return split_classes(*code_point);
+}
+
+/* boundless.MERGEABLE: letters (each maybe with marks after it), spaces,
+ * underscores and apostrophes (' and U+2019), with a letter after the first
+ * character (and, as `$` lets it, maybe one line break at the end). */
+static int mergeable(const uint8_t *piece, int64_t length) {
+    int after_letter = 0, later_letter = 0, size;
+    uint32_t code_point;
+    if (length > 1 && piece[length - 1] == '\n') length--;
+    for (int64_t at = 0; at < length; at += size) {
+        unsigned classes = classes_at(piece, at, &size, &code_point);
+        if (classes & CLASS_LETTER) {
+            after_letter = 1;
+            later_letter |= at > 0;
+        } else if (classes & CLASS_MARK) {
+            if (!after_letter) return 0;
+        } else if (code_point == ' ' || code_point == '_' || code_point == '\'' || code_point == 0x2019) {
+            after_letter = 0;
+        } else {
+            return 0;
+        }
+    }
+    return later_letter;
+}
+
+/* A pretoken: a distinct piece of the text. */
+typedef struct {
+    const uint8_t *bytes; /* in a segment's UTF-8 */
+    int64_t length, count;
+    int32_t start; /* its first position in the words' state */
+    int32_t unit;  /* its unit in the runs' state, or -1: it is in no run */
+    int mergeable;
+} Pretoken;
+
+typedef struct {
+    int32_t *at;
+    int64_t size, capacity;
+} IdList;
+
+typedef struct {
+    State words, runs; /* BPE's own over the pretokens; supermerges over runs of pretokens */
+    Vocabulary vocabulary;
+    ByteTable known;     /* the tokens' bytes (their ids) */
+    ByteTable pretokens; /* the pretokens' bytes (their indexes) */
+    Pretoken *pretoken;
+    int64_t pretoken_count, pretoken_capacity;
+    int32_t *piece_of_unit; /* the pretoken of each unit of the runs */
+    int64_t piece_of_unit_capacity;
+    int32_t *whole;         /* each unit's token, once a merge has left it whole; else -1 */
+    IdList *waiting;        /* each unit's supermerge pairs, refused until it is whole */
+    int64_t units;
+    int32_t first_unit; /* the id of unit 0 in the runs' state: above every token's */
+    int64_t joined;     /* tokens the supermerges saved */
+    int failed;
+} Boundless;
+
+static int is_unit(const Boundless *b, int32_t id) { return id >= b->first_unit; }
+
+static void bytes_of(const Boundless *b, int32_t id, const uint8_t **bytes, int64_t *length) {
+    if (is_unit(b, id)) {
+        const Pretoken *pretoken = &b->pretoken[b->piece_of_unit[id - b->first_unit]];
+        *bytes = pretoken->bytes;
+        *length = pretoken->length;
+    } else {
+        *bytes = b->vocabulary.bytes[id];
+        *length = b->vocabulary.length[id];
+    }
+}
+
+static int is_known(const Boundless *b, int32_t left, int32_t right) {
+    const uint8_t *left_bytes, *right_bytes;
+    int64_t left_length, right_length;
+    bytes_of(b, left, &left_bytes, &left_length);
+    bytes_of(b, right, &right_bytes, &right_length);
+    return table_get(&b->known, left_bytes, left_length, right_bytes, right_length) >= 0;
+}
+
+/* Whether a side of the runs' pair is a pretoken not whole yet; if so, the
+ * pair waits for it (_BoundlessTraining.waits). */
+static int waits(Boundless *b, int32_t pair) {
+    int32_t sides[2] = {b->runs.pairs[pair].left, b->runs.pairs[pair].right};
+    for (int side = 0; side < 2; side++) {
+        int32_t unit = sides[side] - b->first_unit;
+        if (unit >= 0 && b->whole[unit] < 0) {
+            IdList *list = &b->waiting[unit];
+            if (append(&list->at, &list->size, &list->capacity, pair)) b->failed = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int new_word(void *context, State *s, int32_t pair) {
+    return !is_known(context, s->pairs[pair].left, s->pairs[pair].right);
+}
+
+static int new_superword(void *context, State *s, int32_t pair) {
+    return !waits(context, pair) && !is_known(context, s->pairs[pair].left, s->pairs[pair].right);
+}
+
+/* Adds a learned token (its bytes: left's then right's) to the vocabulary. */
+static int learn_token(Boundless *b, int32_t left, int32_t right) {
+    const uint8_t *left_bytes, *right_bytes;
+    int64_t left_length, right_length;
+    bytes_of(b, left, &left_bytes, &left_length);
+    bytes_of(b, right, &right_bytes, &right_length);
+    int32_t id = (int32_t)b->vocabulary.size;
+    return add_token(&b->vocabulary, left_bytes, (int32_t)left_length, right_bytes, (int32_t)right_length) ||
+           table_put(&b->known, b->vocabulary.bytes[id], b->vocabulary.length[id], id) < 0;
+}
+
+/* _BoundlessTraining.merge_words: a merge within pretokens; a pretoken it
+ * leaves whole lets its waiting supermerges be offered again. */
+static int merge_words(Boundless *b, int32_t pair) {
+    int32_t new_id = (int32_t)b->vocabulary.size;
+    if (merge(&b->words, pair, new_id) || learn_token(b, b->words.pairs[pair].left, b->words.pairs[pair].right)) return -1;
+    int32_t piece = table_get(&b->pretokens, b->vocabulary.bytes[new_id], b->vocabulary.length[new_id], NULL, 0);
+    if (piece < 0 || b->pretoken[piece].unit < 0) return 0;
+    int32_t start = b->pretoken[piece].start, unit = b->pretoken[piece].unit;
+    if (b->words.at[start].token != new_id || next_of(&b->words, start) != UNLINKED) return 0;
+    b->whole[unit] = new_id;
+    IdList waiting = b->waiting[unit];
+    memset(&b->waiting[unit], 0, sizeof waiting);
+    for (int64_t index = 0; index < waiting.size && !b->failed; index++) {
+        if (!waits(b, waiting.at[index]) && reconsider(&b->runs, waiting.at[index])) b->failed = 1;
+    }
+    free(waiting.at);
+    return b->failed ? -1 : 0;
+}
+
+/* _BoundlessTraining.join_pretokens: a supermerge; the step's pair is
+ * given in tokens (a whole pretoken's, or a superword's). */
+static int join_pretokens(Boundless *b, int32_t pair, int64_t *row) {
+    int32_t new_id = (int32_t)b->vocabulary.size, left = b->runs.pairs[pair].left, right = b->runs.pairs[pair].right;
+    int64_t before = b->runs.corpus_tokens;
+    if (learn_token(b, left, right) || merge(&b->runs, pair, new_id)) return -1;
+    b->joined += before - b->runs.corpus_tokens;
+    row[0] = is_unit(b, left) ? b->whole[left - b->first_unit] : left;
+    row[1] = is_unit(b, right) ? b->whole[right - b->first_unit] : right;
+    return 0;
+}
+
+/* The text's pretokens (split with the preset `pattern`), counted in order
+ * of first appearance, and the pretoken of each piece of the text in turn,
+ * -1 where a special token cut it (boundless.pieces_and_runs). Returns -1
+ * with an exception set, 1 for a text split.c may split otherwise than
+ * `regex` (a character newer than its tables), 0 when done. */
+static int split_text(Boundless *b, PyObject *segments, split_pattern pattern, IdList *sequence) {
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(segments); index++) {
+        Py_ssize_t length;
+        const uint8_t *text = (const uint8_t *)PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(segments, index), &length);
+        if (text == NULL) return -1;
+        for (Py_ssize_t at = 0; at < length; at++) {
+            if (text[at] >= 0xC0 && unsettled(code_point_at(text, (size_t)at))) return 1;
+        }
+        for (size_t start = 0, end; start < (size_t)length; start = end) {
+            end = split_next(pattern, text, (size_t)length, start);
+            int32_t piece = (int32_t)b->pretoken_count;
+            if (piece == INT32_MAX || (piece = table_put(&b->pretokens, text + start, (int64_t)(end - start), piece)) < 0 ||
+                append(&sequence->at, &sequence->size, &sequence->capacity, piece)) {
+                goto out_of_memory;
+            }
+            if (piece == b->pretoken_count) {
+                if (grow((void **)&b->pretoken, &b->pretoken_capacity, piece + 1, sizeof(Pretoken))) goto out_of_memory;
+                b->pretoken[piece] = (Pretoken){text + start, (int64_t)(end - start), 0, 0, -1, mergeable(text + start, (int64_t)(end - start))};
+                b->pretoken_count++;
+            }
+            b->pretoken[piece].count++;
+        }
+        if (append(&sequence->at, &sequence->size, &sequence->capacity, -1)) goto out_of_memory;
+    }
+    return 0;
+out_of_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* The words' state (each pretoken's bytes, weighted by its count) and the
+ * runs' (each run of two or more adjacent mergeable pretokens, counted, as
+ * units numbered by first appearance in the runs). */
+static int build_states(Boundless *b, const IdList *sequence) {
+    int64_t words_room = 0, runs_room = 0; /* the states' room for positions */
+    int32_t *units = NULL;
+    int64_t units_capacity = 0;
+    int outcome = 0;
+    for (int64_t piece = 0; piece < b->pretoken_count && outcome == 0; piece++) {
+        Pretoken *pretoken = &b->pretoken[piece];
+        pretoken->start = (int32_t)b->words.positions;
+        if (grow((void **)&units, &units_capacity, pretoken->length, sizeof(int32_t))) outcome = -1;
+        for (int64_t index = 0; index < pretoken->length && outcome == 0; index++) units[index] = pretoken->bytes[index];
+        if (outcome == 0) outcome = add_units(&b->words, &words_room, units, pretoken->length, pretoken->count);
+    }
+    /* The runs, counted in a table keyed by their pretokens' indexes (as bytes). */
+    ByteTable runs = {0};
+    int64_t *run_count = NULL, run_count_capacity = 0, run_total = 0;
+    int64_t *run_start = NULL, run_start_capacity = 0, *run_length = NULL, run_length_capacity = 0;
+    if (outcome == 0 && start_table(&runs)) outcome = -1;
+    for (int64_t index = 0, start = 0; index <= sequence->size && outcome == 0; index++) {
+        int32_t piece = index < sequence->size ? sequence->at[index] : -1;
+        if (piece >= 0 && b->pretoken[piece].mergeable) continue;
+        if (index - start > 1) {
+            const uint8_t *key = (const uint8_t *)&sequence->at[start];
+            int32_t run = table_put(&runs, key, (index - start) * (int64_t)sizeof(int32_t), (int32_t)run_total);
+            if (run < 0 || grow((void **)&run_count, &run_count_capacity, run_total + 1, sizeof(int64_t)) ||
+                grow((void **)&run_start, &run_start_capacity, run_total + 1, sizeof(int64_t)) ||
+                grow((void **)&run_length, &run_length_capacity, run_total + 1, sizeof(int64_t))) {
+                outcome = -1;
+                break;
+            }
+            if (run == run_total) {
+                run_count[run] = 0;
+                run_start[run] = start;
+                run_length[run] = index - start;
+                run_total++;
+            }
+            run_count[run]++;
+        }
+        start = index + 1;
+    }
+    for (int64_t run = 0; run < run_total && outcome == 0; run++) {
+        if (grow((void **)&units, &units_capacity, run_length[run], sizeof(int32_t)) ||
+            grow((void **)&b->piece_of_unit, &b->piece_of_unit_capacity, b->units + run_length[run], sizeof(int32_t))) {
+            outcome = -1;
+            break;
+        }
+        for (int64_t index = 0; index < run_length[run]; index++) {
+            Pretoken *pretoken = &b->pretoken[sequence->at[run_start[run] + index]];
+            if (pretoken->unit < 0) {
+                pretoken->unit = (int32_t)b->units;
+                b->piece_of_unit[b->units++] = (int32_t)(pretoken - b->pretoken);
+            }
+            units[index] = b->first_unit + pretoken->unit;
+        }
+        outcome = add_units(&b->runs, &runs_room, units, run_length[run], run_count[run]);
+    }
+    free(runs.slots);
+    free(run_count);
+    free(run_start);
+    free(run_length);
+    free(units);
+    return outcome;
+}
+
+const char research_boundless_doc[] =
+    "boundless(segments, pattern, wanted, deadline, progress)\n"
+    "--\n\n"
+    "BoundlessBPE (boundless._BoundlessTraining) on the text's `segments` (the\n"
+    "str between special tokens, in order), split with the preset `pattern`\n"
+    "(a SPLIT_ number of _native_training), to `wanted` tokens.\n"
+    "`progress(tokens - 256, wanted - 256)` is called at every 50th token.\n"
+    "Returns (steps, stop, pieces): steps bytes of five 64-bit integers a step\n"
+    "(left, right, count, corpus tokens after, 1 for a supermerge), stop 0 (all\n"
+    "learned), 1 (the deadline passed) or 2 (no pair left), pieces how many\n"
+    "distinct pretokens the text has. None for a text split.c may split\n"
+    "otherwise than `regex`.";
+
+static PyObject *research_boundless(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *segments, *deadline_object, *progress;
+    int pattern;
+    long long wanted;
+    if (!PyArg_ParseTuple(args, "O!iLOO:boundless", &PyList_Type, &segments, &pattern, &wanted, &deadline_object, &progress)) {
+        return NULL;
+    }
+    int has_deadline;
+    double deadline;
+    if (read_deadline(deadline_object, &has_deadline, &deadline)) return NULL;
+    if (pattern < 0 || pattern >= SPLIT_PATTERNS || wanted < 256 || wanted >= INT32_MAX / 2) Py_RETURN_NONE;
+
+    Boundless b;
+    memset(&b, 0, sizeof b);
+    b.first_unit = (int32_t)wanted;
+    IdList sequence = {0};
+    Rows rows = {0};
+    PyObject *result = NULL;
+    int stop = STOP_DONE;
+    int outcome = start_table(&b.known) || start_table(&b.pretokens) ? -1 : 0;
+    for (int byte = 0; byte < 256 && outcome == 0; byte++) {
+        uint8_t one = (uint8_t)byte;
+        outcome = add_token(&b.vocabulary, &one, 1, NULL, 0) ||
+                  table_put(&b.known, b.vocabulary.bytes[byte], 1, byte) < 0 ? -1 : 0;
+    }
+    if (outcome == -1) PyErr_NoMemory();
+    if (outcome == 0) outcome = split_text(&b, segments, (split_pattern)pattern, &sequence);
+    if (outcome == 0) outcome = build_states(&b, &sequence);
+    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs(&b.words) || cover_ids(&b.runs, b.first_unit + b.units) ||
+                         count_pairs(&b.runs) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
+                         (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
+        outcome = -1;
+    }
+    if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
+    if (outcome == 0) {
+        for (int64_t unit = 0; unit < b.units; unit++) b.whole[unit] = -1;
+        /* No pretoken is whole yet: every supermerge pair waits (MergeState.withhold). */
+        for (int32_t pair = 0; pair < b.runs.pair_count; pair++) waits(&b, pair);
+        b.runs.heap_size = b.runs.seen_once_size = 0;
+    }
+    while (outcome == 0 && b.vocabulary.size < wanted && !b.failed) {
+        if (has_deadline && monotonic_seconds() > deadline) {
+            stop = STOP_DEADLINE;
+            break;
+        }
+        int32_t word = best_allowed(&b.words, new_word, &b), join = best_allowed(&b.runs, new_superword, &b);
+        if (word == -2 || join == -2 || b.failed) {
+            b.failed = 1;
+            break;
+        }
+        if (word == NO_PAIR && join == NO_PAIR) {
+            stop = STOP_NO_PAIR;
+            break;
+        }
+        int64_t *row = new_row(&rows, 5);
+        if (row == NULL) {
+            b.failed = 1;
+            break;
+        }
+        if (join == NO_PAIR || (word != NO_PAIR && b.words.pairs[word].count > b.runs.pairs[join].count)) {
+            row[0] = b.words.pairs[word].left, row[1] = b.words.pairs[word].right, row[2] = b.words.pairs[word].count, row[4] = 0;
+            b.failed = merge_words(&b, word) != 0;
+        } else {
+            row[2] = b.runs.pairs[join].count, row[4] = 1;
+            b.failed = join_pretokens(&b, join, row) != 0;
+        }
+        row[3] = b.words.corpus_tokens - b.joined;
+        if (!b.failed && b.vocabulary.size % 50 == 0 && report(progress, b.vocabulary.size - 256, wanted - 256)) {
+            outcome = -1;
+        }
+    }
+    if (b.failed && !PyErr_Occurred()) PyErr_NoMemory();
+    if (outcome == 0 && !b.failed) {
+        PyObject *steps = PyBytes_FromStringAndSize((const char *)rows.at, (Py_ssize_t)(rows.size * sizeof(int64_t)));
+        if (steps != NULL) result = Py_BuildValue("(NiL)", steps, stop, (long long)b.pretoken_count);
+    }
+    for (int64_t unit = 0; b.waiting != NULL && unit < b.units; unit++) free(b.waiting[unit].at);
+    free(b.waiting);
+    free(b.whole);
+    free(b.piece_of_unit);
+    free(b.pretoken);
+    free(b.known.slots);
+    free(b.pretokens.slots);
+    free(sequence.at);
+    free(rows.at);
+    free_vocabulary(&b.vocabulary);
+    free_state(&b.words);
+    free_state(&b.runs);
+    if (outcome == 1) Py_RETURN_NONE;
+    return result;
+}
+
+/* ---- the module ---- */
+
+static PyMethodDef functions[] = {
+    {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
+    {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "bpe_core.algorithms._native_research",
+    .m_doc = "The research algorithms' training loops in C (see algorithms/native_research.py).",
+    .m_size = -1,
+    .m_methods = functions,
+};
+
+PyMODINIT_FUNC PyInit__native_research(void) { return PyModule_Create(&module); }

@@ -1,0 +1,88 @@
+"""The research algorithms' loops in C (engine/native/research.c, through
+algorithms/native_research.py) train exactly what their Python versions
+(algorithms/superbpe.py, boundless.py) do: the same merges and supermerges,
+ties included, in the same order, with the same counts, corpus lengths and
+stop reasons; and training falls back to Python where C cannot be exact.
+
+Without the extension module built these tests skip, with the reason; CI
+sets REQUIRE_NATIVE=1, where its absence fails instead.
+"""
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_core.algorithms import boundless, native_research
+from bpe_core.corpora.samples import catalog
+from bpe_core.engine import native_training
+
+if not native_research.NATIVE:
+    if os.environ.get("REQUIRE_NATIVE"):
+        raise ImportError("bpe_core.algorithms._native_research is not built: pip install -r requirements.txt compiles it")
+    pytest.skip("the C extension is not built (pip install -r requirements.txt builds it)", allow_module_level=True)
+
+
+def in_python(trainer, *args, **kwargs):
+    """Run a trainer as where the module is not built."""
+    native_research._native_research, module = None, native_research._native_research
+    try:
+        return trainer(*args, **kwargs)
+    finally:
+        native_research._native_research = module
+
+
+def steps(tokenizer):
+    return tokenizer.trace, getattr(tokenizer, "supermerges", None), getattr(tokenizer, "removals", None), tokenizer.stop_reason
+
+
+# English prose, code, Japanese, emoji, and a page of each of several scripts.
+CORPORA = {
+    "english": catalog()["english_prose"].load()[:40_000],
+    "code": catalog()["python_code"].load()[:30_000],
+    "japanese": catalog()["japanese"].load()[:20_000],
+    "emoji": catalog()["emoji_and_unicode"].load()[:20_000],
+    "multilingual": "".join(catalog()[name].load()[:4_000] for name in ("english_prose", "japanese", "emoji_and_unicode"))
+                    + "Всеобщая декларация прав человека. Kila mtu ana haki ya kuishi. 人人生而自由，在尊严和权利上一律平等。"
+                    + " Ελληνικά: όλοι οι άνθρωποι γεννιούνται ελεύθεροι. हिन्दी में सभी मनुष्य स्वतंत्र हैं। ",
+}
+
+
+@pytest.mark.parametrize("vocab_size", [300, 1_500])
+@pytest.mark.parametrize("corpus", list(CORPORA))
+def test_boundless_learns_in_c_what_it_learns_in_python(corpus, vocab_size):
+    text = CORPORA[corpus]
+    trained = boundless.train_boundless(text, vocab_size=vocab_size)
+    assert steps(trained) == steps(in_python(boundless.train_boundless, text, vocab_size=vocab_size))
+    assert corpus in ('japanese', 'emoji') or vocab_size < 1_000 or trained.supermerges  # compared too
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "o200k"])
+def test_boundless_learns_the_same_with_every_preset_and_special_tokens(pattern):
+    text = "<|doc|>".join(CORPORA["english"][start : start + 3_000] for start in range(0, 30_000, 3_000))
+    settings_ = {"vocab_size": 1_200, "pattern": pattern, "special_tokens": ["<|doc|>"]}
+    assert steps(boundless.train_boundless(text, **settings_)) == steps(in_python(boundless.train_boundless, text, **settings_))
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \n\t.,'’_-aabbcé\u0301日本1")), max_size=300), st.integers(256, 400))
+@settings(max_examples=150, deadline=None)
+def test_boundless_learns_the_same_on_any_text(text, vocab_size):
+    if not text:
+        return
+    assert steps(boundless.train_boundless(text, vocab_size=vocab_size)) == steps(in_python(boundless.train_boundless, text, vocab_size=vocab_size))
+
+
+def test_boundless_stops_as_python_does_when_no_pair_is_left():
+    text = "the cat and the hat, the cat and the bat " * 5
+    trained = boundless.train_boundless(text, vocab_size=2_000)
+    assert trained.stop_reason.startswith("no adjacent pair is left")
+    assert steps(trained) == steps(in_python(boundless.train_boundless, text, vocab_size=2_000))
+
+
+def test_a_character_newer_than_the_c_split_is_trained_in_python():
+    classes = native_training._native_training.character_classes()  # 128: unsettled, 1: a letter
+    newer = next(chr(code) for code in range(0x110000) if classes[code] & 128 and classes[code] & 1)
+    text = (f"the word {newer}ab and the other word " * 20)
+    assert native_research.boundless([text], "cl100k", 400) is None
+    assert steps(boundless.train_boundless(text, vocab_size=400)) == steps(in_python(boundless.train_boundless, text, vocab_size=400))

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_core.algorithms import boundless, native_research
+from bpe_core.algorithms import boundless, native_research, superbpe
 from bpe_core.corpora.samples import catalog
 from bpe_core.engine import native_training
 
@@ -86,3 +86,36 @@ def test_a_character_newer_than_the_c_split_is_trained_in_python():
     text = (f"the word {newer}ab and the other word " * 20)
     assert native_research.boundless([text], "cl100k", 400) is None
     assert steps(boundless.train_boundless(text, vocab_size=400)) == steps(in_python(boundless.train_boundless, text, vocab_size=400))
+
+
+@pytest.mark.parametrize("transition, vocab_size", [(300, 1_200), (1_000, 1_600)])
+@pytest.mark.parametrize("corpus", list(CORPORA))
+def test_superbpe_learns_its_second_stage_in_c_as_in_python(corpus, transition, vocab_size):
+    text = CORPORA[corpus]
+    trained = superbpe.train_superbpe(text, vocab_size=vocab_size, transition=transition)
+    python = in_python(superbpe.train_superbpe, text, vocab_size=vocab_size, transition=transition)
+    assert steps(trained) == steps(python)
+
+
+def test_superbpe_in_c_refuses_what_the_official_trainer_skips(monkeypatch):
+    """Its rule, in C: Python's refuses superwords on this corpus (": ", more
+    than four words), and C learns the same superwords, all allowed."""
+    text = "Note: the cat sat on the mat and then the cat sat on the hat. " * 40
+    rule, refused = superbpe.allowed_superword, []
+
+    def counted_rule(token):
+        refused.extend([token] * (not rule(token)))
+        return rule(token)
+
+    trained = superbpe.train_superbpe(text, vocab_size=600, transition=300)
+    monkeypatch.setattr(superbpe, "allowed_superword", counted_rule)
+    python = in_python(superbpe.train_superbpe, text, vocab_size=600, transition=300)
+    assert refused and steps(trained) == steps(python)
+    assert all(rule(step.token) for step in trained.trace[300 - 256 :])
+
+
+@given(st.text(alphabet=st.sampled_from(list(" \n:.,'aabbcé日1")), min_size=1, max_size=300), st.integers(257, 300))
+@settings(max_examples=100, deadline=None)
+def test_superbpe_learns_the_same_on_any_text(text, transition):
+    settings_ = {"vocab_size": transition + 60, "transition": transition}
+    assert steps(superbpe.train_superbpe(text, **settings_)) == steps(in_python(superbpe.train_superbpe, text, **settings_))

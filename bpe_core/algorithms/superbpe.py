@@ -29,6 +29,7 @@ from ..engine.merge_learning import Progress, learn_merges
 from ..engine.patterns import SUPERWORD_PATTERN, pattern_name
 from ..engine.tokenizer import Tokenizer
 from ..engine.training import checked_specials, collector_paused, counted_pieces, finished_vocabulary, training_units
+from . import native_research
 
 MAX_WORDS = 4  # trainer.rs: "skip any multi-word tokens consisting of n or more Ġ"
 
@@ -80,11 +81,12 @@ def train_superbpe(
         if deadline is None or time.monotonic() <= deadline:  # stage 1 may stop early on a small corpus: stage 2 goes on
             first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
             superword_pieces = counted_pieces(corpus, SUPERWORD_PATTERN, special_tokens)
-            units = ((first.encode_ordinary(piece), count) for piece, count in superword_pieces.items())
+            units = [(first.encode_ordinary(piece), count) for piece, count in superword_pieces.items()]
             report = None if progress is None else (lambda done, total: progress(stage_one_merges + done, vocab_size - 256))
-            stage_two, stop_reason = learn_merges(
-                units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
-                allowed=allowed_superword,
+            stage_two, stop_reason = (  # in C where it is built, with the same rule (`native_research`)
+                native_research.superword_merges(units, list(vocab.values()), vocab_size - transition, report, deadline)
+                or learn_merges(units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
+                                allowed=allowed_superword)
             )
             trace += stage_two
         vocab, special_ids, _ = finished_vocabulary(base_tokens, trace, "bytes", special_tokens)

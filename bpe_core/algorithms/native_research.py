@@ -5,8 +5,9 @@ same results, faster.
 engine's Python merge state. engine/native/research.c holds the same loops
 on learn.c's merge state (the one plain BPE trains on in C), compiled by
 pip into the extension module `_native_research` (see setup.py):
-SuperBPE's second stage with its rule for superwords, and BoundlessBPE
-whole, from splitting the text to the last supermerge.
+SuperBPE's second stage with its rule for superwords, BoundlessBPE whole,
+from splitting the text to the last supermerge, and Picky BPE's merges
+with its removals.
 
 tests/test_native_research.py holds each equal to its Python version:
 the same merges, ties included, in the same order, with the same counts.
@@ -22,6 +23,8 @@ from collections.abc import Sequence
 from ..engine import native_training
 from ..engine.merge_learning import MergeStep, Progress, no_pair_left, out_of_time
 from ..engine.patterns import pattern_name
+from ..engine.replay_tokenizer import RemovalStep
+from ..engine.tokenizer import Units
 
 try:
     from . import _native_research
@@ -31,6 +34,7 @@ except ImportError:  # not built: no C compiler when pip installed the project
 NATIVE = _native_research is not None
 
 _DONE, _OUT_OF_TIME, _NO_PAIR_LEFT = 0, 1, 2  # why a C loop stopped (native/learn.c's numbers)
+_OUT_OF_EVENTS = 4  # Picky BPE's merges and removals kept undoing each other
 
 
 def superword_merges(
@@ -83,6 +87,46 @@ def boundless(
     if progress is not None:
         progress(wanted - 256, wanted - 256)
     return trace, supermerges, None
+
+
+def picky(
+    pieces: dict[str, int],
+    units: Units,
+    base_tokens: Sequence[bytes | str],
+    threshold: float,
+    wanted: int,
+    max_events: int,
+    progress: Progress | None = None,
+    deadline: float | None = None,
+) -> tuple[list[MergeStep], list[RemovalStep], str | None] | None:
+    """`picky._PickyTraining` in C over the pieces themselves ({piece:
+    count}, in order of first appearance) as training numbers their units:
+    the trace, the removals and why training stopped early (its words); or
+    None where the C version is not built or cannot be exact."""
+    if _native_research is None or type(pieces) is not dict:
+        return None
+    alphabet = None if units == "bytes" else "".join(base_tokens)
+    learned = _native_research.picky(pieces, alphabet, threshold, wanted, max_events, deadline, progress)
+    if learned is None:
+        return None
+    steps, removal_rows, ios, stop, size = learned
+    base = len(base_tokens)
+    trace = _trace(memoryview(steps).cast("q"), 4, list(base_tokens))
+    removals, rows, shares = [], memoryview(removal_rows).cast("q"), memoryview(ios).cast("d")
+    start = 0
+    for share in shares:
+        after, token_id, corpus_tokens, parts = rows[start : start + 4]
+        removals.append(RemovalStep(after, token_id, tuple(rows[start + 4 : start + 4 + parts]), share, corpus_tokens))
+        start += 4 + parts
+    if stop == _OUT_OF_TIME:
+        return trace, removals, f"the time allowed ran out at {size:,} of {wanted:,} tokens"
+    if stop == _NO_PAIR_LEFT:
+        return trace, removals, f"no adjacent pair is left to merge at {size:,} tokens"
+    if stop == _OUT_OF_EVENTS:
+        return trace, removals, f"merges and removals kept undoing each other: stopped at {size:,} of {wanted:,} tokens"
+    if progress is not None:
+        progress(wanted - base, wanted - base)
+    return trace, removals, None
 
 
 def _trace(rows: memoryview, width: int, tokens: list[bytes]) -> list[MergeStep]:

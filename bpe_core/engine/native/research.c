@@ -210,6 +210,11 @@ static int64_t *new_row(Rows *rows, int width) {
     return &rows->at[rows->size - width];
 }
 
+/* Python bytes of `size` bytes at `data` (NULL when there are none). */
+static PyObject *as_bytes(const void *data, int64_t size) {
+    return PyBytes_FromStringAndSize(size ? data : "", (Py_ssize_t)size);
+}
+
 /* Calls progress(done, total); -1 if it raised (the caller stops the job so). */
 static int report(PyObject *progress, int64_t done, int64_t total) {
     if (progress == Py_None) return 0;
@@ -693,11 +698,418 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     return result;
 }
 
+
+/* ---- Picky BPE ---- */
+
+/* Pairs by their two ids (learn.c forgets them once the corpus is counted:
+ * a merge's new pairs all hold its new token; a removal brings back pairs
+ * that may have existed before). Open addressing, at most half full. */
+typedef struct {
+    uint64_t *keys; /* left and right as one number; EMPTY_KEY where free */
+    int32_t *numbers;
+    uint64_t size, used;
+} PairMap;
+
+static uint64_t *pair_slot(const PairMap *map, uint64_t key) {
+    uint64_t mixed = key * 0x9E3779B97F4A7C15ull, slot = (mixed ^ mixed >> 32) & (map->size - 1);
+    while (map->keys[slot] != key && map->keys[slot] != EMPTY_KEY) slot = (slot + 1) & (map->size - 1);
+    return &map->keys[slot];
+}
+
+static int map_put(PairMap *map, int32_t left, int32_t right, int32_t number) {
+    if (2 * (map->used + 1) > map->size) {
+        PairMap larger = {malloc(2 * map->size * sizeof(uint64_t)), malloc(2 * map->size * sizeof(int32_t)), 2 * map->size, 0};
+        if (larger.keys == NULL || larger.numbers == NULL) {
+            free(larger.keys);
+            free(larger.numbers);
+            return -1;
+        }
+        for (uint64_t slot = 0; slot < larger.size; slot++) larger.keys[slot] = EMPTY_KEY;
+        for (uint64_t slot = 0; slot < map->size; slot++) {
+            if (map->keys[slot] == EMPTY_KEY) continue;
+            uint64_t *at = pair_slot(&larger, map->keys[slot]);
+            *at = map->keys[slot];
+            larger.numbers[at - larger.keys] = map->numbers[slot];
+            larger.used++;
+        }
+        free(map->keys);
+        free(map->numbers);
+        *map = larger;
+    }
+    uint64_t key = (uint64_t)(uint32_t)left << 32 | (uint32_t)right, *at = pair_slot(map, key);
+    map->used += *at == EMPTY_KEY;
+    *at = key;
+    map->numbers[at - map->keys] = number;
+    return 0;
+}
+
+/* The number of the pair (left, right), made if it has none: NO_PAIR out of memory. */
+static int32_t pair_number(State *s, PairMap *map, int32_t left, int32_t right) {
+    uint64_t *at = pair_slot(map, (uint64_t)(uint32_t)left << 32 | (uint32_t)right);
+    if (*at != EMPTY_KEY) return map->numbers[at - map->keys];
+    int32_t number = new_pair(s, left, right);
+    return number == NO_PAIR || map_put(map, left, right, number) ? NO_PAIR : number;
+}
+
+/* Puts the pairs numbered from `first` on in the map. */
+static int map_new_pairs(State *s, PairMap *map, int32_t first) {
+    for (int32_t number = first; number < s->pair_count; number++) {
+        if (map_put(map, s->pairs[number].left, s->pairs[number].right, number)) return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    State s;
+    PairMap pairs;
+    double threshold;
+    int32_t base; /* the first merged token's id */
+    Vocabulary units;   /* each token as its base units (native ints, as bytes): equal tokens, equal units */
+    ByteTable present_with; /* a present token's units -> its id (-1: none any more) */
+    int32_t *parts_of;  /* each token's pair (two ids), -1 for a base unit */
+    uint8_t *present;
+    int64_t *uses;
+    IdList *where; /* each merged token -> positions it was put at (some stale since) */
+    int64_t tokens, capacity;
+    /* a split's scratch: each pair's change in count, the pairs changed, and where pairs start anew */
+    int64_t *change, change_size;
+    IdList touched, chain;
+    int64_t *gained, gained_size, gained_capacity; /* pair << 32 | position */
+    Rows removals; /* after, token id, corpus tokens, parts' number, the parts */
+    double *ios;
+    int64_t ios_size, ios_capacity;
+} Picky;
+
+/* Room for one more token in every per-token array. */
+static int room_for_token(Picky *p) {
+    int64_t needed = p->tokens + 1, capacity = p->capacity;
+    if (needed <= capacity) return 0;
+    int64_t parts_capacity = capacity, present_capacity = capacity, uses_capacity = capacity, where_capacity = capacity;
+    if (grow((void **)&p->parts_of, &parts_capacity, 2 * needed, sizeof(int32_t)) ||
+        grow((void **)&p->present, &present_capacity, needed, sizeof(uint8_t)) ||
+        grow((void **)&p->uses, &uses_capacity, needed, sizeof(int64_t)) ||
+        grow((void **)&p->where, &where_capacity, needed, sizeof(IdList))) {
+        return -1;
+    }
+    p->capacity = present_capacity < uses_capacity ? present_capacity : uses_capacity;
+    if (where_capacity < p->capacity) p->capacity = where_capacity;
+    if (parts_capacity / 2 < p->capacity) p->capacity = parts_capacity / 2;
+    return 0;
+}
+
+/* Room in `change` for every pair, the new ones at 0. */
+static int room_for_changes(Picky *p) {
+    int64_t pairs = p->s.pair_count, capacity = p->change_size;
+    if (pairs <= p->change_size) return 0;
+    if (grow((void **)&p->change, &capacity, pairs, sizeof(int64_t))) return -1;
+    memset(p->change + p->change_size, 0, (size_t)(capacity - p->change_size) * sizeof(int64_t));
+    p->change_size = capacity;
+    return 0;
+}
+
+static int32_t present_id(const Picky *p, int32_t token) {
+    return table_get(&p->present_with, p->units.bytes[token], p->units.length[token], NULL, 0);
+}
+
+/* present_with.setdefault(the token's units, token) */
+static int present_by_default(Picky *p, int32_t token) {
+    const uint8_t *units = p->units.bytes[token];
+    int64_t length = p->units.length[token];
+    ByteSlot *slot = find_joined(&p->present_with, hash_more(FNV_START, units, length), units, length, NULL, 0);
+    if (slot->length >= 0) {
+        if (slot->value < 0) slot->value = token; /* its tokens were all removed */
+        return 0;
+    }
+    return table_put(&p->present_with, units, length, token) < 0 ? -1 : 0;
+}
+
+/* _PickyTraining.walk: the tokens still there that make up `token`. */
+static int walk(Picky *p, int32_t token, IdList *parts) {
+    if (p->present[token]) return append(&parts->at, &parts->size, &parts->capacity, token);
+    int32_t again = present_id(p, token);
+    if (again >= 0) return append(&parts->at, &parts->size, &parts->capacity, again);
+    return walk(p, p->parts_of[2 * token], parts) || walk(p, p->parts_of[2 * token + 1], parts);
+}
+
+static int by_number(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_pair_then_position(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* MergeState.split: `token` replaced by `parts` wherever it stands at one
+ * of `positions` (the others are stale); where each part now starts is
+ * added to `placed`. */
+static int split(Picky *p, int32_t token, const IdList *parts, const IdList *positions, IdList *placed) {
+    State *s = &p->s;
+    p->touched.size = p->gained_size = 0;
+    for (int64_t index = 0; index < positions->size; index++) {
+        int32_t start = positions->at[index];
+        if (s->at[start].token != token) continue;
+        int64_t occurrences = s->weights[s->at[start].piece];
+        int32_t before = s->at[start].prev, after = next_of(s, start);
+        int32_t lost[2] = {before != UNLINKED ? s->at[before].pair : NO_PAIR, after != UNLINKED ? s->at[start].pair : NO_PAIR};
+        if (room_for_changes(p)) return -1;
+        for (int side = 0; side < 2; side++) {
+            if (lost[side] == NO_PAIR) continue;
+            p->change[lost[side]] -= occurrences;
+            if (append(&p->touched.at, &p->touched.size, &p->touched.capacity, lost[side])) return -1;
+        }
+        IdList *chain = &p->chain; /* before, the parts' places, after */
+        chain->size = 0;
+        if (before != UNLINKED && append(&chain->at, &chain->size, &chain->capacity, before)) return -1;
+        for (int64_t part = 0, place = start; part < parts->size; place += s->units_of[parts->at[part]], part++) {
+            s->at[place].token = parts->at[part];
+            if (append(&chain->at, &chain->size, &chain->capacity, (int32_t)place) ||
+                append(&placed->at, &placed->size, &placed->capacity, (int32_t)place)) {
+                return -1;
+            }
+        }
+        if (after == UNLINKED) s->at[chain->at[chain->size - 1]].pair = NO_PAIR;
+        else if (append(&chain->at, &chain->size, &chain->capacity, after)) return -1;
+        for (int64_t link = 0; link + 1 < chain->size; link++) {
+            int32_t left = chain->at[link], right = chain->at[link + 1];
+            int32_t number = pair_number(s, &p->pairs, s->at[left].token, s->at[right].token);
+            if (number == NO_PAIR || room_for_changes(p) ||
+                append(&p->touched.at, &p->touched.size, &p->touched.capacity, number) ||
+                grow((void **)&p->gained, &p->gained_capacity, p->gained_size + 1, sizeof(int64_t))) {
+                return -1;
+            }
+            s->at[left].pair = number;
+            s->at[right].prev = left;
+            p->change[number] += occurrences;
+            p->gained[p->gained_size++] = (int64_t)number << 32 | left;
+        }
+        s->corpus_tokens += (parts->size - 1) * occurrences;
+    }
+    /* Each pair changed, once, in the order of their numbers, as the positions they gained are sorted. */
+    qsort(p->gained, (size_t)p->gained_size, sizeof(int64_t), by_pair_then_position);
+    qsort(p->touched.at, (size_t)p->touched.size, sizeof(int32_t), by_number);
+    int64_t gained = 0;
+    for (int64_t index = 0; index < p->touched.size; index++) {
+        int32_t number = p->touched.at[index];
+        int64_t change = p->change[number];
+        if (index > 0 && number == p->touched.at[index - 1]) continue;
+        Pair *pair = &s->pairs[number];
+        pair->count += change;
+        if (pair->count == 0) forget_positions(&pair->where);
+        if (change <= 0) continue;
+        /* Its positions: those it had and those it gained, ascending, once each. */
+        while (gained < p->gained_size && p->gained[gained] >> 32 < number) gained++;
+        Positions merged = {0};
+        int32_t old = pair->where.start;
+        int64_t fresh = gained;
+        while (old < pair->where.size || (fresh < p->gained_size && p->gained[fresh] >> 32 == number)) {
+            int32_t next_old = old < pair->where.size ? pair->where.at[old] : INT32_MAX;
+            int32_t next_fresh = fresh < p->gained_size && p->gained[fresh] >> 32 == number ? (int32_t)(p->gained[fresh] & 0xFFFFFFFF) : INT32_MAX;
+            int32_t position = next_old < next_fresh ? next_old : next_fresh;
+            old += next_old == position;
+            fresh += next_fresh == position;
+            if ((merged.size == 0 || merged.at[merged.size - 1] != position) && append_position(&merged, position)) return -1;
+        }
+        free(pair->where.at);
+        pair->where = merged;
+        if (heap_push(s, number, first_position(s, number))) return -1;
+    }
+    for (int64_t index = 0; index < p->touched.size; index++) p->change[p->touched.at[index]] = 0;
+    return 0;
+}
+
+
+/* _PickyTraining.remove */
+static int remove_token(Picky *p, int32_t token, double ios, int64_t merges) {
+    IdList parts = {0}, placed = {0};
+    p->present[token] = 0;
+    ByteSlot *slot = find_joined(&p->present_with, hash_more(FNV_START, p->units.bytes[token], p->units.length[token]),
+                                 p->units.bytes[token], p->units.length[token], NULL, 0);
+    if (slot->length >= 0 && slot->value == token) slot->value = -1;
+    int failed = walk(p, p->parts_of[2 * token], &parts) || walk(p, p->parts_of[2 * token + 1], &parts);
+    for (int64_t index = 0; index < parts.size && !failed; index++) p->uses[parts.at[index]] += p->uses[token];
+    p->uses[token] = 0;
+    IdList positions = p->where[token];
+    memset(&p->where[token], 0, sizeof positions);
+    failed = failed || split(p, token, &parts, &positions, &placed);
+    for (int64_t index = 0; index < placed.size && !failed; index++) {
+        int32_t there = p->s.at[placed.at[index]].token;
+        if (there >= p->base) failed = append(&p->where[there].at, &p->where[there].size, &p->where[there].capacity, placed.at[index]);
+    }
+    int64_t *row = failed ? NULL : new_row(&p->removals, 4 + (int)parts.size);
+    failed = row == NULL || grow((void **)&p->ios, &p->ios_capacity, p->ios_size + 1, sizeof(double));
+    if (!failed) {
+        row[0] = merges, row[1] = token, row[2] = p->s.corpus_tokens, row[3] = parts.size;
+        for (int64_t index = 0; index < parts.size; index++) row[4 + index] = parts.at[index];
+        p->ios[p->ios_size++] = ios;
+    }
+    free(parts.at);
+    free(placed.at);
+    free(positions.at);
+    return failed ? -1 : 0;
+}
+
+/* _PickyTraining.merge: merge the pair `best` (the `merges`-th merge, its
+ * step in `row`), then remove what it leaves behind; returns how many
+ * tokens were removed, or -1 out of memory. */
+static int merge_and_remove(Picky *p, int32_t best, int64_t *row, int64_t merges) {
+    State *s = &p->s;
+    int32_t left = s->pairs[best].left, right = s->pairs[best].right, new_id = (int32_t)p->tokens;
+    row[0] = left, row[1] = right, row[2] = s->pairs[best].count;
+    Positions *candidates = &s->pairs[best].where;
+    IdList made = {0};
+    for (int32_t index = candidates->start; index < candidates->size; index++) {
+        if (append(&made.at, &made.size, &made.capacity, candidates->at[index])) return -1;
+    }
+    int64_t before = s->corpus_tokens;
+    int32_t pairs_before = s->pair_count;
+    if (room_for_token(p) || merge(s, best, new_id) || map_new_pairs(s, &p->pairs, pairs_before) ||
+        add_token(&p->units, p->units.bytes[left], p->units.length[left], p->units.bytes[right], p->units.length[right]) ||
+        present_by_default(p, new_id)) {
+        free(made.at);
+        return -1;
+    }
+    row[3] = s->corpus_tokens;
+    int64_t merged = before - s->corpus_tokens;
+    int64_t kept = 0; /* where[new_id]: the candidates it now stands at */
+    for (int64_t index = 0; index < made.size; index++) {
+        if (s->at[made.at[index]].token == new_id) made.at[kept++] = made.at[index];
+    }
+    made.size = kept;
+    p->tokens++;
+    p->parts_of[2 * new_id] = left, p->parts_of[2 * new_id + 1] = right;
+    p->present[new_id] = 1;
+    p->uses[new_id] = merged;
+    p->where[new_id] = made;
+    int removed = 0;
+    int32_t sides[2] = {left, right};
+    for (int side = 0; side < (left == right ? 1 : 2); side++) {
+        int32_t token = sides[side];
+        p->uses[token] -= merged * (left == right ? 2 : 1);
+        double ios = (double)merged / (double)(p->uses[token] + merged);
+        if (token >= p->base && ios > p->threshold) {
+            if (remove_token(p, token, ios, merges)) return -1;
+            removed++;
+        }
+    }
+    return removed;
+}
+
+const char research_picky_doc[] =
+    "picky(pieces, alphabet, threshold, wanted, max_events, deadline, progress)\n"
+    "--\n\n"
+    "Picky BPE (picky._PickyTraining) over `pieces` ({piece: count}, in order of\n"
+    "first appearance; UTF-8 bytes when `alphabet` is None, else its characters),\n"
+    "to `wanted` tokens left, in at most `max_events` merges.\n"
+    "`progress(tokens learned, wanted - base)` is called at every 50th merge.\n"
+    "Returns (merges, removals, ios, stop, size): merges bytes of four 64-bit\n"
+    "integers a merge (left, right, count, corpus tokens after); removals bytes\n"
+    "of 64-bit integers, per removal: merges before it, the token, corpus tokens\n"
+    "after, the number of its parts, the parts; ios bytes of doubles, one a\n"
+    "removal; stop 0 (done), 1 (the deadline passed), 2 (no pair left) or 4\n"
+    "(out of events); size the tokens left. None for pieces it cannot learn\n"
+    "from exactly.";
+
+static PyObject *research_picky(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *pieces, *alphabet, *deadline_object, *progress;
+    double threshold;
+    long long wanted, max_events;
+    if (!PyArg_ParseTuple(args, "O!OdLLOO:picky", &PyDict_Type, &pieces, &alphabet, &threshold, &wanted, &max_events,
+                          &deadline_object, &progress)) {
+        return NULL;
+    }
+    if (alphabet != Py_None && !PyUnicode_Check(alphabet)) {
+        PyErr_SetString(PyExc_TypeError, "alphabet must be a str or None");
+        return NULL;
+    }
+    int has_deadline;
+    double deadline;
+    if (read_deadline(deadline_object, &has_deadline, &deadline)) return NULL;
+    int64_t base = alphabet == Py_None ? 256 : PyUnicode_GET_LENGTH(alphabet);
+    if (max_events < 0 || max_events >= INT32_MAX - base || wanted >= INT32_MAX) Py_RETURN_NONE;
+
+    Picky p;
+    memset(&p, 0, sizeof p);
+    p.threshold = threshold;
+    p.base = (int32_t)base;
+    Rows merges = {0};
+    PyObject *result = NULL;
+    int stop = STOP_DONE, failed = 0;
+    int outcome = read_pieces(&p.s, pieces, alphabet);
+    if (outcome == 0) {
+        p.pairs = (PairMap){malloc(1024 * sizeof(uint64_t)), malloc(1024 * sizeof(int32_t)), 1024, 0};
+        failed = p.pairs.keys == NULL || p.pairs.numbers == NULL || start_table(&p.present_with) || cover_ids(&p.s, base) ||
+                 count_pairs(&p.s);
+        for (uint64_t slot = 0; !failed && slot < p.pairs.size; slot++) p.pairs.keys[slot] = EMPTY_KEY;
+        failed = failed || map_new_pairs(&p.s, &p.pairs, 0);
+        for (int32_t id = 0; id < base && !failed; id++) {
+            failed = room_for_token(&p) || add_token(&p.units, (const uint8_t *)&id, sizeof id, NULL, 0) ||
+                     present_by_default(&p, id);
+            if (failed) break;
+            p.parts_of[2 * id] = p.parts_of[2 * id + 1] = -1;
+            p.present[id] = 1;
+            p.uses[id] = 0;
+            memset(&p.where[id], 0, sizeof(IdList));
+            p.tokens++;
+        }
+        for (int64_t position = 0; position < p.s.positions && !failed; position++) {
+            p.uses[p.s.at[position].token] += p.s.weights[p.s.at[position].piece];
+        }
+    }
+    int64_t size = base, events = 0;
+    for (; outcome == 0 && !failed && events < max_events; events++) {
+        if (size >= wanted) break;
+        if (has_deadline && monotonic_seconds() > deadline) {
+            stop = STOP_DEADLINE;
+            break;
+        }
+        int32_t best = best_allowed(&p.s, NULL, NULL);
+        if (best == NO_PAIR) {
+            stop = STOP_NO_PAIR;
+            break;
+        }
+        int64_t *row = best == -2 ? NULL : new_row(&merges, 4);
+        int removed = row == NULL ? -1 : merge_and_remove(&p, best, row, events + 1);
+        if ((failed = removed < 0)) break;
+        size += 1 - removed;
+        if ((events + 1) % 50 == 0 && report(progress, (size < wanted ? size : wanted) - base, wanted - base)) outcome = -1;
+    }
+    if (outcome == 0 && !failed && events == max_events) stop = 4; /* out of events, even if the last one reached `wanted` */
+    if (failed && !PyErr_Occurred()) PyErr_NoMemory();
+    if (outcome == 0 && !failed) {
+        result = Py_BuildValue("(NNNiL)", as_bytes(merges.at, merges.size * sizeof(int64_t)),
+                               as_bytes(p.removals.at, p.removals.size * sizeof(int64_t)),
+                               as_bytes(p.ios, p.ios_size * sizeof(double)), stop, (long long)size);
+    }
+    for (int64_t id = 0; id < p.tokens; id++) free(p.where[id].at);
+    free(p.where);
+    free(p.parts_of);
+    free(p.present);
+    free(p.uses);
+    free(p.change);
+    free(p.touched.at);
+    free(p.chain.at);
+    free(p.gained);
+    free(p.removals.at);
+    free(p.ios);
+    free(p.pairs.keys);
+    free(p.pairs.numbers);
+    free(p.present_with.slots);
+    free_vocabulary(&p.units);
+    free(merges.at);
+    free_state(&p.s);
+    if (outcome == 1) Py_RETURN_NONE;
+    return result;
+}
+
 /* ---- the module ---- */
 
 static PyMethodDef functions[] = {
     {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
     {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
+    {"picky", research_picky, METH_VARARGS, research_picky_doc},
     {NULL, NULL, 0, NULL},
 };
 

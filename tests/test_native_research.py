@@ -17,11 +17,17 @@ from hypothesis import strategies as st
 from bpe_core.algorithms import boundless, native_research, picky, superbpe
 from bpe_core.corpora.samples import catalog
 from bpe_core.engine import native_training
+from bpe_core.engine.corpus import count_pieces
+from bpe_core.engine.patterns import SUPERWORD_PATTERN
 
 if not native_research.NATIVE:
     if os.environ.get("REQUIRE_NATIVE"):
         raise ImportError("bpe_core.algorithms._native_research is not built: pip install -r requirements.txt compiles it")
     pytest.skip("the C extension is not built (pip install -r requirements.txt builds it)", allow_module_level=True)
+
+
+# Each character's classes in C's tables; 128: unsettled (C leaves it to `regex`), 1: a letter.
+CLASSES = native_training._native_training.character_classes()
 
 
 def in_python(trainer, *args, **kwargs):
@@ -81,11 +87,24 @@ def test_boundless_stops_as_python_does_when_no_pair_is_left():
 
 
 def test_a_character_newer_than_the_c_split_is_trained_in_python():
-    classes = native_training._native_training.character_classes()  # 128: unsettled, 1: a letter
-    newer = next(chr(code) for code in range(0x110000) if classes[code] & 128 and classes[code] & 1)
+    newer = next(chr(code) for code in range(0x110000) if CLASSES[code] & 128 and CLASSES[code] & 1)
     text = (f"the word {newer}ab and the other word " * 20)
     assert native_research.boundless([text], "cl100k", 400) is None
     assert steps(boundless.train_boundless(text, vocab_size=400)) == steps(in_python(boundless.train_boundless, text, vocab_size=400))
+
+
+@given(st.lists(st.sampled_from(list(" \n\t\r.,!?:;/-'\"aZé059日\u0301\u00a0\u2003") + ["<|x|>"]), max_size=60).map("".join))
+@settings(max_examples=300, deadline=None)
+def test_superbpe_splits_in_c_as_the_regex_does(text):
+    assert native_research.superword_pieces(text, ["<|x|>"]) == count_pieces(text, SUPERWORD_PATTERN, ("<|x|>",))
+
+
+def test_superbpe_splits_every_bundled_corpus_in_c_as_the_regex_does():
+    for sample in ("english_prose", "python_code", "japanese", "emoji_and_unicode", "tiny_shakespeare"):
+        text = catalog()[sample].load()
+        assert list(native_research.superword_pieces(text).items()) == list(count_pieces(text, SUPERWORD_PATTERN).items())
+    newer = next(chr(code) for code in range(0x110000) if CLASSES[code] & 128)
+    assert native_research.superword_pieces(f"a {newer} b") is None  # split by the regex instead
 
 
 @pytest.mark.parametrize("transition, vocab_size", [(300, 800), (700, 1_000)])

@@ -5,7 +5,8 @@ same results, faster.
 engine's Python merge state. engine/native/research.c holds the same loops
 on learn.c's merge state (the one plain BPE trains on in C), compiled by
 pip into the extension module `_native_research` (see setup.py):
-SuperBPE's second stage with its rule for superwords, BoundlessBPE whole,
+SuperBPE's second stage (its split, and its merges with the rule for
+superwords), BoundlessBPE whole,
 from splitting the text to the last supermerge, and Picky BPE's merges
 with its removals.
 
@@ -24,7 +25,9 @@ from ..engine import native_training
 from ..engine.merge_learning import MergeStep, Progress, no_pair_left, out_of_time
 from ..engine.patterns import pattern_name
 from ..engine.replay_tokenizer import RemovalStep
+from ..engine.specials import split_on_specials
 from ..engine.tokenizer import Units
+from ..engine.utf8 import encodable
 
 try:
     from . import _native_research
@@ -35,6 +38,16 @@ NATIVE = _native_research is not None
 
 _DONE, _OUT_OF_TIME, _NO_PAIR_LEFT = 0, 1, 2  # why a C loop stopped (native/learn.c's numbers)
 _OUT_OF_EVENTS = 4  # Picky BPE's merges and removals kept undoing each other
+
+
+def superword_pieces(corpus: str, special_tokens: Sequence[str] = ()) -> dict[str, int] | None:
+    """`corpus.count_pieces(corpus, SUPERWORD_PATTERN, special_tokens)` in C
+    (SuperBPE's second-stage split), or None where it is not built or the
+    text holds a character newer than the C split's tables."""
+    if _native_research is None:
+        return None
+    segments = [segment for segment, is_special in split_on_specials(encodable(corpus), special_tokens) if not is_special]
+    return _native_research.superword_pieces(segments)
 
 
 def superword_merges(

@@ -229,6 +229,33 @@ static int read_deadline(PyObject *deadline_object, int *has_deadline, double *d
     return *has_deadline && PyErr_Occurred() ? -1 : 0;
 }
 
+/* ---- characters ---- */
+
+/* The code point of the valid UTF-8 character at `at` (count.c's). */
+static uint32_t code_point_at(const uint8_t *text, size_t at) {
+    uint8_t first = text[at];
+    if (first < 0x80) return first;
+    if (first < 0xE0) return (uint32_t)(first & 0x1F) << 6 | (text[at + 1] & 0x3F);
+    if (first < 0xF0) return (uint32_t)(first & 0x0F) << 12 | (uint32_t)(text[at + 1] & 0x3F) << 6 | (text[at + 2] & 0x3F);
+    return (uint32_t)(first & 0x07) << 18 | (uint32_t)(text[at + 1] & 0x3F) << 12 | (uint32_t)(text[at + 2] & 0x3F) << 6 |
+           (text[at + 3] & 0x3F);
+}
+
+/* Whether split.c may class the code point otherwise than `regex` (unsettled.h). */
+static int unsettled(uint32_t code_point) {
+    const uint64_t *bits = unsettled_bits[unsettled_block[code_point / UNSETTLED_BLOCK]];
+    unsigned within = code_point % UNSETTLED_BLOCK;
+    return bits[within / 64] >> (within % 64) & 1;
+}
+
+/* The classes of the code point at `at` of valid UTF-8 text, and its size. */
+static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t *code_point) {
+    uint8_t first = text[at];
+    *size = first < 0x80 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4;
+    *code_point = code_point_at(text, (size_t)at);
+    return split_classes(*code_point);
+}
+
 /* ---- SuperBPE's second stage ---- */
 
 #define MAX_WORDS 4
@@ -324,32 +351,137 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     return result;
 }
 
+
+/* The character classes of patterns.SUPERWORD_PATTERN at `at`, for a text
+ * of `length` bytes: -1 past its end. */
+enum { SYMBOL = 1, BLANK = 2, OTHER_SPACE = 4, LETTER = 8, NUMBER = 16 }; /* BLANK: " " */
+
+static int kind_at(const uint8_t *text, int64_t length, int64_t at, int *size) {
+    uint32_t code_point;
+    if (at >= length) return *size = 0, -1;
+    unsigned classes = classes_at(text, at, size, &code_point);
+    if (code_point == ' ') return BLANK;
+    if (classes & CLASS_SPACE) return OTHER_SPACE;
+    return classes & CLASS_LETTER ? LETTER : classes & CLASS_NUMBER ? NUMBER : SYMBOL;
+}
+
+/* Where the run of characters of `kinds` from `at` ends, and how many it holds. */
+static int64_t run_end(const uint8_t *text, int64_t length, int64_t at, int kinds, int64_t *count) {
+    int size;
+    for (*count = 0; at < length && kind_at(text, length, at, &size) & kinds; at += size) ++*count;
+    return at;
+}
+
+/* The end of the superword piece that starts at `start` (findall of
+ * SUPERWORD_PATTERN: its alternatives in order, as a backtracking engine
+ * takes them), or `start` where none matches there. */
+static int64_t superword_end(const uint8_t *text, int64_t length, int64_t start) {
+    int size, next_size, kind = kind_at(text, length, start, &size);
+    int64_t count, at;
+    if (kind == NUMBER) { /* \p{N}{1,3} */
+        for (at = start, count = 0; count < 3 && kind_at(text, length, at, &size) == NUMBER; count++) at += size;
+        return at;
+    }
+    /* " ?[^\s\p{L}\p{N}]{2,}[\r\n/]*" */
+    at = run_end(text, length, kind == BLANK ? start + 1 : start, SYMBOL, &count);
+    if (count >= 2) {
+        while (at < length && (text[at] == '\r' || text[at] == '\n' || text[at] == '/')) at++;
+        return at;
+    }
+    if (kind == BLANK) { /* " +(?!\S)": all the spaces before whitespace or the end, else all but the last */
+        at = run_end(text, length, start, BLANK, &count);
+        int after = kind_at(text, length, at, &size);
+        if (after < 0 || after == OTHER_SPACE) return at;
+        if (count >= 2) return at - 1;
+    }
+    /* "(?:\p{L}+|[^\S ]|[^\s\p{L}\p{N}](?![^\s\p{L}\p{N}])| (?=\S)(?![^\s\p{L}\p{N}]{2}))+" */
+    for (at = start; at < length; at += size) {
+        kind = kind_at(text, length, at, &size);
+        int next = kind_at(text, length, at + size, &next_size);
+        if (kind == LETTER || kind == OTHER_SPACE || (kind == SYMBOL && next != SYMBOL)) continue;
+        if (kind == BLANK && next > 0 && next != BLANK && next != OTHER_SPACE &&
+            !(next == SYMBOL && kind_at(text, length, at + size + next_size, &next_size) == SYMBOL)) {
+            continue;
+        }
+        break;
+    }
+    return at;
+}
+
+const char research_superword_pieces_doc[] =
+    "superword_pieces(segments)\n"
+    "--\n\n"
+    "The pieces of the str `segments` (a text's, between its special tokens)\n"
+    "split as regex.findall(patterns.SUPERWORD_PATTERN, ...) splits them, with\n"
+    "their counts, in order of first appearance: corpus.count_pieces with\n"
+    "SuperBPE's second-stage split. None for a text holding a character split.c's\n"
+    "tables may class otherwise than `regex` (unsettled.h).";
+
+static PyObject *research_superword_pieces(PyObject *module, PyObject *segments) {
+    (void)module;
+    if (!PyList_Check(segments)) {
+        PyErr_SetString(PyExc_TypeError, "segments must be a list of str");
+        return NULL;
+    }
+    ByteTable table = {0};
+    int64_t *counts = NULL, counts_capacity = 0;
+    int32_t pieces = 0;
+    int outcome = start_table(&table);
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(segments) && outcome == 0; index++) {
+        Py_ssize_t length;
+        const uint8_t *text = (const uint8_t *)PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(segments, index), &length);
+        if (text == NULL) {
+            outcome = -2;
+            break;
+        }
+        for (Py_ssize_t at = 0; at < length && outcome == 0; at++) {
+            if (text[at] >= 0xC0 && unsettled(code_point_at(text, (size_t)at))) outcome = 1;
+        }
+        for (int64_t start = 0, end; start < length && outcome == 0; start = end) {
+            end = superword_end(text, length, start);
+            if (end == start) { /* no piece starts here: findall goes on after this character */
+                int size;
+                classes_at(text, start, &size, &(uint32_t){0});
+                end = start + size;
+                continue;
+            }
+            int32_t piece = table_put(&table, text + start, end - start, pieces);
+            if (piece < 0 || grow((void **)&counts, &counts_capacity, (int64_t)pieces + 1, sizeof(int64_t))) {
+                outcome = -1;
+                break;
+            }
+            if (piece == pieces) counts[pieces++] = 0;
+            counts[piece]++;
+        }
+    }
+    PyObject *result = outcome == 0 ? PyDict_New() : NULL;
+    if (result != NULL) {
+        /* The pieces in the order they were found: each slot knows its number. */
+        const ByteSlot **in_order = malloc(((size_t)pieces + 1) * sizeof(ByteSlot *));
+        for (uint64_t slot = 0; in_order != NULL && slot < table.size; slot++) {
+            if (table.slots[slot].length >= 0) in_order[table.slots[slot].value] = &table.slots[slot];
+        }
+        for (int32_t piece = 0; in_order != NULL && piece < pieces && result != NULL; piece++) {
+            PyObject *text = PyUnicode_DecodeUTF8((const char *)in_order[piece]->bytes, (Py_ssize_t)in_order[piece]->length, NULL);
+            PyObject *count = PyLong_FromLongLong(counts[piece]);
+            if (text == NULL || count == NULL || PyDict_SetItem(result, text, count)) Py_CLEAR(result);
+            Py_XDECREF(text);
+            Py_XDECREF(count);
+        }
+        if (in_order == NULL) {
+            Py_CLEAR(result);
+            PyErr_NoMemory();
+        }
+        free(in_order);
+    }
+    if (outcome == -1) PyErr_NoMemory();
+    free(table.slots);
+    free(counts);
+    if (outcome == 1) Py_RETURN_NONE;
+    return result;
+}
+
 /* ---- BoundlessBPE ---- */
-
-/* The code point of the valid UTF-8 character at `at` (count.c's). */
-static uint32_t code_point_at(const uint8_t *text, size_t at) {
-    uint8_t first = text[at];
-    if (first < 0x80) return first;
-    if (first < 0xE0) return (uint32_t)(first & 0x1F) << 6 | (text[at + 1] & 0x3F);
-    if (first < 0xF0) return (uint32_t)(first & 0x0F) << 12 | (uint32_t)(text[at + 1] & 0x3F) << 6 | (text[at + 2] & 0x3F);
-    return (uint32_t)(first & 0x07) << 18 | (uint32_t)(text[at + 1] & 0x3F) << 12 | (uint32_t)(text[at + 2] & 0x3F) << 6 |
-           (text[at + 3] & 0x3F);
-}
-
-/* Whether split.c may class the code point otherwise than `regex` (unsettled.h). */
-static int unsettled(uint32_t code_point) {
-    const uint64_t *bits = unsettled_bits[unsettled_block[code_point / UNSETTLED_BLOCK]];
-    unsigned within = code_point % UNSETTLED_BLOCK;
-    return bits[within / 64] >> (within % 64) & 1;
-}
-
-/* The classes of the code point at `at` of valid UTF-8 text, and its size. */
-static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t *code_point) {
-    uint8_t first = text[at];
-    *size = first < 0x80 ? 1 : first < 0xE0 ? 2 : first < 0xF0 ? 3 : 4;
-    *code_point = code_point_at(text, (size_t)at);
-    return split_classes(*code_point);
-}
 
 /* boundless.MERGEABLE: letters (each maybe with marks after it), spaces,
  * underscores and apostrophes (' and U+2019), with a letter after the first
@@ -1107,6 +1239,7 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
 /* ---- the module ---- */
 
 static PyMethodDef functions[] = {
+    {"superword_pieces", research_superword_pieces, METH_O, research_superword_pieces_doc},
     {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
     {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
     {"picky", research_picky, METH_VARARGS, research_picky_doc},

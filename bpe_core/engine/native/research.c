@@ -256,6 +256,72 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
     return split_classes(*code_point);
 }
 
+/* learn.c's count_pairs, for a long corpus that repeats little (SuperBPE's
+ * second stage: its pieces are whole phrases, rarely seen twice): the same
+ * pairs, numbered in order of first appearance, with the same positions and
+ * counts, found by sorting the positions by pair instead of looking each up
+ * in a hash table, whose slots a corpus of millions of distinct pairs
+ * visits at random. */
+static int count_pairs_by_sorting(State *s) {
+    int64_t found = 0, largest_id = 0;
+    for (int32_t position = 0; position < s->positions; position++) {
+        if (s->at[position].token > largest_id) largest_id = s->at[position].token;
+    }
+    int bits = 1;
+    while ((uint64_t)1 << bits <= (uint64_t)largest_id) bits++;
+    if (31 + 2 * bits > 64) return count_pairs(s); /* ids beyond 2^16: a key would not fit in 64 bits */
+    uint64_t *keys = malloc((size_t)s->positions * sizeof(uint64_t)), *sorted = malloc((size_t)s->positions * sizeof(uint64_t));
+    int32_t *first_of = malloc((size_t)s->positions * sizeof(int32_t)); /* a pair's first position -> its group */
+    int failed = keys == NULL || sorted == NULL || first_of == NULL;
+    /* Each pair's key: (left, right, position), so that sorting keeps positions ascending within a pair. */
+    for (int32_t position = 0; position < s->positions && !failed; position++) {
+        int32_t right = next_of(s, position);
+        first_of[position] = -1;
+        if (right == UNLINKED) continue;
+        keys[found++] = ((uint64_t)s->at[position].token << bits | (uint64_t)s->at[right].token) << 31 | (uint64_t)position;
+    }
+    /* Least significant digit first, 11 bits at a time, over the pair's bits (the positions are in order already). */
+    for (int shift = 31; shift < 31 + 2 * bits && !failed; shift += 11) {
+        int64_t starts[2049] = {0};
+        for (int64_t index = 0; index < found; index++) starts[(keys[index] >> shift & 2047) + 1]++;
+        for (int digit = 0; digit < 2048; digit++) starts[digit + 1] += starts[digit];
+        for (int64_t index = 0; index < found; index++) sorted[starts[keys[index] >> shift & 2047]++] = keys[index];
+        uint64_t *swap = keys;
+        keys = sorted;
+        sorted = swap;
+    }
+    /* The groups (pairs), each marked at its first position; then numbered in the order of those. */
+    for (int64_t index = 0; index < found && !failed; index++) {
+        if (index == 0 || keys[index] >> 31 != keys[index - 1] >> 31) first_of[keys[index] & INT32_MAX] = (int32_t)index;
+    }
+    for (int32_t position = 0; position < s->positions && !failed; position++) {
+        int64_t start = first_of[position], end = start + 1;
+        if (start < 0) continue;
+        while (end < found && keys[end] >> 31 == keys[start] >> 31) end++;
+        uint64_t pair_key = keys[start] >> 31;
+        int32_t number = new_pair(s, (int32_t)(pair_key >> bits), (int32_t)(pair_key & (((uint64_t)1 << bits) - 1)));
+        Positions *where = number == NO_PAIR ? NULL : &s->pairs[number].where;
+        if (where == NULL || end - start >= INT32_MAX / 2 ||
+            (where->at = malloc((size_t)capacity((int32_t)(end - start)) * sizeof(int32_t))) == NULL) {
+            failed = 1;
+            break;
+        }
+        for (int64_t index = start; index < end; index++) {
+            int32_t at = (int32_t)(keys[index] & INT32_MAX);
+            where->at[where->size++] = at;
+            s->at[at].pair = number;
+            s->pairs[number].count += s->weights[s->at[at].piece];
+        }
+    }
+    free(keys);
+    free(sorted);
+    free(first_of);
+    s->seen_once = malloc(sizeof(int32_t)); /* not NULL: the once-seen wait */
+    failed |= s->seen_once == NULL;
+    for (int32_t number = 0; number < s->pair_count && !failed; number++) failed = offer(s, number);
+    return failed ? -1 : 0;
+}
+
 /* ---- SuperBPE's second stage ---- */
 
 #define MAX_WORDS 4
@@ -314,7 +380,7 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     PyObject *result = NULL;
     int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces);
     if (outcome == 0 && read_vocabulary(&vocabulary, tokens)) outcome = -1;
-    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs(&s))) {
+    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s))) {
         PyErr_NoMemory();
         outcome = -1;
     }

@@ -67,25 +67,26 @@ typedef struct {
     uint64_t size, used;
 } ByteTable;
 
-#define FNV_START 0xCBF29CE484222325ull
-
-static inline uint64_t hash_more(uint64_t hash, const uint8_t *bytes, int64_t length) {
-    for (int64_t index = 0; index < length; index++) hash = (hash ^ bytes[index]) * 0x100000001B3ull; /* FNV-1a */
-    return hash;
+/* A hash of a byte string, eight bytes at a time. */
+static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) {
+    uint64_t hash = 0x243F6A8885A308D3ull ^ (uint64_t)length, word;
+    for (; length >= 8; bytes += 8, length -= 8) {
+        memcpy(&word, bytes, 8);
+        hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
+        hash ^= hash >> 32;
+    }
+    word = 0;
+    memcpy(&word, bytes, (size_t)length);
+    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
+    return hash ^ hash >> 29;
 }
 
-/* The slot of the string `left` + `right` (two parts, so that a pair's
- * token is looked up without being made), or the free slot where it goes. */
-static ByteSlot *find_joined(const ByteTable *table, uint64_t hash, const uint8_t *left, int64_t left_length,
-                             const uint8_t *right, int64_t right_length) {
-    uint64_t slot = (hash ^ hash >> 29) & (table->size - 1);
-    for (;; slot = (slot + 1) & (table->size - 1)) {
+/* The slot of `bytes`, or the free slot where it goes. */
+static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8_t *bytes, int64_t length) {
+    for (uint64_t slot = hash & (table->size - 1);; slot = (slot + 1) & (table->size - 1)) {
         ByteSlot *at = &table->slots[slot];
         if (at->length < 0) return at;
-        if (at->hash == hash && at->length == left_length + right_length && memcmp(at->bytes, left, (size_t)left_length) == 0 &&
-            memcmp(at->bytes + left_length, right, (size_t)right_length) == 0) {
-            return at;
-        }
+        if (at->hash == hash && at->length == length && memcmp(at->bytes, bytes, (size_t)length) == 0) return at;
     }
 }
 
@@ -99,18 +100,16 @@ static int start_table(ByteTable *table) {
 }
 
 /* The number of `bytes`, or -1 if the table has none. */
-static int32_t table_get(const ByteTable *table, const uint8_t *left, int64_t left_length, const uint8_t *right,
-                         int64_t right_length) {
-    uint64_t hash = hash_more(hash_more(FNV_START, left, left_length), right, right_length);
-    ByteSlot *slot = find_joined(table, hash, left, left_length, right, right_length);
+static int32_t table_get(const ByteTable *table, const uint8_t *bytes, int64_t length) {
+    ByteSlot *slot = find_slot_of(table, hash_bytes(bytes, length), bytes, length);
     return slot->length < 0 ? -1 : slot->value;
 }
 
 /* Puts `bytes` in the table with the number `value`, unless it is there;
  * returns its number, or -1 out of memory. */
 static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length, int32_t value) {
-    uint64_t hash = hash_more(FNV_START, bytes, length);
-    ByteSlot *slot = find_joined(table, hash, bytes, length, NULL, 0);
+    uint64_t hash = hash_bytes(bytes, length);
+    ByteSlot *slot = find_slot_of(table, hash, bytes, length);
     if (slot->length >= 0) return slot->value;
     if (2 * (table->used + 1) > table->size) {
         ByteTable larger = {malloc(2 * table->size * sizeof(ByteSlot)), 2 * table->size, table->used};
@@ -118,11 +117,11 @@ static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length,
         for (uint64_t index = 0; index < larger.size; index++) larger.slots[index].length = -1;
         for (uint64_t index = 0; index < table->size; index++) {
             ByteSlot *old = &table->slots[index];
-            if (old->length >= 0) *find_joined(&larger, old->hash, old->bytes, old->length, NULL, 0) = *old;
+            if (old->length >= 0) *find_slot_of(&larger, old->hash, old->bytes, old->length) = *old;
         }
         free(table->slots);
         *table = larger;
-        slot = find_joined(table, hash, bytes, length, NULL, 0);
+        slot = find_slot_of(table, hash, bytes, length);
     }
     *slot = (ByteSlot){bytes, length, hash, value};
     table->used++;
@@ -257,7 +256,8 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
 }
 
 /* learn.c's count_pairs, for a long corpus that repeats little (SuperBPE's
- * second stage: its pieces are whole phrases, rarely seen twice): the same
+ * second stage: its pieces are whole phrases, rarely seen twice; the runs
+ * of BoundlessBPE's pretokens, likewise): the same
  * pairs, numbered in order of first appearance, with the same positions and
  * counts, found by sorting the positions by pair instead of looking each up
  * in a hash table, whose slots a corpus of millions of distinct pairs
@@ -600,6 +600,8 @@ typedef struct {
     int64_t units;
     int32_t first_unit; /* the id of unit 0 in the runs' state: above every token's */
     int64_t joined;     /* tokens the supermerges saved */
+    uint8_t *joined_bytes; /* a pair's bytes, looked up in `known` */
+    int64_t joined_capacity;
     int failed;
 } Boundless;
 
@@ -616,12 +618,19 @@ static void bytes_of(const Boundless *b, int32_t id, const uint8_t **bytes, int6
     }
 }
 
-static int is_known(const Boundless *b, int32_t left, int32_t right) {
+/* Whether the bytes of `left` then `right` are a token already. */
+static int is_known(Boundless *b, int32_t left, int32_t right) {
     const uint8_t *left_bytes, *right_bytes;
     int64_t left_length, right_length;
     bytes_of(b, left, &left_bytes, &left_length);
     bytes_of(b, right, &right_bytes, &right_length);
-    return table_get(&b->known, left_bytes, left_length, right_bytes, right_length) >= 0;
+    if (grow((void **)&b->joined_bytes, &b->joined_capacity, left_length + right_length, 1)) {
+        b->failed = 1;
+        return 1;
+    }
+    memcpy(b->joined_bytes, left_bytes, (size_t)left_length);
+    memcpy(b->joined_bytes + left_length, right_bytes, (size_t)right_length);
+    return table_get(&b->known, b->joined_bytes, left_length + right_length) >= 0;
 }
 
 /* Whether a side of the runs' pair is a pretoken not whole yet; if so, the
@@ -663,7 +672,7 @@ static int learn_token(Boundless *b, int32_t left, int32_t right) {
 static int merge_words(Boundless *b, int32_t pair) {
     int32_t new_id = (int32_t)b->vocabulary.size;
     if (merge(&b->words, pair, new_id) || learn_token(b, b->words.pairs[pair].left, b->words.pairs[pair].right)) return -1;
-    int32_t piece = table_get(&b->pretokens, b->vocabulary.bytes[new_id], b->vocabulary.length[new_id], NULL, 0);
+    int32_t piece = table_get(&b->pretokens, b->vocabulary.bytes[new_id], b->vocabulary.length[new_id]);
     if (piece < 0 || b->pretoken[piece].unit < 0) return 0;
     int32_t start = b->pretoken[piece].start, unit = b->pretoken[piece].unit;
     if (b->words.at[start].token != new_id || next_of(&b->words, start) != UNLINKED) return 0;
@@ -832,8 +841,8 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     if (outcome == -1) PyErr_NoMemory();
     if (outcome == 0) outcome = split_text(&b, segments, (split_pattern)pattern, &sequence);
     if (outcome == 0) outcome = build_states(&b, &sequence);
-    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs(&b.words) || cover_ids(&b.runs, b.first_unit + b.units) ||
-                         count_pairs(&b.runs) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
+    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words) ||
+                         cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
                          (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
         outcome = -1;
     }
@@ -886,6 +895,7 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     free(b.piece_of_unit);
     free(b.pretoken);
     free(b.known.slots);
+    free(b.joined_bytes);
     free(b.pretokens.slots);
     free(sequence.at);
     free(rows.at);
@@ -1006,14 +1016,14 @@ static int room_for_changes(Picky *p) {
 }
 
 static int32_t present_id(const Picky *p, int32_t token) {
-    return table_get(&p->present_with, p->units.bytes[token], p->units.length[token], NULL, 0);
+    return table_get(&p->present_with, p->units.bytes[token], p->units.length[token]);
 }
 
 /* present_with.setdefault(the token's units, token) */
 static int present_by_default(Picky *p, int32_t token) {
     const uint8_t *units = p->units.bytes[token];
     int64_t length = p->units.length[token];
-    ByteSlot *slot = find_joined(&p->present_with, hash_more(FNV_START, units, length), units, length, NULL, 0);
+    ByteSlot *slot = find_slot_of(&p->present_with, hash_bytes(units, length), units, length);
     if (slot->length >= 0) {
         if (slot->value < 0) slot->value = token; /* its tokens were all removed */
         return 0;
@@ -1122,8 +1132,8 @@ static int split(Picky *p, int32_t token, const IdList *parts, const IdList *pos
 static int remove_token(Picky *p, int32_t token, double ios, int64_t merges) {
     IdList parts = {0}, placed = {0};
     p->present[token] = 0;
-    ByteSlot *slot = find_joined(&p->present_with, hash_more(FNV_START, p->units.bytes[token], p->units.length[token]),
-                                 p->units.bytes[token], p->units.length[token], NULL, 0);
+    ByteSlot *slot = find_slot_of(&p->present_with, hash_bytes(p->units.bytes[token], p->units.length[token]),
+                                  p->units.bytes[token], p->units.length[token]);
     if (slot->length >= 0 && slot->value == token) slot->value = -1;
     int failed = walk(p, p->parts_of[2 * token], &parts) || walk(p, p->parts_of[2 * token + 1], &parts);
     for (int64_t index = 0; index < parts.size && !failed; index++) p->uses[parts.at[index]] += p->uses[token];

@@ -132,12 +132,28 @@ static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length,
 
 typedef int (*Rule)(void *context, State *s, int32_t pair);
 
+/* Gives each pair seen once its position, if count_pairs_by_sorting left
+ * it out (`places_later`), before the once-seen come into the heap: until
+ * then nothing reads it (such a pair can only lose its one occurrence), and
+ * in a long text most pairs are seen once and never get there. */
+static int place_the_once_seen(State *s) {
+    if (s->seen_once == NULL || (s->heap_size > 0 && s->heap[0].count > 1)) return 0; /* not their time yet */
+    for (int32_t position = 0; position < s->positions; position++) {
+        int32_t number = s->at[position].pair;
+        if (number == NO_PAIR) continue;
+        Pair *pair = &s->pairs[number];
+        if (pair->count == 1 && pair->where.at == NULL && append_position(&pair->where, position)) return -1;
+    }
+    return 0;
+}
+
 /* The most frequent pair (the earliest on a tie) that `allowed` accepts,
  * left on the heap: merge_learning's MergeState.best_pair. A refused pair
  * leaves the heap (the rule is asked before the first position, which may
  * move right, never back). NO_PAIR if none is left; -2 out of memory. */
 static int32_t best_allowed(State *s, Rule allowed, void *context) {
     for (;;) {
+        if (place_the_once_seen(s)) return -2;
         int came_in = let_in_the_once_seen(s);
         if (came_in < 0) return -2;
         if (!came_in && s->heap_size == 0) return NO_PAIR;
@@ -261,8 +277,9 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
  * pairs, numbered in order of first appearance, with the same positions and
  * counts, found by sorting the positions by pair instead of looking each up
  * in a hash table, whose slots a corpus of millions of distinct pairs
- * visits at random. */
-static int count_pairs_by_sorting(State *s) {
+ * visits at random. With `places_later`, a pair seen once gets no positions
+ * yet (see place_the_once_seen). */
+static int count_pairs_by_sorting(State *s, int places_later) {
     int64_t found = 0, largest_id = 0;
     for (int32_t position = 0; position < s->positions; position++) {
         if (s->at[position].token > largest_id) largest_id = s->at[position].token;
@@ -300,18 +317,22 @@ static int count_pairs_by_sorting(State *s) {
         while (end < found && keys[end] >> 31 == keys[start] >> 31) end++;
         uint64_t pair_key = keys[start] >> 31;
         int32_t number = new_pair(s, (int32_t)(pair_key >> bits), (int32_t)(pair_key & (((uint64_t)1 << bits) - 1)));
-        Positions *where = number == NO_PAIR ? NULL : &s->pairs[number].where;
-        if (where == NULL || end - start >= INT32_MAX / 2 ||
-            (where->at = malloc((size_t)capacity((int32_t)(end - start)) * sizeof(int32_t))) == NULL) {
+        if (number == NO_PAIR || end - start >= INT32_MAX / 2) {
             failed = 1;
             break;
         }
         for (int64_t index = start; index < end; index++) {
             int32_t at = (int32_t)(keys[index] & INT32_MAX);
-            where->at[where->size++] = at;
             s->at[at].pair = number;
             s->pairs[number].count += s->weights[s->at[at].piece];
         }
+        if (places_later && s->pairs[number].count == 1) continue; /* see place_the_once_seen */
+        Positions *where = &s->pairs[number].where;
+        if ((where->at = malloc((size_t)capacity((int32_t)(end - start)) * sizeof(int32_t))) == NULL) {
+            failed = 1;
+            break;
+        }
+        for (int64_t index = start; index < end; index++) where->at[where->size++] = (int32_t)(keys[index] & INT32_MAX);
     }
     free(keys);
     free(sorted);
@@ -380,7 +401,7 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     PyObject *result = NULL;
     int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces);
     if (outcome == 0 && read_vocabulary(&vocabulary, tokens)) outcome = -1;
-    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s))) {
+    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1))) {
         PyErr_NoMemory();
         outcome = -1;
     }
@@ -841,8 +862,8 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     if (outcome == -1) PyErr_NoMemory();
     if (outcome == 0) outcome = split_text(&b, segments, (split_pattern)pattern, &sequence);
     if (outcome == 0) outcome = build_states(&b, &sequence);
-    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words) ||
-                         cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
+    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words, 0) ||
+                         cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs, 0) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
                          (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
         outcome = -1;
     }

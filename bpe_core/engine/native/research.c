@@ -280,7 +280,7 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
  * visits at random. With `places_later`, a pair seen once gets no positions
  * yet (see place_the_once_seen). */
 static int count_pairs_by_sorting(State *s, int places_later) {
-    int64_t found = 0, largest_id = 0;
+    int64_t found = 0, groups = 0, largest_id = 0;
     for (int32_t position = 0; position < s->positions; position++) {
         if (s->at[position].token > largest_id) largest_id = s->at[position].token;
     }
@@ -288,12 +288,13 @@ static int count_pairs_by_sorting(State *s, int places_later) {
     while ((uint64_t)1 << bits <= (uint64_t)largest_id) bits++;
     if (31 + 2 * bits > 64) return count_pairs(s); /* ids beyond 2^16: a key would not fit in 64 bits */
     uint64_t *keys = malloc((size_t)s->positions * sizeof(uint64_t)), *sorted = malloc((size_t)s->positions * sizeof(uint64_t));
-    int32_t *first_of = malloc((size_t)s->positions * sizeof(int32_t)); /* a pair's first position -> its group */
-    int failed = keys == NULL || sorted == NULL || first_of == NULL;
+    int32_t *group_of = malloc((size_t)s->positions * sizeof(int32_t)); /* each position's pair, as a group of the sorted keys */
+    int32_t *number_of = NULL; /* each group's pair number, once its first position is met */
+    int failed = keys == NULL || sorted == NULL || group_of == NULL;
     /* Each pair's key: (left, right, position), so that sorting keeps positions ascending within a pair. */
     for (int32_t position = 0; position < s->positions && !failed; position++) {
         int32_t right = next_of(s, position);
-        first_of[position] = -1;
+        group_of[position] = -1;
         if (right == UNLINKED) continue;
         keys[found++] = ((uint64_t)s->at[position].token << bits | (uint64_t)s->at[right].token) << 31 | (uint64_t)position;
     }
@@ -307,36 +308,37 @@ static int count_pairs_by_sorting(State *s, int places_later) {
         keys = sorted;
         sorted = swap;
     }
-    /* The groups (pairs), each marked at its first position; then numbered in the order of those. */
+    /* Equal pairs lie together now: each run of them is a group; `sorted` keeps each group's pair. */
     for (int64_t index = 0; index < found && !failed; index++) {
-        if (index == 0 || keys[index] >> 31 != keys[index - 1] >> 31) first_of[keys[index] & INT32_MAX] = (int32_t)index;
+        if (index > 0 && keys[index] >> 31 != keys[index - 1] >> 31) groups++;
+        group_of[keys[index] & INT32_MAX] = (int32_t)groups;
+        sorted[groups] = keys[index] >> 31;
+    }
+    groups += found > 0;
+    failed = failed || (number_of = malloc((size_t)(groups + 1) * sizeof(int32_t))) == NULL;
+    for (int64_t group = 0; group < groups && !failed; group++) number_of[group] = NO_PAIR;
+    /* Through the corpus in order: pairs numbered as they first appear, counted, their positions kept ascending. */
+    uint64_t right_mask = ((uint64_t)1 << bits) - 1;
+    for (int32_t position = 0; position < s->positions && !failed; position++) {
+        int32_t group = group_of[position];
+        if (group < 0) continue;
+        if (number_of[group] == NO_PAIR &&
+            (number_of[group] = new_pair(s, (int32_t)(sorted[group] >> bits), (int32_t)(sorted[group] & right_mask))) == NO_PAIR) {
+            failed = 1;
+            break;
+        }
+        s->at[position].pair = number_of[group];
+        s->pairs[number_of[group]].count += s->weights[s->at[position].piece];
     }
     for (int32_t position = 0; position < s->positions && !failed; position++) {
-        int64_t start = first_of[position], end = start + 1;
-        if (start < 0) continue;
-        while (end < found && keys[end] >> 31 == keys[start] >> 31) end++;
-        uint64_t pair_key = keys[start] >> 31;
-        int32_t number = new_pair(s, (int32_t)(pair_key >> bits), (int32_t)(pair_key & (((uint64_t)1 << bits) - 1)));
-        if (number == NO_PAIR || end - start >= INT32_MAX / 2) {
-            failed = 1;
-            break;
-        }
-        for (int64_t index = start; index < end; index++) {
-            int32_t at = (int32_t)(keys[index] & INT32_MAX);
-            s->at[at].pair = number;
-            s->pairs[number].count += s->weights[s->at[at].piece];
-        }
-        if (places_later && s->pairs[number].count == 1) continue; /* see place_the_once_seen */
-        Positions *where = &s->pairs[number].where;
-        if ((where->at = malloc((size_t)capacity((int32_t)(end - start)) * sizeof(int32_t))) == NULL) {
-            failed = 1;
-            break;
-        }
-        for (int64_t index = start; index < end; index++) where->at[where->size++] = (int32_t)(keys[index] & INT32_MAX);
+        int32_t number = s->at[position].pair;
+        if (number == NO_PAIR || (places_later && s->pairs[number].count == 1)) continue; /* see place_the_once_seen */
+        failed = append_position(&s->pairs[number].where, position);
     }
     free(keys);
     free(sorted);
-    free(first_of);
+    free(group_of);
+    free(number_of);
     s->seen_once = malloc(sizeof(int32_t)); /* not NULL: the once-seen wait */
     failed |= s->seen_once == NULL;
     for (int32_t number = 0; number < s->pair_count && !failed; number++) failed = offer(s, number);

@@ -18,7 +18,6 @@ exactly, the functions here give None and Python trains instead.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 
 from ..engine import native_training
@@ -62,7 +61,7 @@ def superword_merges(
     None where it is not built."""
     if _native_research is None:
         return None
-    units = [(array("i", ids).tobytes(), count) for ids, count in pieces]
+    units = [(ids if type(ids) is list else list(ids), count) for ids, count in pieces]
     report_every = max(1, num_merges // 200)  # as often as learn_merges reports
     learned = _native_research.superword_merges(units, list(base_tokens), num_merges, deadline, progress, report_every)
     if learned is None:

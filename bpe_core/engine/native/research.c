@@ -180,21 +180,42 @@ static int reconsider(State *s, int32_t pair) {
     return s->pairs[pair].count > 0 ? heap_push(s, pair, first_position(s, pair)) : 0;
 }
 
-/* Units from Python: a list of (buffer of native ints, count), each a piece. */
-static int read_unit_lists(State *s, PyObject *pieces) {
-    int64_t room = 0;
+/* Units from Python: a list of (list of ids, count), each a piece, every id
+ * below `ids`. Returns -1 with an exception set, 1 for pieces beyond what
+ * learn.c handles exactly, 0 when done. */
+static int read_unit_lists(State *s, PyObject *pieces, int64_t ids) {
+    int64_t room = 0, total = 0;
     for (Py_ssize_t index = 0; index < PyList_GET_SIZE(pieces); index++) {
         PyObject *item = PyList_GET_ITEM(pieces, index);
-        Py_buffer units;
-        long long weight;
-        if (!PyArg_ParseTuple(item, "y*L", &units, &weight)) return -1;
-        int outcome = weight < 1 || units.len % (Py_ssize_t)sizeof(int32_t) ? 1
-                      : add_units(s, &room, units.buf, units.len / (Py_ssize_t)sizeof(int32_t), weight);
-        PyBuffer_Release(&units);
-        if (outcome == -1) PyErr_NoMemory();
-        if (outcome) return outcome;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyList_Check(PyTuple_GET_ITEM(item, 0))) {
+            PyErr_SetString(PyExc_TypeError, "pieces must be (list of ids, count) tuples");
+            return -1;
+        }
+        total += PyList_GET_SIZE(PyTuple_GET_ITEM(item, 0));
     }
-    return 0;
+    if (total >= INT32_MAX || grow((void **)&s->at, &room, total, sizeof(Position))) return total >= INT32_MAX ? 1 : -1;
+    int32_t *units = NULL;
+    int64_t units_capacity = 0;
+    int outcome = 0;
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(pieces) && outcome == 0; index++) {
+        PyObject *list = PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 0);
+        int overflow = 0;
+        long long weight = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 1), &overflow);
+        if (weight == -1 && PyErr_Occurred()) return free(units), -1;
+        Py_ssize_t size = PyList_GET_SIZE(list);
+        if (overflow || weight < 1) outcome = 1;
+        else if (grow((void **)&units, &units_capacity, size, sizeof(int32_t))) outcome = -1;
+        for (Py_ssize_t unit = 0; unit < size && outcome == 0; unit++) {
+            long id = PyLong_AsLong(PyList_GET_ITEM(list, unit));
+            if (id == -1 && PyErr_Occurred()) return free(units), -1;
+            if (id < 0 || id >= ids) outcome = 1;
+            units[unit] = (int32_t)id;
+        }
+        if (outcome == 0) outcome = add_units(s, &room, units, size, weight);
+    }
+    free(units);
+    if (outcome == -1) PyErr_NoMemory();
+    return outcome;
 }
 
 /* A list of Python bytes as a Vocabulary. */
@@ -298,16 +319,22 @@ static int count_pairs_by_sorting(State *s, int places_later) {
         if (right == UNLINKED) continue;
         keys[found++] = ((uint64_t)s->at[position].token << bits | (uint64_t)s->at[right].token) << 31 | (uint64_t)position;
     }
-    /* Least significant digit first, 11 bits at a time, over the pair's bits (the positions are in order already). */
-    for (int shift = 31; shift < 31 + 2 * bits && !failed; shift += 11) {
-        int64_t starts[2049] = {0};
-        for (int64_t index = 0; index < found; index++) starts[(keys[index] >> shift & 2047) + 1]++;
-        for (int digit = 0; digit < 2048; digit++) starts[digit + 1] += starts[digit];
-        for (int64_t index = 0; index < found; index++) sorted[starts[keys[index] >> shift & 2047]++] = keys[index];
+    /* Least significant digit first, over the pair's bits (the positions are in order already): two
+     * passes of up to 13 bits for up to 8,192 ids, else passes of 11 bits. */
+    int width = 2 * bits <= 26 ? (2 * bits + 1) / 2 : 11;
+    uint64_t mask = ((uint64_t)1 << width) - 1;
+    int64_t *starts = malloc((mask + 2) * sizeof(int64_t));
+    failed = failed || starts == NULL;
+    for (int shift = 31; shift < 31 + 2 * bits && !failed; shift += width) {
+        memset(starts, 0, (mask + 2) * sizeof(int64_t));
+        for (int64_t index = 0; index < found; index++) starts[(keys[index] >> shift & mask) + 1]++;
+        for (uint64_t digit = 0; digit < mask + 1; digit++) starts[digit + 1] += starts[digit];
+        for (int64_t index = 0; index < found; index++) sorted[starts[keys[index] >> shift & mask]++] = keys[index];
         uint64_t *swap = keys;
         keys = sorted;
         sorted = swap;
     }
+    free(starts);
     /* Equal pairs lie together now: each run of them is a group; `sorted` keeps each group's pair. */
     for (int64_t index = 0; index < found && !failed; index++) {
         if (index > 0 && keys[index] >> 31 != keys[index - 1] >> 31) groups++;
@@ -375,7 +402,7 @@ const char research_superword_merges_doc[] =
     "superword_merges(pieces, tokens, num_merges, deadline, progress, report_every)\n"
     "--\n\n"
     "SuperBPE's second stage: merge_learning.learn_merges over `pieces` (a list\n"
-    "of (native ints, count): the stage-1 tokens of each stage-2 piece), with\n"
+    "of (list of ids, count): the stage-1 tokens of each stage-2 piece), with\n"
     "superbpe.allowed_superword as its rule. `tokens` (bytes) are what the ids\n"
     "stand for; merge k gets id len(tokens) + k. Returns (steps, stop): steps\n"
     "bytes of four 64-bit integers a merge (left, right, count, corpus tokens\n"
@@ -401,7 +428,7 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     Vocabulary vocabulary = {0};
     Rows rows = {0};
     PyObject *result = NULL;
-    int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces);
+    int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces, PyList_GET_SIZE(tokens));
     if (outcome == 0 && read_vocabulary(&vocabulary, tokens)) outcome = -1;
     if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1))) {
         PyErr_NoMemory();

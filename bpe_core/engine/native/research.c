@@ -1,14 +1,18 @@
 /* The research algorithms' training loops in C (the extension module
- * bpe_core.algorithms._native_research): SuperBPE's second stage and
- * BoundlessBPE, step for step as bpe_core/algorithms/superbpe.py and
- * boundless.py learn them, which stay the readable versions.
+ * bpe_core.algorithms._native_research), step for step as
+ * bpe_core/algorithms/superbpe.py, boundless.py and picky.py learn them,
+ * which stay the readable versions: SuperBPE's second stage (its split and
+ * its merges), BoundlessBPE whole (splitting, merges and supermerges), and
+ * Picky BPE's merges with its removals.
  *
- * Both run on learn.c's merge state (the deduplicated corpus as positions,
+ * All run on learn.c's merge state (the deduplicated corpus as positions,
  * live pair counts, the lazy heap), included here whole: its functions are
- * static to it, and one copy of that algorithm is better than two. What
- * the algorithms add to plain BPE is a rule that may refuse the best pair
- * (`best_allowed`, MergeState.best_pair with `allowed`): a refused pair
- * leaves the heap, and BoundlessBPE offers some again later (`reconsider`).
+ * static to it, and one copy of that algorithm is better than two. What the
+ * algorithms add to plain BPE: a rule that may refuse the best pair
+ * (`best_allowed`, MergeState.best_pair with `allowed`), where a refused
+ * pair leaves the heap and BoundlessBPE offers some again later
+ * (`reconsider`); and Picky BPE's removal, the reverse of a merge (`split`,
+ * MergeState.split).
  *
  * The heap breaks ties between equally frequent pairs by their first
  * position, as Python's does; no two live pairs share one, so the pairs'
@@ -41,7 +45,7 @@ static int add_token(Vocabulary *vocabulary, const uint8_t *left, int32_t left_l
         return -1;
     }
     memcpy(joined, left, (size_t)left_length);
-    memcpy(joined + left_length, right, (size_t)right_length);
+    if (right_length > 0) memcpy(joined + left_length, right, (size_t)right_length);
     vocabulary->bytes[vocabulary->size] = joined;
     vocabulary->length[vocabulary->size++] = left_length + right_length;
     return 0;
@@ -201,20 +205,20 @@ static int read_unit_lists(State *s, PyObject *pieces, int64_t ids) {
         PyObject *list = PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 0);
         int overflow = 0;
         long long weight = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 1), &overflow);
-        if (weight == -1 && PyErr_Occurred()) return free(units), -1;
         Py_ssize_t size = PyList_GET_SIZE(list);
-        if (overflow || weight < 1) outcome = 1;
+        if (PyErr_Occurred()) outcome = -1;
+        else if (overflow || weight < 1) outcome = 1;
         else if (grow((void **)&units, &units_capacity, size, sizeof(int32_t))) outcome = -1;
         for (Py_ssize_t unit = 0; unit < size && outcome == 0; unit++) {
             long id = PyLong_AsLong(PyList_GET_ITEM(list, unit));
-            if (id == -1 && PyErr_Occurred()) return free(units), -1;
-            if (id < 0 || id >= ids) outcome = 1;
-            units[unit] = (int32_t)id;
+            if (PyErr_Occurred()) outcome = -1;
+            else if (id < 0 || id >= ids) outcome = 1;
+            else units[unit] = (int32_t)id;
         }
         if (outcome == 0) outcome = add_units(s, &room, units, size, weight);
     }
     free(units);
-    if (outcome == -1) PyErr_NoMemory();
+    if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
     return outcome;
 }
 

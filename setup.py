@@ -39,8 +39,9 @@ setup(
         ),
         Extension(  # the research algorithms' loops, on learn.c's merge state (which research.c includes)
             "bpe_core.algorithms._native_research",
-            sources=[f"{NATIVE}/research.c", f"{NATIVE}/split.c"],
-            depends=[f"{NATIVE}/{name}" for name in ("learn.c", "native.h", "split.h", "unicode_classes.h", "unsettled.h")],
+            sources=[f"{NATIVE}/research.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
+            depends=[f"{NATIVE}/{name}" for name in ("learn.c", "native.h", "bpe.h", "split.h", "unicode_classes.h",
+                                                     "unsettled.h")],
             extra_compile_args=[*OPTIMIZE, "-std=c11"],
             optional=True,
         ),

@@ -116,6 +116,13 @@ def test_superbpe_learns_its_second_stage_in_c_as_in_python(corpus, transition, 
     assert steps(trained) == steps(python)
 
 
+@pytest.mark.parametrize("pattern", ["gpt2", "o200k", r"\w+|\W"])  # the last only Python's encoder splits
+def test_superbpe_learns_the_same_with_every_stage_one_split(pattern):
+    text = CORPORA["english"][:8_000] + CORPORA["multilingual"][:4_000]
+    settings_ = {"vocab_size": 800, "transition": 500, "pattern": pattern}
+    assert steps(superbpe.train_superbpe(text, **settings_)) == steps(in_python(superbpe.train_superbpe, text, **settings_))
+
+
 def test_superbpe_in_c_refuses_what_the_official_trainer_skips(monkeypatch):
     """Its rule, in C: Python's refuses superwords on this corpus (": ", more
     than four words), and C learns the same superwords, all allowed."""

@@ -50,28 +50,34 @@ def superword_pieces(corpus: str, special_tokens: Sequence[str] = ()) -> dict[st
 
 
 def superword_merges(
-    pieces: Sequence[tuple[Sequence[int], int]],
+    pieces: dict[str, int],
+    pattern: str,
     base_tokens: Sequence[bytes],
     num_merges: int,
     progress: Progress | None = None,
     deadline: float | None = None,
 ) -> tuple[list[MergeStep], str | None] | None:
-    """`merge_learning.learn_merges(pieces, base_tokens, num_merges, ...,
-    allowed=superbpe.allowed_superword)` in C (SuperBPE's second stage), or
-    None where it is not built."""
-    if _native_research is None:
+    """SuperBPE's second stage in C: `merge_learning.learn_merges` over the
+    stage-2 pieces ({piece: count}) as the stage-1 tokenizer (`base_tokens`,
+    split with `pattern`) encodes each, with `superbpe.allowed_superword` as
+    its rule; or None where it is not built or `pattern` is no preset."""
+    split = _split_number(pattern)
+    if _native_research is None or split is None or type(pieces) is not dict:
         return None
-    units = [(ids if type(ids) is list else list(ids), count) for ids, count in pieces]
     report_every = max(1, num_merges // 200)  # as often as learn_merges reports
-    learned = _native_research.superword_merges(units, list(base_tokens), num_merges, deadline, progress, report_every)
+    learned = _native_research.superword_merges(pieces, split, list(base_tokens), num_merges, deadline, progress,
+                                                report_every)
     if learned is None:
         return None
     steps, stop = learned
     trace = _trace(memoryview(steps).cast("q"), 4, list(base_tokens))
     if progress is not None:
         progress(num_merges, num_merges)
-    stop_reason = {_DONE: None, _OUT_OF_TIME: out_of_time(len(trace), num_merges), _NO_PAIR_LEFT: no_pair_left(len(trace))}
-    return trace, stop_reason[stop]
+    if stop == _OUT_OF_TIME:
+        return trace, out_of_time(len(trace), num_merges)
+    if stop == _NO_PAIR_LEFT:
+        return trace, no_pair_left(len(trace))
+    return trace, None
 
 
 def boundless(
@@ -81,7 +87,7 @@ def boundless(
     between its special tokens) split with a preset `pattern`: the trace, the
     supermerges' ids and why training stopped early; or None where the C
     version is not built or cannot be exact."""
-    split = getattr(native_training._native_training, f"SPLIT_{pattern_name(pattern).upper()}", None)
+    split = _split_number(pattern)
     if _native_research is None or split is None:
         return None
     learned = _native_research.boundless(list(segments), split, wanted, deadline, progress)
@@ -139,6 +145,13 @@ def picky(
     if progress is not None:
         progress(wanted - base, wanted - base)
     return trace, removals, None
+
+
+def _split_number(pattern: str) -> int | None:
+    """split.c's number for a preset split pattern, else None."""
+    if pattern_name(pattern) not in ("gpt2", "cl100k", "o200k"):
+        return None
+    return getattr(native_training._native_training, f"SPLIT_{pattern_name(pattern).upper()}", None)
 
 
 def _trace(rows: memoryview, width: int, tokens: list[bytes]) -> list[MergeStep]:

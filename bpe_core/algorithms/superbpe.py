@@ -79,18 +79,20 @@ def train_superbpe(
         vocab, _, _ = finished_vocabulary(base_tokens, stage_one, "bytes", ())
         trace = list(stage_one)
         if deadline is None or time.monotonic() <= deadline:  # stage 1 may stop early on a small corpus: stage 2 goes on
-            first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
             superword_pieces = (  # split in C where it is built, the same pieces (`native_research`)
                 native_research.superword_pieces(corpus, special_tokens)
                 or counted_pieces(corpus, SUPERWORD_PATTERN, special_tokens)
             )
-            units = [(first.encode_ordinary(piece), count) for piece, count in superword_pieces.items()]
             report = None if progress is None else (lambda done, total: progress(stage_one_merges + done, vocab_size - 256))
-            stage_two, stop_reason = (  # in C where it is built, with the same rule (`native_research`)
-                native_research.superword_merges(units, list(vocab.values()), vocab_size - transition, report, deadline)
-                or learn_merges(units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
-                                allowed=allowed_superword)
+            learned = native_research.superword_merges(  # in C where it is built, the same merges
+                superword_pieces, pattern, list(vocab.values()), vocab_size - transition, report, deadline
             )
+            if learned is None:
+                first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
+                units = ((first.encode_ordinary(piece), count) for piece, count in superword_pieces.items())
+                learned = learn_merges(units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
+                                       allowed=allowed_superword)
+            stage_two, stop_reason = learned
             trace += stage_two
         vocab, special_ids, _ = finished_vocabulary(base_tokens, trace, "bytes", special_tokens)
         return Tokenizer(

@@ -22,6 +22,7 @@
  * cannot handle exactly gives None, and Python trains instead.
  */
 #include "learn.c"
+#include "bpe.h"
 #include "split.h"
 #include "unsettled.h"
 
@@ -184,44 +185,6 @@ static int reconsider(State *s, int32_t pair) {
     return s->pairs[pair].count > 0 ? heap_push(s, pair, first_position(s, pair)) : 0;
 }
 
-/* Units from Python: a list of (list of ids, count), each a piece, every id
- * below `ids`. Returns -1 with an exception set, 1 for pieces beyond what
- * learn.c handles exactly, 0 when done. */
-static int read_unit_lists(State *s, PyObject *pieces, int64_t ids) {
-    int64_t room = 0, total = 0;
-    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(pieces); index++) {
-        PyObject *item = PyList_GET_ITEM(pieces, index);
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyList_Check(PyTuple_GET_ITEM(item, 0))) {
-            PyErr_SetString(PyExc_TypeError, "pieces must be (list of ids, count) tuples");
-            return -1;
-        }
-        total += PyList_GET_SIZE(PyTuple_GET_ITEM(item, 0));
-    }
-    if (total >= INT32_MAX || grow((void **)&s->at, &room, total, sizeof(Position))) return total >= INT32_MAX ? 1 : -1;
-    int32_t *units = NULL;
-    int64_t units_capacity = 0;
-    int outcome = 0;
-    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(pieces) && outcome == 0; index++) {
-        PyObject *list = PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 0);
-        int overflow = 0;
-        long long weight = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(PyList_GET_ITEM(pieces, index), 1), &overflow);
-        Py_ssize_t size = PyList_GET_SIZE(list);
-        if (PyErr_Occurred()) outcome = -1;
-        else if (overflow || weight < 1) outcome = 1;
-        else if (grow((void **)&units, &units_capacity, size, sizeof(int32_t))) outcome = -1;
-        for (Py_ssize_t unit = 0; unit < size && outcome == 0; unit++) {
-            long id = PyLong_AsLong(PyList_GET_ITEM(list, unit));
-            if (PyErr_Occurred()) outcome = -1;
-            else if (id < 0 || id >= ids) outcome = 1;
-            else units[unit] = (int32_t)id;
-        }
-        if (outcome == 0) outcome = add_units(s, &room, units, size, weight);
-    }
-    free(units);
-    if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
-    return outcome;
-}
-
 /* A list of Python bytes as a Vocabulary. */
 static int read_vocabulary(Vocabulary *vocabulary, PyObject *tokens) {
     for (Py_ssize_t id = 0; id < PyList_GET_SIZE(tokens); id++) {
@@ -236,6 +199,72 @@ static int read_vocabulary(Vocabulary *vocabulary, PyObject *tokens) {
         }
     }
     return 0;
+}
+
+/* The stage-2 pieces ({piece: count}) in the state, each as
+ * Tokenizer.encode_ordinary gives it with the stage-1 vocabulary: split with
+ * the preset `pattern`, and each part by tiktoken's algorithm over the
+ * tokens' ranks (their ids, the lowest where two share bytes): the C
+ * encoder's own code (bpe.c), on the pieces' UTF-8 laid one after another,
+ * so that one cache serves them all. Returns -1 with an exception set, 1
+ * for pieces beyond what learn.c handles exactly, 0 when done. */
+static int encode_pieces(State *s, PyObject *pieces, split_pattern pattern, const Vocabulary *vocabulary) {
+    ByteTable seen = {0};
+    const uint8_t **token = malloc((size_t)vocabulary->size * sizeof(uint8_t *));
+    size_t *length = malloc((size_t)vocabulary->size * sizeof(size_t)), count = 0;
+    bpe_rank *rank = malloc((size_t)vocabulary->size * sizeof(bpe_rank));
+    bpe_ranks ranks;
+    int has_ranks = 0, outcome = token == NULL || length == NULL || rank == NULL || start_table(&seen) ? -1 : 0;
+    for (int64_t id = 0; id < vocabulary->size && outcome == 0; id++) {
+        int32_t first = table_put(&seen, vocabulary->bytes[id], vocabulary->length[id], (int32_t)id);
+        if (first < 0) outcome = -1;
+        if (first != id) continue; /* a token made twice: encoding finds the first */
+        token[count] = vocabulary->bytes[id], length[count] = (size_t)vocabulary->length[id], rank[count++] = (bpe_rank)id;
+    }
+    if (outcome == 0 && !(has_ranks = bpe_ranks_init(&ranks, count, token, length, rank) == 0)) outcome = -1;
+    uint8_t *text = NULL;
+    int64_t text_size = 0, text_capacity = 0, *ends = NULL, ends_capacity = 0, *weights = NULL, weights_capacity = 0, size = 0;
+    Py_ssize_t cursor = 0;
+    PyObject *piece, *weight_object;
+    while (outcome == 0 && PyDict_Next(pieces, &cursor, &piece, &weight_object)) {
+        Py_ssize_t piece_size;
+        int overflow = 0;
+        const char *utf8 = PyUnicode_Check(piece) ? PyUnicode_AsUTF8AndSize(piece, &piece_size) : NULL;
+        long long weight = PyLong_Check(weight_object) ? PyLong_AsLongLongAndOverflow(weight_object, &overflow) : 0;
+        if (utf8 == NULL || PyErr_Occurred()) {
+            outcome = PyErr_Occurred() ? -1 : 1;
+        } else if (overflow || weight < 1) {
+            outcome = 1;
+        } else if (grow((void **)&text, &text_capacity, text_size + piece_size, 1) ||
+                   grow((void **)&ends, &ends_capacity, size + 1, sizeof(int64_t)) ||
+                   grow((void **)&weights, &weights_capacity, size + 1, sizeof(int64_t))) {
+            outcome = -1;
+        } else {
+            memcpy(text + text_size, utf8, (size_t)piece_size);
+            text_size += piece_size;
+            ends[size] = text_size, weights[size++] = weight;
+        }
+    }
+    bpe_cache cache = {0};
+    bpe_tokens out = {0};
+    int64_t room = 0;
+    for (int64_t index = 0, start = 0; index < size && outcome == 0; start = ends[index++]) {
+        size_t first = out.size;
+        int status = bpe_encode_text(&ranks, pattern, text, (size_t)start, (size_t)ends[index], &cache, &out);
+        outcome = status == -1 ? -1 : status ? 1 : add_units(s, &room, (const int32_t *)(out.ids + first), (int64_t)(out.size - first), weights[index]);
+    }
+    if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
+    bpe_tokens_free(&out);
+    bpe_cache_free(&cache);
+    if (has_ranks) bpe_ranks_free(&ranks);
+    free(seen.slots);
+    free(token);
+    free(length);
+    free(rank);
+    free(text);
+    free(ends);
+    free(weights);
+    return outcome;
 }
 
 /* Rows of int64, `width` a step, as bytes for memoryview(...).cast("q"). */
@@ -403,12 +432,14 @@ static int allowed_superword(void *context, State *s, int32_t pair) {
 }
 
 const char research_superword_merges_doc[] =
-    "superword_merges(pieces, tokens, num_merges, deadline, progress, report_every)\n"
+    "superword_merges(pieces, pattern, tokens, num_merges, deadline, progress, report_every)\n"
     "--\n\n"
-    "SuperBPE's second stage: merge_learning.learn_merges over `pieces` (a list\n"
-    "of (list of ids, count): the stage-1 tokens of each stage-2 piece), with\n"
-    "superbpe.allowed_superword as its rule. `tokens` (bytes) are what the ids\n"
-    "stand for; merge k gets id len(tokens) + k. Returns (steps, stop): steps\n"
+    "SuperBPE's second stage: merge_learning.learn_merges over `pieces` ({piece:\n"
+    "count}, in order of first appearance), each encoded with the stage-1\n"
+    "`tokens` (bytes, by id) and its split `pattern` (a SPLIT_ number of\n"
+    "_native_training) as Tokenizer.encode_ordinary encodes it, with\n"
+    "superbpe.allowed_superword as its rule; merge k gets id len(tokens) + k.\n"
+    "Returns (steps, stop): steps\n"
     "bytes of four 64-bit integers a merge (left, right, count, corpus tokens\n"
     "after), stop 0 (all learned), 1 (the deadline passed) or 2 (no pair left).\n"
     "None for pieces it cannot learn from exactly.";
@@ -416,24 +447,27 @@ const char research_superword_merges_doc[] =
 static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *pieces, *tokens, *deadline_object, *progress;
+    int pattern;
     long long num_merges, report_every;
-    if (!PyArg_ParseTuple(args, "O!O!LOOL:superword_merges", &PyList_Type, &pieces, &PyList_Type, &tokens, &num_merges,
-                          &deadline_object, &progress, &report_every)) {
+    if (!PyArg_ParseTuple(args, "O!iO!LOOL:superword_merges", &PyDict_Type, &pieces, &pattern, &PyList_Type, &tokens,
+                          &num_merges, &deadline_object, &progress, &report_every)) {
         return NULL;
     }
     int has_deadline;
     double deadline;
     if (read_deadline(deadline_object, &has_deadline, &deadline)) return NULL;
     int64_t base_size = PyList_GET_SIZE(tokens);
-    if (num_merges < 0 || report_every < 1 || base_size + num_merges >= INT32_MAX) Py_RETURN_NONE;
+    if (pattern < 0 || pattern >= SPLIT_PATTERNS || num_merges < 0 || report_every < 1 || base_size + num_merges >= INT32_MAX) {
+        Py_RETURN_NONE;
+    }
 
     State s;
     memset(&s, 0, sizeof s);
     Vocabulary vocabulary = {0};
     Rows rows = {0};
     PyObject *result = NULL;
-    int stop = STOP_DONE, failed = 0, outcome = read_unit_lists(&s, pieces, PyList_GET_SIZE(tokens));
-    if (outcome == 0 && read_vocabulary(&vocabulary, tokens)) outcome = -1;
+    int stop = STOP_DONE, failed = 0, outcome = read_vocabulary(&vocabulary, tokens) ? -1 : 0;
+    if (outcome == 0) outcome = encode_pieces(&s, pieces, (split_pattern)pattern, &vocabulary);
     if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1))) {
         PyErr_NoMemory();
         outcome = -1;

@@ -93,7 +93,7 @@ def boundless(
     learned = _native_research.boundless(list(segments), split, wanted, deadline, progress)
     if learned is None:
         return None
-    steps, stop, _ = learned
+    steps, stop = learned
     rows = memoryview(steps).cast("q")
     trace = _trace(rows, 5, [bytes([byte]) for byte in range(256)])
     supermerges = [step.new_id for step, joined in zip(trace, rows[4::5]) if joined]

@@ -894,11 +894,10 @@ const char research_boundless_doc[] =
     "str between special tokens, in order), split with the preset `pattern`\n"
     "(a SPLIT_ number of _native_training), to `wanted` tokens.\n"
     "`progress(tokens - 256, wanted - 256)` is called at every 50th token.\n"
-    "Returns (steps, stop, pieces): steps bytes of five 64-bit integers a step\n"
-    "(left, right, count, corpus tokens after, 1 for a supermerge), stop 0 (all\n"
-    "learned), 1 (the deadline passed) or 2 (no pair left), pieces how many\n"
-    "distinct pretokens the text has. None for a text split.c may split\n"
-    "otherwise than `regex`.";
+    "Returns (steps, stop): steps bytes of five 64-bit integers a step (left,\n"
+    "right, count, corpus tokens after, 1 for a supermerge), stop 0 (all\n"
+    "learned), 1 (the deadline passed) or 2 (no pair left). None for a text\n"
+    "split.c may split otherwise than `regex`.";
 
 static PyObject *research_boundless(PyObject *module, PyObject *args) {
     (void)module;
@@ -975,7 +974,7 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     if (b.failed && !PyErr_Occurred()) PyErr_NoMemory();
     if (outcome == 0 && !b.failed) {
         PyObject *steps = PyBytes_FromStringAndSize((const char *)rows.at, (Py_ssize_t)(rows.size * sizeof(int64_t)));
-        if (steps != NULL) result = Py_BuildValue("(NiL)", steps, stop, (long long)b.pretoken_count);
+        if (steps != NULL) result = Py_BuildValue("(Ni)", steps, stop);
     }
     for (int64_t unit = 0; b.waiting != NULL && unit < b.units; unit++) free(b.waiting[unit].at);
     free(b.waiting);

@@ -341,8 +341,9 @@ static int count_pairs_by_sorting(State *s, int places_later) {
     int bits = 1;
     while ((uint64_t)1 << bits <= (uint64_t)largest_id) bits++;
     if (31 + 2 * bits > 64) return count_pairs(s); /* ids beyond 2^16: a key would not fit in 64 bits */
-    uint64_t *keys = malloc((size_t)s->positions * sizeof(uint64_t)), *sorted = malloc((size_t)s->positions * sizeof(uint64_t));
-    int32_t *group_of = malloc((size_t)s->positions * sizeof(int32_t)); /* each position's pair, as a group of the sorted keys */
+    size_t room = (size_t)s->positions + 1; /* + 1: never malloc(0), which may give NULL */
+    uint64_t *keys = malloc(room * sizeof(uint64_t)), *sorted = malloc(room * sizeof(uint64_t));
+    int32_t *group_of = malloc(room * sizeof(int32_t)); /* each position's pair, as a group of the sorted keys */
     int32_t *number_of = NULL; /* each group's pair number, once its first position is met */
     int failed = keys == NULL || sorted == NULL || group_of == NULL;
     /* Each pair's key: (left, right, position), so that sorting keeps positions ascending within a pair. */

@@ -31,13 +31,12 @@ import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from . import c_encoder
+from . import c_encoder, real_tiktoken
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import check_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
-from .real_tiktoken import TiktokenEncoding
 from .specials import SpecialChoice, split_on_specials
 from .utf8 import encodable
 
@@ -682,8 +681,8 @@ class Tokenizer(EncodingBase):
     def _tiktoken_encoding(self):
         """tiktoken's `Encoding` over these ranks, made on first use: only
         `encode_with_unstable` needs it."""
-        return TiktokenEncoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
-                                  special_tokens=self.special_tokens)
+        return real_tiktoken.TiktokenEncoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
+                                              special_tokens=self.special_tokens)
 
     def _arguments(self) -> dict:
         return dict(

@@ -665,9 +665,10 @@ class Tokenizer(EncodingBase):
     ) -> tuple[list[int], list[list[int]]]:
         """tiktoken's `encode_with_unstable`: the tokens of `text` that more
         text cannot change, and every token sequence that may follow them
-        once the text goes on. Byte-level tokenizers with a preset or
-        model's split pattern (tiktoken's engine reads it as `regex` does).
-        It is tiktoken's own algorithm, so tiktoken computes it."""
+        once the text goes on. It is tiktoken's own algorithm, so tiktoken
+        computes it (`real_tiktoken`), not the C encoder: for byte-level
+        tokenizers with a preset or model's split pattern, which tiktoken's
+        regex engine reads as `regex` does (a custom one it might not)."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         if self.units != "bytes" or self.pattern_name == "custom":
             raise NotImplementedError(

@@ -140,6 +140,45 @@ def test_bytes_that_are_not_utf8_get_the_message_of_reading_as_text(data, block)
     assert outcome(stream_utf8_chunks(io.BytesIO(data), "f.txt", block_bytes=block)) == as_text
 
 
+
+# A file's first character U+FEFF is a byte order mark, not text; anywhere else it is text (a zero-width
+# no-break space). Read in blocks as small as one byte, so that the mark is cut between reads.
+MARKED = "\ufeffhello\ufeff world\n"
+UNMARKED = "hello\ufeff world\n"
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 1_000])
+def test_a_byte_order_mark_at_a_files_start_is_left_out_by_both_readers(block):
+    as_bytes = b"".join(stream_utf8_chunks(io.BytesIO(MARKED.encode()), "f.txt", block_bytes=block))
+    as_text = "".join(stream_chunks(io.BytesIO(MARKED.encode()), "f.txt", "cl100k", block_bytes=block))
+    assert as_bytes.decode() == as_text == UNMARKED
+    # A Dask block that starts in the middle of a file (first_byte) starts with text, whatever it is.
+    assert "".join(stream_chunks(io.BytesIO(MARKED.encode()), "f.txt", "cl100k", block_bytes=block, first_byte=9)) == MARKED
+    for data, text in ((b"\xef\xbb\xbf", ""), (b"\xef\xbb\xbf\xef\xbb\xbf", "\ufeff")):  # one mark is left out, once
+        assert "".join(stream_chunks(io.BytesIO(data), "f.txt", "cl100k", block_bytes=block)) == text
+        assert b"".join(stream_utf8_chunks(io.BytesIO(data), "f.txt", block_bytes=block)).decode() == text
+    for reader in (stream_chunks(io.BytesIO(b"\xef\xbb"), "f.txt", "cl100k", block_bytes=block),  # half a mark
+                   stream_utf8_chunks(io.BytesIO(b"\xef\xbb"), "f.txt", block_bytes=block)):
+        with pytest.raises(CorpusFileError, match=r"f\.txt is not UTF-8 text \(byte 0xef at offset 0\)"):
+            list(reader)
+    bad = b"\xef\xbb\xbfok \xff"  # offsets stay the file's, mark included
+    for reader in (stream_chunks(io.BytesIO(bad), "f.txt", "cl100k", block_bytes=block),
+                   stream_utf8_chunks(io.BytesIO(bad), "f.txt", block_bytes=block)):
+        with pytest.raises(CorpusFileError, match=r"\(byte 0xff at offset 6\)"):
+            list(reader)
+
+
+@pytest.mark.parametrize("special_tokens", [(), ("<|x|>",)], ids=["read as bytes, counted in C", "read as text"])
+def test_files_that_start_with_a_byte_order_mark_count_as_their_text(tmp_path, special_tokens):
+    """Each file of a corpus: both files' marks are left out, on either reader."""
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_bytes(MARKED.encode())
+    assert corpus_files.readable_chunks(io.BytesIO(), "", "cl100k", special_tokens).__name__ == \
+        ("stream_chunks" if special_tokens else "stream_utf8_chunks")
+    counts = count_files([tmp_path / "a.txt", tmp_path / "b.txt"], "cl100k", special_tokens, workers=1)
+    assert list(counts.items()) == list(corpus.merged_counts([whole(UNMARKED, "cl100k"), whole(UNMARKED, "cl100k")]).items())
+    assert counts["hello"] == 2 and "\ufeffhello" not in counts
+
 def test_utf8_error_is_where_pythons_decoder_stops():
     rng = random.Random(8)
     pieces = [b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x98\x80", b"\xef\xbb\xbf",  # valid

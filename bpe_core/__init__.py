@@ -33,9 +33,6 @@ from __future__ import annotations
 import importlib
 import sys
 
-# tiktoken's own Encoding, taken now, before anything can stand in for tiktoken (see engine.real_tiktoken).
-from .engine import real_tiktoken as _real_tiktoken  # noqa: F401
-
 # The public names and the modules they live in. Each is imported when first
 # used (PEP 562's module __getattr__), so that `python -m bpe_core train`
 # does not start by loading every vocabulary, chat template and encoder

@@ -107,20 +107,19 @@ def test_machines_with_other_dask_versions_are_named():
     assert problem.startswith("worker tcp://w2 has dask 2024.1.0, this machine dask 2026.8.0")
 
 
-def test_what_the_cluster_is_sent_is_bpe_cores_modules_and_the_real_regex_and_tiktoken():
-    """Even while bpe_core stands in for tiktoken, whose name is then bpe_core's."""
+def test_what_the_cluster_is_sent_is_bpe_cores_modules_and_regex():
+    """Counting needs no tiktoken (importing bpe_core does not load it), even while bpe_core stands in for it."""
     code = ("import json, io, zipfile, bpe_core\nbpe_core.stand_in_for_tiktoken()\n"
             "from bpe_core.corpora.dask_shipping import _archive\nname, archive = _archive()\n"
             "print(json.dumps([name, zipfile.ZipFile(io.BytesIO(archive)).namelist()]))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     name, files = json.loads(result.stdout)
     assert name == dask_shipping._archive()[0]  # named by its contents: the same package, the same name
-    assert {file.split("/")[1] for file in files} == {"bpe_core", "regex", "tiktoken", "tiktoken_ext"}
+    assert {file.split("/")[1] for file in files} == {"bpe_core", "regex"}
     code_files = sorted(file.removeprefix("code/") for file in files if file.startswith("code/"))
     assert code_files == sorted(str(path.relative_to(ROOT)) for path in (ROOT / "bpe_core").rglob("*.py"))
     compiled = [file for file in files if file.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
-    assert sorted(file.split("/")[1] for file in compiled) == ["regex", "tiktoken"]
-    assert "packages/tiktoken/core.py" in files and "packages/tiktoken_ext/openai_public.py" in files
+    assert sorted(file.split("/")[1] for file in compiled) == ["regex"]
     assert not [file for file in files if "__pycache__" in file or "/tests/" in file]
 
 
@@ -277,7 +276,7 @@ STALE_BPE_CORE = "raise ImportError('a bpe_core of the cluster, not the one this
 def test_a_cluster_started_without_this_checkout_trains_the_merges_of_training_here(corpus_folder, tmp_path, small_blocks):
     """The scheduler and workers started as Dask's documentation starts them,
     by a Python with Dask alone, without this checkout: the command sends
-    them the package and its regex and tiktoken. What the machines may have
+    them the package and its regex. What the machines may have
     of their own does not count: here a bpe_core first on their path, one
     that cannot even be imported, as an older one would be installed."""
     python = dask_only_python()
@@ -303,7 +302,7 @@ def test_a_cluster_started_without_this_checkout_trains_the_merges_of_training_h
 
 
 OTHER_REGEX = "import regex\nregex.__version__ = '2000.1.1'  # as if it had other Unicode tables\n"
-# A worker on another platform: the compiled regex and tiktoken sent to it are not for it.
+# A worker on another platform: the compiled regex sent to it is not for it.
 OTHER_PLATFORM = ("import sysconfig\nsuffix_here = sysconfig.get_config_var\n"
                   "sysconfig.get_config_var = lambda name: '.other-platform.so' if name == 'EXT_SUFFIX' else suffix_here(name)\n")
 
@@ -315,9 +314,9 @@ OTHER_PLATFORM = ("import sysconfig\nsuffix_here = sysconfig.get_config_var\n"
         (dict(preload=OTHER_REGEX), r"error: worker tcp://127\.0\.0\.1:\d+ counts with regex 2000\.1\.1, counting code \w+, "
                                     r"this machine with regex [\d.]+, counting code \w+: restart the workers"),
         (dict(preload=OTHER_PLATFORM, python="Dask alone"),
-         (r"error: a worker cannot load this package \(.*No module named '(regex|tiktoken)'.*\): this machine sends "
-          r"it with regex and tiktoken built for [\w.-]+ \(.+\); a machine of another platform needs its own: "
-          r"pip install regex==[\d.]+ tiktoken==[\d.]+$")),
+         (r"error: a worker cannot load this package \(.*No module named 'regex'.*\): this machine sends "
+          r"it with regex built for [\w.-]+ \(.+\); a machine of another platform needs its own: "
+          r"pip install regex==[\d.]+$")),
     ],
     ids=["worker with another regex", "worker of another platform with Dask alone"],
 )

@@ -10,8 +10,11 @@ sets REQUIRE_NATIVE=1, where its absence fails instead.
 
 import io
 import itertools
+import json
 import os
 import random
+import subprocess
+import sys
 
 import pytest
 import regex
@@ -23,6 +26,7 @@ from bpe_core.corpora.corpus_files import CorpusFileError, count_files, stream_c
 from bpe_core.corpora.samples import catalog
 from bpe_core.engine import corpus, native_training
 from bpe_core.engine.corpus import LETTER_THEN_OTHER, count_pieces
+from tests.conftest import ROOT
 from tests.test_corpus import AWKWARD_TEXT, MIXED, PRESET_PATTERNS, SPECIALS, whole
 from tests.texts import TRICKY_TEXTS
 
@@ -139,6 +143,113 @@ def test_bytes_that_are_not_utf8_get_the_message_of_reading_as_text(data, block)
     as_text = outcome(stream_chunks(io.BytesIO(data), "f.txt", "cl100k", block_bytes=block))
     assert outcome(stream_utf8_chunks(io.BytesIO(data), "f.txt", block_bytes=block)) == as_text
 
+
+
+# A file's first character U+FEFF is a byte order mark, not text; anywhere else it is text (a zero-width
+# no-break space). Read in blocks as small as one byte, so that the mark is cut between reads.
+MARKED = "\ufeffhello\ufeff world\n"
+UNMARKED = "hello\ufeff world\n"
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 4, 1_000])
+def test_a_byte_order_mark_at_a_files_start_is_left_out_by_both_readers(block):
+    as_bytes = b"".join(stream_utf8_chunks(io.BytesIO(MARKED.encode()), "f.txt", block_bytes=block))
+    as_text = "".join(stream_chunks(io.BytesIO(MARKED.encode()), "f.txt", "cl100k", block_bytes=block))
+    assert as_bytes.decode() == as_text == UNMARKED
+    # A Dask block that starts in the middle of a file (first_byte) starts with text, whatever it is.
+    assert "".join(stream_chunks(io.BytesIO(MARKED.encode()), "f.txt", "cl100k", block_bytes=block, first_byte=9)) == MARKED
+    for data, text in ((b"\xef\xbb\xbf", ""), (b"\xef\xbb\xbf\xef\xbb\xbf", "\ufeff")):  # one mark is left out, once
+        assert "".join(stream_chunks(io.BytesIO(data), "f.txt", "cl100k", block_bytes=block)) == text
+        assert b"".join(stream_utf8_chunks(io.BytesIO(data), "f.txt", block_bytes=block)).decode() == text
+    for reader in (stream_chunks(io.BytesIO(b"\xef\xbb"), "f.txt", "cl100k", block_bytes=block),  # half a mark
+                   stream_utf8_chunks(io.BytesIO(b"\xef\xbb"), "f.txt", block_bytes=block)):
+        with pytest.raises(CorpusFileError, match=r"f\.txt is not UTF-8 text \(byte 0xef at offset 0\)"):
+            list(reader)
+    bad = b"\xef\xbb\xbfok \xff"  # offsets stay the file's, mark included
+    for reader in (stream_chunks(io.BytesIO(bad), "f.txt", "cl100k", block_bytes=block),
+                   stream_utf8_chunks(io.BytesIO(bad), "f.txt", block_bytes=block)):
+        with pytest.raises(CorpusFileError, match=r"\(byte 0xff at offset 6\)"):
+            list(reader)
+
+
+@pytest.mark.parametrize("special_tokens", [(), ("<|x|>",)], ids=["read as bytes, counted in C", "read as text"])
+def test_files_that_start_with_a_byte_order_mark_count_as_their_text(tmp_path, special_tokens):
+    """Each file of a corpus: both files' marks are left out, on either reader."""
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_bytes(MARKED.encode())
+    assert corpus_files.readable_chunks(io.BytesIO(), "", "cl100k", special_tokens).__name__ == \
+        ("stream_chunks" if special_tokens else "stream_utf8_chunks")
+    counts = count_files([tmp_path / "a.txt", tmp_path / "b.txt"], "cl100k", special_tokens, workers=1)
+    assert list(counts.items()) == list(corpus.merged_counts([whole(UNMARKED, "cl100k"), whole(UNMARKED, "cl100k")]).items())
+    assert counts["hello"] == 2 and "\ufeffhello" not in counts
+
+
+def siphash(c_rounds: int, d_rounds: int, key: bytes, message: bytes) -> int:
+    """SipHash-c-d as its paper gives it (Aumasson and Bernstein, 2012), the oracle for count.c's."""
+    mask = (1 << 64) - 1
+
+    def rotate(x, bits):
+        return (x << bits | x >> (64 - bits)) & mask
+
+    def rounds(v, times):
+        for _ in range(times):
+            v[0] = (v[0] + v[1]) & mask; v[1] = rotate(v[1], 13) ^ v[0]; v[0] = rotate(v[0], 32)  # noqa: E702
+            v[2] = (v[2] + v[3]) & mask; v[3] = rotate(v[3], 16) ^ v[2]  # noqa: E702
+            v[0] = (v[0] + v[3]) & mask; v[3] = rotate(v[3], 21) ^ v[0]  # noqa: E702
+            v[2] = (v[2] + v[1]) & mask; v[1] = rotate(v[1], 17) ^ v[2]; v[2] = rotate(v[2], 32)  # noqa: E702
+
+    k0, k1 = int.from_bytes(key[:8], "little"), int.from_bytes(key[8:], "little")
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D, k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
+    padded = message + bytes(7 - len(message) % 8) + bytes([len(message) % 256])
+    for start in range(0, len(padded), 8):
+        word = int.from_bytes(padded[start:start + 8], "little")
+        v[3] ^= word
+        rounds(v, c_rounds)
+        v[0] ^= word
+    v[2] ^= 0xFF
+    rounds(v, d_rounds)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def test_the_siphash_oracle_gives_the_papers_test_vector():
+    assert siphash(2, 4, bytes(range(16)), bytes(range(15))) == 0xA129CA6149BE45E5
+
+
+# In a process of its own: the key is set before the first table, then the command line trains.
+TRAIN_WITH_KEY = """
+import json, sys
+from bpe_core.engine import native_training, _native_training
+key = json.loads(sys.argv[1])
+if key is not None:
+    _native_training.seed_hash(*key)
+from bpe_core.cli.main import main
+assert main(["train", sys.argv[2], "--vocab-size", "800", "-o", sys.argv[3]]) in (0, None)
+print(json.dumps([_native_training.piece_hash(piece.encode()) for piece in json.loads(sys.argv[4])]))
+"""
+PIECES = ["", "hello", " world", "\u6f22\u5b57\u304b\u306a", "a" * 8, "b" * 20]
+
+
+def test_the_tables_hash_is_keyed_per_process_and_the_merges_never_depend_on_it(tmp_path):
+    """Where pieces land in count.c's table depends on the key; which merges
+    training learns (ties included: first appearances decide them) does not."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(catalog()["english_prose"].load()[:50_000] + catalog()["japanese"].load())
+
+    keys = [[0x0706050403020100, 0x0F0E0D0C0B0A0908], None, None]  # the paper's key, then two drawn
+    processes = [subprocess.Popen([sys.executable, "-c", TRAIN_WITH_KEY, json.dumps(key), str(corpus),
+                                   str(tmp_path / f"{index}.json"), json.dumps(PIECES)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)}) for index, key in enumerate(keys)]
+    hashes, merges = [], []
+    for index, process in enumerate(processes):
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err[-2000:]
+        hashes.append(json.loads(out))
+        merges.append(json.loads((tmp_path / f"{index}.json").read_text())["merges"])
+    key = bytes(range(16))
+    assert hashes[0] == [siphash(1, 3, key, piece.encode()) for piece in PIECES]  # SipHash-1-3
+    assert len({tuple(run) for run in hashes}) == 3  # each key places the pieces elsewhere
+    assert len(merges[0]) == 800 - 256 and all(run == merges[0] for run in merges)
 
 def test_utf8_error_is_where_pythons_decoder_stops():
     rng = random.Random(8)

@@ -94,6 +94,60 @@ def test_code_written_for_tiktoken_gets_tiktokens_ids_from_bpe_core(how):
     assert answer["names"] == list(tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS)  # tiktoken lists OpenAI's
 
 
+# tiktoken's own Encoding, which bpe_core still builds (bpe_core/engine/real_tiktoken.py), asked for only
+# after bpe_core stands in for tiktoken: bpe_core imports it on first use, by then under bpe_core's name.
+REAL_ENCODING_AFTER_THE_STAND_IN = """
+import json, sys
+import bpe_core
+imported_with_bpe_core = sorted(name for name in sys.modules if name.split(".")[0] == "tiktoken")
+sys.modules["tiktoken"] = bpe_core
+from bpe_core.engine.real_tiktoken import TiktokenEncoding
+from bpe_core.formats import to_tiktoken
+texts = json.loads(sys.stdin.read())
+trained = bpe_core.train(" ".join(texts) * 3, num_merges=200, pattern="cl100k", special_tokens=["<|end|>"])
+mine, gpt4 = to_tiktoken(trained), bpe_core.tiktoken_encoding("cl100k_base")
+import tiktoken
+print(json.dumps({
+    "imported with bpe_core": imported_with_bpe_core,
+    "stand-in": [tiktoken is bpe_core, sorted(name for name in sys.modules if name.split(".")[0] == "tiktoken")],
+    "classes": [type(mine) is TiktokenEncoding, type(gpt4) is TiktokenEncoding, TiktokenEncoding is not bpe_core.Encoding,
+                TiktokenEncoding.__init__.__code__.co_filename],
+    "to_tiktoken": [mine.encode(text + "<|end|>", allowed_special="all") for text in texts],
+    "openai": [gpt4.encode(text, allowed_special="all") for text in texts],
+    "unstable": [trained.encode_with_unstable(text) for text in UNFINISHED],
+}))
+"""
+UNFINISHED = ["hello wor", "def f(x):\n    ret", "  12", "don'"]  # texts that more text would tokenize otherwise
+
+
+def test_the_real_tiktoken_is_found_when_bpe_core_stands_in_before_it_was_imported():
+    code = REAL_ENCODING_AFTER_THE_STAND_IN.replace("UNFINISHED", repr(UNFINISHED))
+    answer = json.loads(run_python(code, json.dumps(TEXTS)))
+    assert answer["imported with bpe_core"] == []  # not before it is needed
+    assert answer["stand-in"] == [True, ["tiktoken"]]  # still standing in, the real modules out of sight
+    assert answer["classes"] == [True, True, True, tiktoken.core.__file__]
+    trained = train(" ".join(TEXTS) * 3, num_merges=200, pattern="cl100k", special_tokens=["<|end|>"])
+    theirs = tiktoken.core.Encoding("mine", pat_str=trained.pattern, mergeable_ranks=dict(trained.mergeable_ranks),
+                                    special_tokens=trained.special_tokens)
+    assert answer["to_tiktoken"] == [theirs.encode(text + "<|end|>", allowed_special="all") for text in TEXTS]
+    unstable = [theirs.encode_with_unstable(text) for text in UNFINISHED]  # the completions are a set: any order
+    assert [[stable, sorted(completions)] for stable, completions in answer["unstable"]] == \
+        [[stable, sorted(completions)] for stable, completions in unstable]
+    gpt4 = tiktoken_encoding("cl100k_base")  # built in this process, where nothing stands in
+    assert answer["openai"] == [gpt4.encode(text, allowed_special="all") for text in TEXTS]
+
+
+def test_training_on_the_command_line_does_not_import_tiktoken(tmp_path):
+    """tiktoken's import is a tenth of the command's memory at 1 MB, and training never needs it."""
+    (tmp_path / "corpus.txt").write_text("the cat sat on the mat, the end. " * 50)
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bpe_core", "train", "corpus.txt", "--merges", "20",
+                             "-o", "out.json"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0 and (tmp_path / "out.json").exists(), result.stderr[-3000:]
+    imported = [line.rpartition("|")[2].strip() for line in result.stderr.splitlines() if line.startswith("import time:")]
+    assert "bpe_core.engine.training" in imported
+    assert [name for name in imported if name.split(".")[0] in ("tiktoken", "tiktoken_ext")] == []
+
 def test_the_model_tables_are_tiktokens_in_its_order():
     """Prefixes are tried in order, so the order is part of the table."""
     assert list(MODEL_TO_ENCODING.items()) == list(tiktoken.model.MODEL_TO_ENCODING.items())

@@ -8,6 +8,9 @@ and the rest carried into the next block. Each file is a text of its own:
 no piece runs from one file into the next. Where the pieces are counted in
 C (`native_training`), blocks stay bytes: checked, cut and counted as
 UTF-8, never made Python strings (which take up to four bytes a character).
+A byte order mark at a file's start (Windows Notepad writes one) says that
+the file is UTF-8: it is not text, so both readers leave it out, and the
+corpus's first piece does not begin with it.
 
 Counts also come ready-made, as JSON `{"piece": count, ...}`: written by
 `--save-counts`, or by any engine that splits text with the same pattern
@@ -39,6 +42,8 @@ from ..formats.reading import strict_json
 
 READ_BYTES = MAX_CHUNK_CHARS  # a block of a file read at once (at most), and counted as one chunk
 COUNTS_SUFFIX = ".json"  # a file of ready-made counts (or word counts), not text
+BOM = "\ufeff"  # as a file's first character, a byte order mark: left out (anywhere else it is text)
+BOM_BYTES = BOM.encode()
 
 Progress = Callable[[int], None]  # hears how many more bytes were read
 
@@ -163,6 +168,7 @@ def stream_chunks(
     block_bytes = block_bytes or READ_BYTES
     wanted = block_bytes
     carried, offset = "", first_byte  # offset: bytes of the file before this block
+    at_start = first_byte == 0  # no character read yet from the file's start (see BOM)
     while True:
         block = stream.read(wanted if cuttable else -1)  # -1: all of it
         pending = decoder.getstate()[0]  # the start of a character cut by the last block
@@ -176,6 +182,8 @@ def stream_chunks(
         offset += len(block)
         if progress is not None and block:
             progress(len(block))
+        if at_start and text:  # the file's first character
+            text, at_start = text.removeprefix(BOM), False
         if not block:
             if text:
                 yield text
@@ -197,11 +205,19 @@ def stream_utf8_chunks(
     block_bytes = block_bytes or READ_BYTES
     wanted = block_bytes
     carried, offset = b"", 0  # offset: where `carried` starts in the stream
+    at_start = True  # `carried` starts the stream, and may be the start of a byte order mark (see BOM)
     while True:
         block = stream.read(wanted)
         if progress is not None and block:
             progress(len(block))
         data = carried + block
+        if at_start:
+            if block and len(data) < len(BOM_BYTES) and BOM_BYTES.startswith(data):
+                carried = data  # too short to tell yet
+                continue
+            if data.startswith(BOM_BYTES):
+                data, offset = data[len(BOM_BYTES):], len(BOM_BYTES)
+            at_start = False
         error = native_training.utf8_error(data)
         if error >= 0 and (not block or error < len(data) - 3):  # not a character the block's end cut in two
             raise CorpusFileError(f"{name} is not UTF-8 text (byte 0x{data[error]:02x} at offset {offset + error:,})")

@@ -1,25 +1,26 @@
 """This package, sent by the client to a Dask cluster: workers that need nothing but Dask.
 
 A worker runs this package's counting code, and the scheduler unpickles
-the tasks too, so both must import bpe_core, its `regex` (the split) and
-its `tiktoken` (importing bpe_core loads it, see `engine.real_tiktoken`). Nobody
-copies a checkout onto every node of a real cluster, so the client sends
-them, with the plugins behind Dask's own `Client.upload_file` (`UploadFile`
-for the workers, `SchedulerUploadFile` for the scheduler), registered on
-the cluster so that workers which join later receive them as well:
+the tasks too, so both must import bpe_core and its `regex` (the split;
+counting needs nothing else, and importing bpe_core does not load tiktoken,
+see `engine.real_tiktoken`). Nobody copies a checkout onto every node of a
+real cluster, so the client sends them, with the plugins behind Dask's own
+`Client.upload_file` (`UploadFile` for the workers, `SchedulerUploadFile`
+for the scheduler), registered on the cluster so that workers which join
+later receive them as well:
 
 1. a zip of bpe_core's modules (counting needs neither its data files nor
    its C half: a worker counts with `regex`, see `dask_counting.count_block`) and
-   of `regex`, `tiktoken` and `tiktoken_ext` as this machine has them
-   installed, their compiled parts built for its Python and platform;
+   of `regex` as this machine has it installed, its compiled part built for
+   its Python and platform;
 2. a small module that each node imports as it arrives (`upload_file`
    imports what it receives), which unpacks the zip beside itself and puts
    it first on the node's path: a compiled module cannot be imported from
    inside a zip.
 
 A node with another platform than this machine's (Linux beside macOS, ARM
-beside x86) cannot load those compiled parts: it takes bpe_core's modules
-only, and must have regex and tiktoken installed itself
+beside x86) cannot load that compiled part: it takes bpe_core's modules
+only, and must have regex installed itself
 (`dask_counting.check_workers` says so). Both uploads are named by what
 they hold, so a cluster that already has this package does not take it again.
 """
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import io
 import sysconfig
 import tempfile
@@ -37,16 +37,11 @@ from pathlib import Path
 
 import distributed
 import regex
-import tiktoken_ext
 from distributed.diagnostics.plugin import SchedulerUploadFile, UploadFile
-
-from ..engine.real_tiktoken import TiktokenEncoding
 
 PACKAGE = Path(__file__).resolve().parents[1]  # bpe_core
 COMPILED_FOR = sysconfig.get_config_var("EXT_SUFFIX")  # ".cpython-311-x86_64-linux-gnu.so": Python, platform
-# The real tiktoken's folder, where its Encoding's code is: the name `tiktoken` (and so its modules'
-# names, which `inspect` goes by) may be bpe_core's, standing in for it.
-TIKTOKEN_FOLDER = Path(TiktokenEncoding.__init__.__code__.co_filename).parent
+REGEX_FOLDER = Path(regex.__file__).parent  # where regex is installed here
 
 # What each node runs as the upload arrives. It runs twice (upload_file
 # imports the module, then reloads it), so doing it again changes nothing.
@@ -83,33 +78,19 @@ def send_this_package(client: distributed.Client) -> None:
 
 def what_other_platforms_need() -> str:
     """What a machine of another platform than this one must install itself."""
-    return (f"this machine sends it with regex and tiktoken built for {sysconfig.get_platform()} ({COMPILED_FOR}); "
-            f"a machine of another platform needs its own: pip install regex=={regex.__version__} "
-            f"tiktoken=={importlib.metadata.version('tiktoken')}")
-
-
-def installed_packages() -> dict[str, list[Path]]:
-    """Where the packages bpe_core imports are installed here: a folder
-    each, and the folders of `tiktoken_ext`, a namespace package (one per
-    distribution that adds a plugin to it)."""
-    return {
-        "regex": [Path(regex.__file__).parent],
-        "tiktoken": [TIKTOKEN_FOLDER],
-        "tiktoken_ext": [Path(folder) for folder in tiktoken_ext.__path__],
-    }
+    return (f"this machine sends it with regex built for {sysconfig.get_platform()} ({COMPILED_FOR}); "
+            f"a machine of another platform needs its own: pip install regex=={regex.__version__}")
 
 
 @functools.cache
 def _archive() -> tuple[str, bytes]:
     """The zip (see the module's note) and its name, which its contents decide:
-    `code/bpe_core/...`, then `packages/regex/...` and the others."""
+    `code/bpe_core/...`, then `packages/regex/...`."""
     files = {f"code/bpe_core/{path.relative_to(PACKAGE)}": path for path in sorted(PACKAGE.rglob("*.py"))}
-    for package, folders in installed_packages().items():
-        for folder in folders:
-            for path in sorted(folder.rglob("*")):
-                relative = path.relative_to(folder)
-                if path.is_file() and not {"__pycache__", "tests"} & set(relative.parts):
-                    files[f"packages/{package}/{relative}"] = path
+    for path in sorted(REGEX_FOLDER.rglob("*")):
+        relative = path.relative_to(REGEX_FOLDER)
+        if path.is_file() and not {"__pycache__", "tests"} & set(relative.parts):
+            files[f"packages/regex/{relative}"] = path
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, path in files.items():

@@ -12,6 +12,6 @@ replays both, for Picky BPE) and `superwords` (tokens that join whole
 pieces, for BoundlessBPE). Training's two hot loops, counting pieces and
 learning merges, also exist in C (`native/`, built by pip): `native_training`
 runs them where they are built, with the same results. tiktoken's own
-`Encoding` is taken once, under a name of this package's own
-(`real_tiktoken`), for what only it computes.
+`Encoding`, for what only it computes, is imported when first needed, under
+a name of this package's own (`real_tiktoken`).
 """

@@ -135,8 +135,8 @@ class EncodingBase(ABC):
         self, text: str, *, allowed_special: SpecialChoice = frozenset(), disallowed_special: SpecialChoice = "all"
     ) -> tuple[list[int], list[list[int]]]:
         """tiktoken's stable tokens and possible completions: a property of
-        byte-level BPE over tiktoken's engine (see `Tokenizer`), which the
-        other kinds do not have."""
+        byte-level BPE, which tiktoken computes for a `Tokenizer` (see its
+        method) and the other kinds do not have."""
         raise NotImplementedError(
             f"encode_with_unstable is for byte-level BPE; {self.name!r} is a {type(self).__name__}."
         )

@@ -23,6 +23,8 @@ different one. `NATIVE` says whether the module is there.
 
 from __future__ import annotations
 
+import os
+import struct
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,6 +40,11 @@ except ImportError:  # not built: no C compiler when pip installed the project
     _native_training = None
 
 NATIVE = _native_training is not None
+
+if _native_training is not None:
+    # The key of the hash that places pieces in C's tables, new in every process, so that no corpus can be
+    # made of pieces that collide there (see native/count.c); the counts and the merges do not depend on it.
+    _native_training.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
 
 # The presets split.c knows, by their numbers there.
 _SPLITS = {} if _native_training is None else {

@@ -77,10 +77,11 @@ PRESET_LABELS = {"none": "none (whole text)", "gpt2": "GPT-2", "cl100k": "GPT-4 
 # The split patterns of other makers' models (Llama 3, Tekken), by model
 # name. A pattern joins when its model loads (see `zoo`), read from the
 # maker's own package, never copied here. Like the presets, such a pattern
-# is trusted: its maker encodes with it through tiktoken's engine, so this
-# engine's tokenizers may do the same (`Tokenizer`'s fast engine) and need
-# no deadline. A model whose pattern is a preset's (Llama 4 uses o200k's)
-# keeps the preset's name.
+# is trusted: its maker splits every text with it (through tiktoken), so
+# this engine splits with it too without a deadline: in C where the C
+# encoder implements it (`c_encoder.SPLIT_NAMES`: the zoo's models'), with
+# `regex` otherwise. A model whose pattern is a preset's (Llama 4 uses
+# o200k's) keeps the preset's name.
 MODEL_PATTERNS: dict[str, str] = {}
 
 # A custom pattern may backtrack catastrophically ("(a|aa)+$"), so it splits

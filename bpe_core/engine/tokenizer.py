@@ -31,13 +31,12 @@ import types
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, NamedTuple
 
-from . import c_encoder
+from . import c_encoder, real_tiktoken
 from .encoding_base import EncodingBase
 from .merge_learning import MergeStep, Pair
 from .merge_loop import OnMerge, merge_lowest_rank_first
 from .patterns import check_pattern, pattern_name, pattern_source, piece_spans, split_pieces
 from .piece_bpe import PieceBPE
-from .real_tiktoken import TiktokenEncoding
 from .specials import SpecialChoice, split_on_specials
 from .utf8 import encodable
 
@@ -666,9 +665,10 @@ class Tokenizer(EncodingBase):
     ) -> tuple[list[int], list[list[int]]]:
         """tiktoken's `encode_with_unstable`: the tokens of `text` that more
         text cannot change, and every token sequence that may follow them
-        once the text goes on. Byte-level tokenizers with a preset or
-        model's split pattern (tiktoken's engine reads it as `regex` does).
-        It is tiktoken's own algorithm, so tiktoken computes it."""
+        once the text goes on. It is tiktoken's own algorithm, so tiktoken
+        computes it (`real_tiktoken`), not the C encoder: for byte-level
+        tokenizers with a preset or model's split pattern, which tiktoken's
+        regex engine reads as `regex` does (a custom one it might not)."""
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         if self.units != "bytes" or self.pattern_name == "custom":
             raise NotImplementedError(
@@ -682,8 +682,8 @@ class Tokenizer(EncodingBase):
     def _tiktoken_encoding(self):
         """tiktoken's `Encoding` over these ranks, made on first use: only
         `encode_with_unstable` needs it."""
-        return TiktokenEncoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
-                                  special_tokens=self.special_tokens)
+        return real_tiktoken.TiktokenEncoding(self.name, pat_str=self.pattern, mergeable_ranks=self._ids_by_token,
+                                              special_tokens=self.special_tokens)
 
     def _arguments(self) -> dict:
         return dict(

@@ -104,7 +104,7 @@ def token_id_from_text(text: bytes | str) -> int:
 def check_token_id(token_id: object, what: str) -> None:
     """TokenizerFileError unless `token_id` is a whole number from 0 to
     MAX_VOCABULARY_TOKENS - 1: tables are sized by the largest id, and
-    tiktoken's engine holds ids in 32 bits."""
+    the C encoder holds ids in 32 bits (native/bpe.h), as tiktoken does."""
     if type(token_id) is not int or not 0 <= token_id < MAX_VOCABULARY_TOKENS:
         raise TokenizerFileError(
             f"{what} has the id {token_id!r}; ids are whole numbers from 0 to {MAX_VOCABULARY_TOKENS - 1:,}."

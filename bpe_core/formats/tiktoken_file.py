@@ -14,7 +14,7 @@ import base64
 import binascii
 from collections.abc import Mapping
 
-from ..engine.real_tiktoken import TiktokenEncoding
+from ..engine import real_tiktoken
 from ..engine.tokenizer import Tokenizer
 from .reading import TokenizerFileError, check_all_single_bytes, token_id_from_text, tokenizer_or_file_error, unpacked
 
@@ -126,7 +126,7 @@ def to_tiktoken(tokenizer: Tokenizer):
     """A `tiktoken.Encoding` with the same ranks, pattern and special tokens."""
     _require_bytes(tokenizer, "tiktoken")
     try:
-        return TiktokenEncoding(
+        return real_tiktoken.TiktokenEncoding(
             tokenizer.name,
             pat_str=tokenizer.pattern,
             mergeable_ranks=dict(tokenizer.mergeable_ranks),

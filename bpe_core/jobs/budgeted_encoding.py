@@ -1,8 +1,8 @@
 """Encoding for a view, within a budget of text and of time.
 
 A page encodes whatever is typed, pasted or linked, at every change, in the
-server's one process. tiktoken's engine encodes 200,000 characters in a
-tenth of a second; the readable engine (custom split patterns, character-
+server's one process. The C encoder encodes 200,000 characters in about a
+hundredth of a second; the readable engine (custom split patterns, character-
 level tokenizers, replayed steps) is slower, and a custom regex may spend
 its whole deadline on each stretch of text between two special tokens. So
 a view encodes at most `MAX_VIEW_CHARS`, stretch by stretch (special tokens

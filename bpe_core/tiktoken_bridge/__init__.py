@@ -19,6 +19,8 @@ import importlib
 import sys
 from types import ModuleType
 
+from ..engine import real_tiktoken
+
 TIKTOKEN_MODULES = ("core", "load", "model", "registry")  # tiktoken's public submodules
 
 
@@ -26,7 +28,9 @@ def stand_in(package: ModuleType) -> None:
     """Make `package` (bpe_core) what every later `import tiktoken` gives,
     and this floor's modules its submodules (`import tiktoken.model` asks
     `sys.modules`, not the package's attributes). Code that imported
-    tiktoken before keeps the real one."""
+    tiktoken before keeps the real one. The real `Encoding`, which this
+    package still builds (see `engine.real_tiktoken`), is taken first."""
+    real_tiktoken.real_tiktoken_core()
     sys.modules["tiktoken"] = package
     for name in TIKTOKEN_MODULES:
         sys.modules[f"tiktoken.{name}"] = importlib.import_module(f"{__name__}.{name}")

@@ -365,6 +365,11 @@ typedef struct cached_piece {
 
 #define CACHED_PIECE_BYTES 256      /* longer pieces (long runs) rarely repeat */
 #define CACHED_PIECES_MAX (1u << 20) /* then it stops growing */
+/* The hash is fixed, so a visitor could write a text whose pieces all land
+   in one run of slots, and each lookup would walk the whole run: quadratic
+   in the text. A piece whose search is longer than this is merged again
+   and not remembered, which costs what encoding without a cache does. */
+#define CACHE_PROBES_MAX 64
 
 static int cache_grow(bpe_cache *cache) {
     size_t capacity = cache->capacity ? 2 * cache->capacity : 1024;
@@ -408,9 +413,12 @@ static int encode_cached(const bpe_ranks *ranks, const uint8_t *text, size_t sta
     if (length > CACHED_PIECE_BYTES) {
         return merge(ranks, piece, length, out);
     }
-    size_t at = 0;
+    size_t at = 0, probes = 0;
     if (cache->capacity) {
         for (at = hash & (cache->capacity - 1); cache->entries[at].length; at = (at + 1) & (cache->capacity - 1)) {
+            if (++probes > CACHE_PROBES_MAX) {
+                return merge(ranks, piece, length, out);
+            }
             cached_piece *seen = &cache->entries[at];
             if (seen->hash == hash && seen->length == length && !memcmp(text + seen->start, piece, length)) {
                 for (size_t i = 0; i < seen->count; i++) {
@@ -431,7 +439,11 @@ static int encode_cached(const bpe_ranks *ranks, const uint8_t *text, size_t sta
         if (cache_grow(cache)) {
             return 0; /* no room to remember it: encoding goes on all the same */
         }
+        probes = 0;
         for (at = hash & (cache->capacity - 1); cache->entries[at].length; at = (at + 1) & (cache->capacity - 1)) {
+            if (++probes > CACHE_PROBES_MAX) {
+                return 0;
+            }
         }
     }
     cache->entries[at] = (cached_piece){hash, start, length, first, out->size - first};

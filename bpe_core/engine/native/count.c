@@ -54,18 +54,51 @@ typedef struct {
     int busy; /* counting without the GIL: no other thread may touch it meanwhile */
 } PieceCounts;
 
+/* ---- the hash ---- */
+
+/* Where a piece goes in the table is decided by a hash of its bytes. Were
+ * the hash fixed, a corpus could be made of pieces that all land in one
+ * place, and counting them would take time in the square of their number.
+ * So it is SipHash-1-3 (Python's own hash of strings) under a key drawn
+ * once per process (`seed_hash`: native_training.py draws it from
+ * os.urandom as it imports this module), and which pieces collide cannot be
+ * known without the key. The table keeps its pieces in order of first
+ * appearance whatever the key, so the counts, their order and the merges
+ * learned from them do not depend on it. */
+static uint64_t hash_key[2];
+static int table_made; /* from the first table on, the key stays: tables add up their pieces' hashes */
+
+#define ROTATE(x, bits) ((x) << (bits) | (x) >> (64 - (bits)))
+#define SIP_ROUND(v0, v1, v2, v3)                                                             \
+    do {                                                                                     \
+        v0 += v1; v1 = ROTATE(v1, 13); v1 ^= v0; v0 = ROTATE(v0, 32);                        \
+        v2 += v3; v3 = ROTATE(v3, 16); v3 ^= v2;                                             \
+        v0 += v3; v3 = ROTATE(v3, 21); v3 ^= v0;                                             \
+        v2 += v1; v1 = ROTATE(v1, 17); v1 ^= v2; v2 = ROTATE(v2, 32);                        \
+    } while (0)
+
 static uint64_t hash_bytes(const unsigned char *data, size_t length) {
-    uint64_t hash = 0x243F6A8885A308D3ull ^ length;
+    uint64_t v0 = hash_key[0] ^ 0x736F6D6570736575ull, v1 = hash_key[1] ^ 0x646F72616E646F6Dull;
+    uint64_t v2 = hash_key[0] ^ 0x6C7967656E657261ull, v3 = hash_key[1] ^ 0x7465646279746573ull;
+    uint64_t last = (uint64_t)length << 56; /* the length's low byte, above the last bytes */
     for (; length >= 8; data += 8, length -= 8) {
         uint64_t word;
         memcpy(&word, data, 8);
-        hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-        hash ^= hash >> 29;
+        v3 ^= word;
+        SIP_ROUND(v0, v1, v2, v3);
+        v0 ^= word;
     }
     uint64_t tail = 0;
     memcpy(&tail, data, length);
-    hash = (hash ^ tail) * 0x9E3779B97F4A7C15ull;
-    return hash ^ (hash >> 32);
+    last |= tail;
+    v3 ^= last;
+    SIP_ROUND(v0, v1, v2, v3);
+    v0 ^= last;
+    v2 ^= 0xFF;
+    SIP_ROUND(v0, v1, v2, v3);
+    SIP_ROUND(v0, v1, v2, v3);
+    SIP_ROUND(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
 }
 
 static int grow(void **array, size_t *capacity, size_t needed, size_t item) {
@@ -338,6 +371,7 @@ static int PieceCounts_init(PieceCounts *self, PyObject *args, PyObject *kwargs)
         PyErr_NoMemory();
         return -1;
     }
+    table_made = 1;
     return 0;
 }
 
@@ -420,6 +454,34 @@ PyObject *native_character_classes(PyObject *module, PyObject *Py_UNUSED(ignored
         bits[code_point] = (char)(split_classes(code_point) | (unsettled(code_point) ? 128 : 0));
     }
     return classes;
+}
+
+const char native_seed_hash_doc[] =
+    "seed_hash(key0, key1): the key of the hash that places pieces in every table (two 64-bit numbers), before "
+    "the first table is made; RuntimeError after.";
+
+PyObject *native_seed_hash(PyObject *module, PyObject *args) {
+    (void)module;
+    unsigned long long key0, key1;
+    if (!PyArg_ParseTuple(args, "KK:seed_hash", &key0, &key1)) return NULL;
+    if (table_made) {
+        PyErr_SetString(PyExc_RuntimeError, "seed_hash() after a table was made: its pieces are placed by the old key");
+        return NULL;
+    }
+    hash_key[0] = key0;
+    hash_key[1] = key1;
+    Py_RETURN_NONE;
+}
+
+const char native_piece_hash_doc[] = "piece_hash(data) -> int: the hash that places the piece `data` (UTF-8 bytes) in a table.";
+
+PyObject *native_piece_hash(PyObject *module, PyObject *argument) {
+    (void)module;
+    Py_buffer data;
+    if (PyObject_GetBuffer(argument, &data, PyBUF_SIMPLE) < 0) return NULL;
+    uint64_t hash = hash_bytes(data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    return PyLong_FromUnsignedLongLong(hash);
 }
 
 int native_add_piece_counts(PyObject *module) {

@@ -7,6 +7,8 @@ static PyMethodDef functions[] = {
     {"utf8_error", native_utf8_error, METH_O, native_utf8_error_doc},
     {"last_cut", native_last_cut, METH_O, native_last_cut_doc},
     {"character_classes", native_character_classes, METH_NOARGS, native_character_classes_doc},
+    {"seed_hash", native_seed_hash, METH_VARARGS, native_seed_hash_doc},
+    {"piece_hash", native_piece_hash, METH_O, native_piece_hash_doc},
     {NULL, NULL, 0, NULL},
 };
 

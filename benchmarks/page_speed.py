@@ -2,12 +2,14 @@
 measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
 
     python benchmarks/page_speed.py [--rounds 7]
+    python benchmarks/page_speed.py --first-visits 5 --pages chat vocabulary --before ../main  # ... and other code
 
 - fully drawn, first visit: from starting a fresh server to each page drawn
   (Streamlit's "script finished", its script state idle, no element still
   loading), the first request that server serves: a talk's first click on
   each page; each against a fresh bare app's first visit just after it (with
-  --first-visits N);
+  --first-visits N); and the CPU seconds the server's process had used by
+  then, which a busy machine does not change as much as the clock;
 - fully drawn, second visit: the same from a page load, on a server that has
   served every page once and finished its warm-up, each in a fresh browser
   session, each load followed by a load of the bare app (its own time moves
@@ -21,11 +23,18 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   bare app's button click to its text changing (a Streamlit rerun); both
   timed by the page's own clock;
 - Play: steps per second reached at 8 steps/s, by the page's clock.
+
+`--before PATH` serves another checkout of the app (main's code, in a
+worktree of its own) beside this one, for the first and second visits:
+each round measures this checkout's page, the same page of the code before,
+then the bare app, so that both are compared with bare loads of the same
+moment.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -96,14 +105,24 @@ def drawn_time(browser, url: str) -> float:
     return seconds
 
 
-def first_visit(browser, app_dir: Path, path: str) -> float:
+def first_visit(browser, app_dir: Path, path: str, cpu: list[float]) -> float:
     """Seconds from starting a server (of the app.py in `app_dir`) to the
-    page at `path` fully drawn, the first page it serves."""
+    page at `path` fully drawn, the first page it serves; the CPU seconds
+    the server's process had used by then are added to `cpu`."""
     server = StreamlitServer(app_dir=app_dir)  # returns once the server answers
     try:
-        return (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
+        seconds = (time.perf_counter() - server.started) + drawn_time(browser, f"{server.url}/{path}")
+        cpu.append(process_cpu_seconds(server.process.pid))
+        return seconds
     finally:
         server.stop()
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """The CPU seconds (user and system) a process has used, from Linux's
+    /proc: the server's own work, which a busy machine slows but does not add to."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()  # from the third field, the state
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime and stime, fields 14 and 15
 
 
 def cold_start(browser, app_dir: Path, path: str) -> float:
@@ -130,6 +149,25 @@ def paired(ours, bare, rounds: int) -> tuple[list[float], list[float]]:
     return [mine for mine, _ in pairs], [theirs for _, theirs in pairs]
 
 
+def compared(measures: dict, bare, rounds: int) -> dict[str, tuple[list[float], list[float]]]:
+    """Each of `measures` (a label -> a measure: this checkout's, the code
+    before's) and then the bare app's, in turn, `rounds` times: each against
+    the bare loads of its own rounds."""
+    times: dict[str, list[float]] = {label: [] for label in measures}
+    bare_times = []
+    for _ in range(rounds):
+        for label, measure in measures.items():
+            times[label].append(measure())
+        bare_times.append(bare())
+    return {label: (mine, bare_times) for label, mine in times.items()}
+
+
+def print_compared(title: str, results: dict[str, tuple[list[float], list[float]]]) -> None:
+    for label, (ours, bare) in results.items():
+        print(f"  {title:<17} {label + ' ' if len(results) > 1 else ''}" + summary(ours, bare)
+              + f" (load average {os.getloadavg()[0]:.1f})", flush=True)
+
+
 def summary(ours: list[float], bare: list[float]) -> str:
     return (f"median {statistics.median(ours):.3f} s vs {statistics.median(bare):.3f} s "
             f"= {statistics.median(ours) / statistics.median(bare):.2f}x; "
@@ -141,6 +179,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--first-visits", type=int, default=0, metavar="N",
                         help="also each page's first visit on N fresh servers (a minute or two per round)")
+    parser.add_argument("--visits-only", action="store_true",
+                        help="only the first and second visits (no cold start, first paint, step or Play)")
+    parser.add_argument("--before", type=Path, metavar="PATH",
+                        help="another checkout of the app (the code before a change), measured beside it")
     parser.add_argument("--pages", nargs="+", metavar="PATH", choices=[page.url_path or "home" for page in PAGES],
                         help="only these pages (by address, Home as home); every page by default")
     args = parser.parse_args()
@@ -150,34 +192,48 @@ def main() -> None:
         bare = Path(folder)  # the bare app: its app.py alone, with Streamlit's default settings
         (bare / "app.py").write_text(BARE_APP)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        checkouts = {"ours": ROOT, **({"before": args.before.resolve()} if args.before else {})}
 
-        starts = min(3, rounds)
-        print(f"Cold start (server start to the first title), median of {starts}:")
-        ours = [cold_start(browser, ROOT, "") for _ in range(starts)]
-        theirs = [cold_start(browser, bare, "") for _ in range(starts)]
-        print(f"  home vs bare app: {summary(ours, theirs)}")
+        if not args.visits_only:
+            starts = min(3, rounds)
+            print(f"Cold start (server start to the first title), median of {starts}:")
+            ours = [cold_start(browser, ROOT, "") for _ in range(starts)]
+            theirs = [cold_start(browser, bare, "") for _ in range(starts)]
+            print(f"  home vs bare app: {summary(ours, theirs)}")
         if args.first_visits:
             print("First visit, fully drawn (server start to the page drawn, the first it serves), "
                   f"{args.first_visits} rounds:")
             for page in pages:
-                print(f"  {page.title:<17} " + summary(*paired(lambda: first_visit(browser, ROOT, page.url_path),
-                                                               lambda: first_visit(browser, bare, ""), args.first_visits)))
+                cpu: dict[str, list[float]] = {label: [] for label in [*checkouts, "bare"]}
+                measures = {label: lambda app_dir=app_dir, label=label: first_visit(browser, app_dir, page.url_path,
+                                                                                    cpu[label])
+                            for label, app_dir in checkouts.items()}
+                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, "", cpu["bare"]),
+                                                    args.first_visits))
+                bare_cpu = statistics.median(cpu["bare"])
+                print(f"  {'':<17} server CPU by then, median: " + ", ".join(
+                    f"{label} {statistics.median(cpu[label]):.2f} s = {statistics.median(cpu[label]) / bare_cpu:.2f}x"
+                    for label in checkouts) + f" the bare app's {bare_cpu:.2f} s", flush=True)
 
-        app = StreamlitServer()
+        servers = {label: StreamlitServer(app_dir=app_dir) for label, app_dir in checkouts.items()}
+        app = servers["ours"]
         bare_server = StreamlitServer(app_dir=bare)
         try:
             # Warm: every page's imports and shared caches, as on a server in use. Each page is
             # served to the end: a visit cut off at its title would leave the work that follows
             # (the Tax page's default experiments) to the first measured visit.
-            for page in PAGES:
-                drawn_time(browser, f"{app.url}/{page.url_path}")
-            app.wait_until_warmed()  # and what it warms at start, which it does meanwhile
+            for server in servers.values():
+                for page in PAGES:
+                    drawn_time(browser, f"{server.url}/{page.url_path}")
+                server.wait_until_warmed()  # and what it warms at start, which it does meanwhile
             print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each, "
-                  "each against the bare app's loads just before it:")
+                  "each against the bare app's loads just after it:")
             for page in pages:
-                url = f"{app.url}/{page.url_path}"
-                print(f"  {page.title:<17} " + summary(*paired(lambda: drawn_time(browser, url),
-                                                               lambda: drawn_time(browser, bare_server.url), rounds)))
+                measures = {label: lambda server=server: drawn_time(browser, f"{server.url}/{page.url_path}")
+                            for label, server in servers.items()}
+                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url), rounds))
+            if args.visits_only:
+                return
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
                 url = f"{app.url}/{page.url_path}"
@@ -211,7 +267,8 @@ def main() -> None:
             rate = (last_step - first_step) / ((last_time - first_time) / 1000)
             print(f"Play at 8 steps/s: {rate:.2f} steps/s ({rate / 8 - 1:+.1%})")
         finally:
-            app.stop()
+            for server in servers.values():
+                server.stop()
             bare_server.stop()
         browser.close()
 

@@ -12,7 +12,6 @@ the default view's tokenizers and per-language counts are shipped
 (BPE, WordPiece, Unigram): its address and its links' parameters are the same.
 """
 
-from dataclasses import dataclass
 
 import streamlit as st
 
@@ -21,24 +20,14 @@ from bpe_core.analysis.algorithms import (
     ALGORITHMS,
     ALL_LANGUAGES,
     ON_THE_ENGINE,
-    AlgorithmCost,
     LanguageEffect,
-    OnlyHere,
-    Removal,
-    Superword,
     algorithm_corpora,
     corpus_parts,
     language_effect,
     language_tokens,
-    measure_algorithm,
-    only_in_each,
-    removals,
     settings_problems,
-    shared_share,
-    superwords_used,
     train_rival,
     training_settings,
-    unknown_stretches,
     vocabulary_size,
     word_language,
 )
@@ -56,7 +45,6 @@ from bpe_core.analysis.training_view import held_steps
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.algorithms import (
-    algorithm_bars,
     algorithm_frame,
     gini_bars,
     language_frame,
@@ -70,6 +58,13 @@ from bpe_core.drawing.training_view import training_run_view
 from bpe_core.engine.corpus import corpus_fingerprint
 from bpe_core.engine.replay_tokenizer import ReplayTokenizer
 from bpe_core.jobs.budgeted_training import OverBudgetError, train_rival_within_budget, train_within_budget
+from pages.common.algorithm_measures import (
+    LOST_SHOWN,
+    REMOVALS_SHOWN,
+    Measures,
+    measure,
+    shipped_measures,
+)
 from pages.common.menus import by_label, listed, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
@@ -178,62 +173,26 @@ def trained_all(chosen: list[str], corpus_id: str, settings: dict[str, dict]) ->
 
 # ---------------------------------------------------------------- measuring
 
-ONLY_HERE_SHOWN = 24  # pieces shown per algorithm under "What each keeps"
-LOST_SHOWN = 12  # unknown stretches quoted per algorithm
-SUPERWORDS_SHOWN = 30  # superwords shown per algorithm
-REMOVALS_SHOWN = 12  # removals told per algorithm
-
-
-@dataclass(frozen=True)
-class Measures:
-    """What the page shows of the tokenizers on the held-out text; it holds
-    the tokenizers too, see `measured`."""
-
-    tokenizers: tuple
-    costs: tuple[AlgorithmCost, ...]
-    shares: dict[str, float]
-    only_here: dict[str, tuple[OnlyHere, ...]]  # the first ONLY_HERE_SHOWN of each
-    only_here_count: dict[str, int]
-    lost: dict[str, tuple[str, ...]]  # the first LOST_SHOWN + 1 of each
-    superwords: dict[str, tuple[Superword, ...]]  # the first SUPERWORDS_SHOWN of each, of those with any
-    superword_count: dict[str, int]
-    removals: dict[str, tuple[Removal, ...]]  # of Picky BPE
-    bars: str  # of the costs, as HTML
-
 
 def measured(corpus_id: str, tokenizers: dict) -> Measures:
-    """The measures of `tokenizers` on `corpus_id`'s held-out text: a second
-    or more of encoding the text a few times per tokenizer, the same for
-    every visitor, so done once for every session."""
+    """The measures of `tokenizers` on `corpus_id`'s held-out text: shipped
+    for the default view's, else a second or more of encoding the text a
+    few times per tokenizer, the same for every visitor, so done once for
+    every session."""
+    held_out = corpus_parts(corpus_id)[1]
+    shipped = shipped_measures(tokenizers, held_out)
+    if shipped is not None:
+        return shipped
     key = tuple((algorithm, id(tokenizer)) for algorithm, tokenizer in tokenizers.items())
-    return _measured(corpus_id, key, tokenizers)
+    return _measured(corpus_id, key, tokenizers)[1]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
-def _measured(corpus_id: str, key: tuple, _tokenizers: dict) -> Measures:
+def _measured(corpus_id: str, key: tuple, _tokenizers: dict) -> tuple[tuple, Measures]:
     """`measured`, cached by the tokenizers' identity (`key`): the cached
     value holds the tokenizers, so no other object can take their ids while
     it is kept, and a tokenizer trained again is measured again."""
-    held_out = corpus_parts(corpus_id)[1]
-    only = only_in_each(_tokenizers, held_out)
-    lost = {algorithm: unknown_stretches(tokenizer, held_out) for algorithm, tokenizer in _tokenizers.items()}
-    costs = tuple(measure_algorithm(algorithm, tokenizer, held_out, word_language(corpus_id))
-                  for algorithm, tokenizer in _tokenizers.items())
-    superwords = {algorithm: superwords_used(tokenizer, held_out) for algorithm, tokenizer in _tokenizers.items()
-                  if algorithm in ("superbpe", "boundless")}
-    return Measures(
-        tokenizers=tuple(_tokenizers.values()),
-        costs=costs,
-        shares=shared_share(_tokenizers),
-        only_here={algorithm: tuple(pieces[:ONLY_HERE_SHOWN]) for algorithm, pieces in only.items()},
-        only_here_count={algorithm: len(pieces) for algorithm, pieces in only.items()},
-        lost={algorithm: tuple(stretches[:LOST_SHOWN + 1]) for algorithm, stretches in lost.items()},
-        superwords={algorithm: tuple(words[:SUPERWORDS_SHOWN]) for algorithm, words in superwords.items()},
-        superword_count={algorithm: len(words) for algorithm, words in superwords.items()},
-        removals={algorithm: tuple(removals(tokenizer)) for algorithm, tokenizer in _tokenizers.items()
-                  if algorithm == "picky"},
-        bars=algorithm_bars(costs),
-    )
+    return tuple(_tokenizers.values()), measure(_tokenizers, corpus_parts(corpus_id)[1], word_language(corpus_id))
 
 
 # ---------------------------------------------------------------- showing

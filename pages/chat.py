@@ -1,18 +1,20 @@
 """Chat prompts: a conversation as two model families' prompts, side by side.
 
 Widgets only; the templates are `bpe_core.vocabularies.chat` (which name uses
-which is the catalogue's), the drawing `bpe_core.drawing.chat`.
+which is the catalogue's), the drawing `bpe_core.drawing.chat`. The default
+conversation's prompts in the bundled families are shipped
+(`pages.common.chat_views`): a first visit loads no tokenizer.
 """
 
 import streamlit as st
 
-from bpe_core.analysis.token_cards import token_origins
 from bpe_core.drawing.chat import ROLE_LABELS, chat_prompt_html
 from bpe_core.drawing.markdown import markdown_literal, markdown_table
 from bpe_core.drawing.tokens import figures_html
 from bpe_core.vocabularies.catalogue import CATALOGUE, CHAT_NAMES, ModelPackageMissing, chat_prompt
 from bpe_core.vocabularies.chat import APP_LIMITS, OPENAI_COUNT_NOTE, ChatError, Message, render_prompt
 from bpe_core.vocabularies.chat_templates import JinjaTemplate, ShippedTemplate
+from pages.common.chat_views import DEFAULT_FAMILIES, DEFAULT_TEXTS, prompt_view, shipped_view
 from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, shown_value, whole_number, yes_or_no
 from pages.common.navigation import page_header
@@ -31,17 +33,11 @@ from pages.common.widgets import tokenizer_upload
 MAX_EXCHANGES = 6  # earlier user/assistant pairs before the last question
 TEXTS = "chat_texts"  # session key: each turn's text, by its slot ("system", "user1", "assistant1", ...)
 LINK = "chat"  # link parameter: the turns' texts, while they fit
-DEFAULT_TEXTS = {
-    "system": "You are a concise assistant. Answer in the user's language.",
-    "user1": "What does a tokenizer do?",
-    "assistant1": "It cuts text into tokens, the units a model reads and writes.",
-    "user2": "Et en français ? Und auf Deutsch? 日本語では？",
-}
 FAMILY_LABELS = {name: f"{name} — {CATALOGUE[name].chat.family}" for name in CHAT_NAMES}
 JINJA_NOTE = ("Rendered from its tokenizer_config.json's chat template as transformers' apply_chat_template renders "
               "it, and encoded as one text, as transformers encodes it: text typed in a turn that spells one of its "
               "special tokens becomes that token.")
-DEFAULT_LEFT, DEFAULT_RIGHT = "llama3", "qwen"
+DEFAULT_LEFT, DEFAULT_RIGHT = DEFAULT_FAMILIES
 TEMPLATE_NOTE = ("Special tokens, role headers and the newlines between turns: what the prompt costs beyond the turns' "
                  "own text.")
 
@@ -96,17 +92,20 @@ def family_labels() -> dict[str, str]:
 def show_prompt(name: str, messages: list[Message]) -> None:
     """One family's prompt: its counts, its tokens turn by turn, the table."""
     if name in CATALOGUE:
-        tokenizer, template = bundled_encoding(name), CATALOGUE[name].chat
-        prompt = chat_prompt(messages, name, tokenizer)
+        template = CATALOGUE[name].chat
+        view = shipped_view(name, messages)
+        if view is None:
+            tokenizer = bundled_encoding(name)
+            view = prompt_view(chat_prompt(messages, name, tokenizer), tokenizer)
     else:  # a model folder this session brought
         tokenizer = tokenizer_by_name(name)
         template = tokenizer.chat
-        prompt = render_prompt(messages, tokenizer.name, template, tokenizer)
+        view = prompt_view(render_prompt(messages, tokenizer.name, template, tokenizer), tokenizer)
+    prompt = view.prompt
     st.markdown(f"**{markdown_literal(name.removeprefix(LOADED))}** · {markdown_literal(template.family)}")
     counts = {"Tokens": f"{prompt.token_count:,}", "Template adds": f"{prompt.template_tokens:,}"}
     st.html(figures_html(counts, notes={"Template adds": TEMPLATE_NOTE})
-            + chat_prompt_html(prompt, cards=token_origins(tokenizer, prompt.shown_ids),
-                               special_ids=set(tokenizer.special_tokens.values())))
+            + chat_prompt_html(prompt, cards=view.cards, special_ids=view.special_ids))
     rows = [{"turn": str(number), "role": message.role, "tokens": prompt.tokens_of(turn),
              "its text": prompt.tokens_of(turn, ["text"]),
              "template": prompt.tokens_of(turn, ["special", "template", "unpublished"])}

@@ -2,7 +2,10 @@
 
 The table is built once per tokenizer and each search is done once, for
 every session (`pages.common.vocabulary_tables`); filters and sorting are
-vectorised passes, so clicking stays quick even with 200,000 tokens.
+vectorised passes, so clicking stays quick even with 200,000 tokens. The
+first view, before any search, filter or sort, reads none of the table: its
+figures, its first rows and (for a bundled tokenizer) its bars of scripts
+are had without it, and the table is read once a visitor asks for more.
 
 The page opens on plain HTML: the figures, the first matches as a plain
 table, the chart, and the vocabulary's health (shipped for the bundled
@@ -15,6 +18,8 @@ drawn only when it opens.
 """
 
 import functools
+from collections.abc import Callable
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
@@ -39,11 +44,18 @@ from pages.common.menus import id_or_label, listed, shown_choices, shown_flag, s
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
 from pages.common.url_state import LINKED, labelled_choice, whole_number_input
-from pages.common.vocabulary_tables import script_bars_of, search_in, table_of
+from pages.common.vocabulary_tables import (
+    FIRST_ROWS,
+    Figures,
+    figures_of,
+    first_rows_of,
+    script_bars_of,
+    search_in,
+    table_of,
+)
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
 
 MAX_QUERY_CHARS = 200
-FIRST_ROWS = 20  # matches shown as a plain table; the grid holds them all
 LABEL_CHARS = 24  # of a search shown in its popover's label
 UPLOAD_OPEN = "vocab_upload_open"  # the popover of the uploader: open or not
 GRID_OPEN = "vocab_grid_open"  # the box of the data grid: open or not
@@ -129,14 +141,34 @@ def sort_label() -> str:
 # ---------------------------------------------------------------- results
 
 
-def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: str) -> pd.DataFrame | None:
-    """The rows to show, or None after explaining a bad regex."""
+class Matches(NamedTuple):
+    """The tokens a search finds: how many, the first ones, and all of them
+    (made when the grid asks: before any search, that is the whole table)."""
+
+    count: int
+    first_rows: pd.DataFrame
+    every: Callable[[], pd.DataFrame]
+
+
+def unsearched(criteria: dict, filters: dict, sort: str) -> bool:
+    """Whether every token matches, in id order: the table as it is."""
+    return (not criteria["text"] and not criteria["regex"] and criteria["id"] is None and not any(filters.values())
+            and sort == "id")
+
+
+def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: str) -> Matches | None:
+    """The tokens to show, or None after explaining a bad regex. Every
+    token in id order is had without reading the table (its first rows
+    alone); anything else searches, filters and sorts the table."""
+    if unsearched(criteria, filters, sort):
+        return Matches(figures_of(tokenizer).tokens, first_rows_of(tokenizer), lambda: table_of(tokenizer))
     try:
         found = search_in(tokenizer, criteria)
     except ValueError as error:  # quotes the user's regex: shown literally
         st.error(markdown_literal(str(error)))
         return None
-    return sort_tokens(filter_tokens(found, **filters), sort)
+    found = sort_tokens(filter_tokens(found, **filters), sort)
+    return Matches(len(found), found.head(FIRST_ROWS), lambda: found)
 
 
 COLUMNS = {  # the grid's, and the plain table's of the first rows
@@ -163,21 +195,23 @@ def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
     return [name for name in COLUMNS if name in matches and (name != "learned_at_step" or tokenizer.trace)]
 
 
-def show_first_rows(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
+def show_first_rows(tokenizer: Tokenizer, matches: Matches) -> None:
     """The first matches as a plain table: most visits look no further."""
-    columns = [name for name in shown_columns(tokenizer, matches) if name != "special"]  # its script says so
-    show_table(matches.head(FIRST_ROWS), grid=False, column_order=columns, column_config=COLUMNS, tokens=TOKENS)
-    if len(matches) > FIRST_ROWS:
-        st.caption(f"The first {FIRST_ROWS} of {len(matches):,} matches; all of them in the grid below.")
+    rows = matches.first_rows
+    columns = [name for name in shown_columns(tokenizer, rows) if name != "special"]  # its script says so
+    show_table(rows, grid=False, column_order=columns, column_config=COLUMNS, tokens=TOKENS)
+    if matches.count > FIRST_ROWS:
+        st.caption(f"The first {FIRST_ROWS} of {matches.count:,} matches; all of them in the grid below.")
 
 
-def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
+def show_grid(tokenizer: Tokenizer, found: Matches) -> None:
     """Every match in the data grid, drawn only while its box is open."""
     # A label that never changes: the box's open state is keyed by it, and a search changes the count.
     with st.expander("All the matches in a grid: sort by any column, scroll, download",
                      key=GRID_OPEN, on_change="rerun") as grid:
         if not grid.open:
             return
+        matches = found.every()
         show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches),
                    column_config=COLUMNS, tokens=TOKENS, lazy=True, height=460)
         st.download_button(
@@ -186,12 +220,12 @@ def show_grid(tokenizer: Tokenizer, matches: pd.DataFrame) -> None:
         )
 
 
-def counts(table: pd.DataFrame, matches: pd.DataFrame | None) -> str:
+def counts(figures: Figures, matches: Matches | None) -> str:
     return figures_html({
-        "Tokens": f"{len(table):,}",
-        "Matches": "–" if matches is None else f"{len(matches):,}",
-        "Not valid UTF-8": f"{(~table['valid_utf8']).sum():,}",
-        "Longest (bytes)": f"{table['bytes'].max():,}",
+        "Tokens": f"{figures.tokens:,}",
+        "Matches": "–" if matches is None else f"{matches.count:,}",
+        "Not valid UTF-8": f"{figures.not_utf8:,}",
+        "Longest (bytes)": f"{figures.longest:,}",
     })
 
 
@@ -321,7 +355,6 @@ with st.container(horizontal=True, vertical_alignment="bottom"):
     with st.popover("Load a tokenizer", key=UPLOAD_OPEN, on_change="rerun") as loading:
         if loading.open:
             tokenizer_upload("vocab_upload", picker_key="vocab_tokenizer")
-table = table_of(tokenizer)
 
 results, chart = st.columns([2, 1])
 with results:
@@ -330,19 +363,19 @@ with results:
     matches = matching_tokens(tokenizer, criteria, filters, sort)
     if sort == "step" and not tokenizer.trace:
         st.caption("Only a tokenizer trained here knows the step that learned each token: shown in id order.")
-    st.html(counts(table, matches))
+    st.html(counts(figures_of(tokenizer), matches))
     if matches is not None:
-        if matches.empty:
+        if not matches.count:
             st.info("No token matches. Loosen the search or the filters.")
         else:
             show_first_rows(tokenizer, matches)
 with chart:
     st.html(script_bars_of(tokenizer))
-if matches is not None and not matches.empty:
+if matches is not None and matches.count:
     show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns
 
 st.subheader("One token")
-first_match = None if matches is None or matches.empty else int(matches["id"].iloc[0])
+first_match = None if matches is None or not matches.count else int(matches.first_rows["id"].iloc[0])
 chosen = shown_value("vocab_detail", None, whole_number(0, None))
 with st.popover(f"Token id {chosen}" if chosen is not None else
                 "Token: the first match" + ("" if first_match is None else f" (id {first_match})")):

@@ -99,16 +99,22 @@ def test_openais_families_show_the_published_count_and_say_that_is_all(name, mod
     assert "&lt;|start|&gt;assistant&lt;|message|&gt; · 3 tokens" in html
 
 
-@pytest.mark.slow  # seconds: Llama 4's vocabulary and openai-harmony load
-def test_llama4_and_gpt_oss_side_by_side():
-    at = open_page("pages/chat.py", query={"chat_left": "llama4", "chat_right": "o200k_harmony"})
-    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
-                for name in ("llama4", "o200k_harmony")]
+@pytest.mark.parametrize(("left", "right", "tokens", "caption", "jinja_notes"), [
+    pytest.param("llama4", "o200k_harmony", ("&lt;|header_start|&gt;", "&lt;|channel|&gt;"),
+                 "the system turn is the developer's “# Instructions”", 0,
+                 marks=pytest.mark.slow),  # seconds: Llama 4's vocabulary and openai-harmony load
+    # Gemma 3 and DeepSeek V3, as transformers' apply_chat_template renders them
+    ("gemma3", "deepseek_v3", ("&lt;start_of_turn&gt;", "&lt;｜User｜&gt;"), "the system text opens the first user turn", 2),
+])
+def test_two_families_side_by_side(left, right, tokens, caption, jinja_notes):
+    at = open_page("pages/chat.py", query={"chat_left": left, "chat_right": right})
+    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids) for name in (left, right)]
     assert token_counts(at) == [f"{count:,}" for count in expected]
     html = all_html(at)
-    assert "&lt;|header_start|&gt;" in html and "&lt;|channel|&gt;" in html
+    assert all(token in html for token in tokens)
     captions = [shown(caption) for caption in messages(at.caption)]
-    assert any("the system turn is the developer's “# Instructions”" in caption for caption in captions)
+    assert any(caption in shown_caption for shown_caption in captions)
+    assert captions.count(JINJA_NOTE) == jinja_notes
     assert not at.exception
 
 
@@ -154,19 +160,6 @@ def test_the_menus_say_what_is_chosen_on_a_link_and_after_a_change():
     assert menu_labels(damaged)[:2] == ["Families: llama3 beside qwen", "System turn, 1 earlier exchange"]
 
 
-def test_gemma_and_deepseek_side_by_side_as_transformers_renders_them():
-    at = open_page("pages/chat.py", query={"chat_left": "gemma3", "chat_right": "deepseek_v3"})
-    expected = [len(chat_prompt(conversation(DEFAULT_TEXTS), name, load_encoding(name)).ids)
-                for name in ("gemma3", "deepseek_v3")]
-    assert token_counts(at) == [f"{count:,}" for count in expected]
-    html = all_html(at)
-    assert "&lt;start_of_turn&gt;" in html and "&lt;｜User｜&gt;" in html
-    captions = [shown(caption) for caption in messages(at.caption)]
-    assert any("the system text opens the first user turn" in caption for caption in captions)
-    assert captions.count(JINJA_NOTE) == 2
-    assert not at.exception
-
-
 def test_a_model_folder_brought_to_the_page_shows_its_own_prompt(tmp_path):
     from tests.test_model_folders import small_folder, zipped
 
@@ -194,3 +187,33 @@ def test_a_folder_without_a_template_or_whose_template_raises_says_so_in_a_line(
     at.file_uploader(key="chat_upload").upload("model.zip", zipped(folder), "application/zip").run()
     assert not at.exception
     assert any(message in text for text in messages(at.error) + messages(at.warning))
+
+
+SHOWN = ("html", "markdown", "caption", "code", "warning", "popover", "selectbox", "toggle", "number_input")
+
+
+def drawn(at) -> dict[str, list]:
+    """Every element the page drew, of the kinds it draws, by kind."""
+    return {kind: [element.proto for element in at.get(kind)] for kind in SHOWN}
+
+
+@pytest.mark.slow  # seconds: the page drawn twice, Llama 3 and Qwen loaded
+def test_the_first_view_is_shipped_loads_no_tokenizer_and_is_the_page_drawn_live(monkeypatch):
+    """A first visit shows the default conversation in the default families
+    from shipped data (pages/common/chat_views.py), loading no tokenizer; it
+    is element for element the page drawn from the tokenizers, today's (else:
+    python sample_corpora/build_chat_views.py). Typing a turn loads the
+    tokenizers the warm-up loads once the first page is drawn."""
+    from pages.common import chat_views, tokenizers
+    from pages.common.warm_up import NEXT_TOKENIZERS
+
+    loads = []
+    loaded = tokenizers.load_encoding
+    monkeypatch.setattr(tokenizers, "load_encoding", lambda name: loads.append(name) or loaded(name))
+    at = open_page("pages/chat.py")
+    from_data = drawn(at)
+    assert loads == [] and from_data["html"]
+    type_turn(at, "user2", "Und auf Deutsch?")
+    assert set(loads) == set(NEXT_TOKENIZERS["chat"])
+    monkeypatch.setattr(chat_views, "shipped_view", lambda *arguments: None)  # the page imports it as it runs
+    assert drawn(open_page("pages/chat.py")) == from_data

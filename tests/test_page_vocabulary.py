@@ -1,7 +1,9 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
+import functools
 import re
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -258,3 +260,52 @@ def test_a_link_naming_the_sort_by_its_id_or_its_label_opens_that_sort(linked):
     assert "vocab_sort" not in at.query_params  # the default leaves the link
     at.segmented_control(key="vocab_sort").set_value("step").run()
     assert at.query_params["vocab_sort"] == "step"
+
+
+@pytest.mark.slow  # seconds: the page drawn twice, the table read for the comparison and the search
+def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatch):
+    """A first visit reads none of the vocabulary's table (most of a second
+    of it): its figures, first rows and bars of scripts are had without it,
+    and the page is the very page drawn from the table; a search reads it."""
+    from bpe_core.analysis.vocabulary import script_counts, vocabulary_table
+    from bpe_core.drawing.vocabulary import script_bars_html
+    from pages.common import vocabulary_tables
+    from pages.common.shared_cache import SharedCache
+    from pages.common.vocabulary_tables import FIRST_ROWS, Figures
+
+    tables = SharedCache(max_entries=4, max_bytes=100_000_000)
+    monkeypatch.setattr(vocabulary_tables, "TABLES", tables)
+    for cache in ("FIGURES", "HEADS", "SCRIPT_BARS", "SEARCHES"):  # made anew, as on a fresh server
+        monkeypatch.setattr(vocabulary_tables, cache, SharedCache(max_entries=8, max_bytes=1_000_000))
+    first_view = open_page()
+    assert tables.size == (0, 0)
+
+    @functools.cache  # one table, read once for the three
+    def from_the_table(tokenizer):
+        return vocabulary_table(tokenizer)
+
+    monkeypatch.setattr(vocabulary_tables, "first_rows_of", lambda tokenizer: from_the_table(tokenizer).head(FIRST_ROWS))
+    monkeypatch.setattr(vocabulary_tables, "figures_of", lambda tokenizer: Figures(
+        len(table := from_the_table(tokenizer)), int((~table["valid_utf8"]).sum()), int(table["bytes"].max())))
+    monkeypatch.setattr(vocabulary_tables, "script_bars_of",
+                        lambda tokenizer: script_bars_html(script_counts(from_the_table(tokenizer))))
+    from_table = open_page()
+    for kind in ("html", "markdown", "caption", "info", "expander"):
+        assert [element.proto for element in first_view.get(kind)] == [element.proto for element in from_table.get(kind)], kind
+    assert "The first 20 of 100,261 matches" in " ".join(caption.value for caption in first_view.caption)
+
+    first_view.text_input(key="vocab_text").input(" the").run()
+    assert tables.size[0] == 1  # a search reads the table, once
+
+
+def test_the_first_rows_and_figures_read_alone_are_the_tables(xss_tokenizer):
+    """Of a tokenizer trained here too (its steps), and of one whose two special tokens share an id (gpt-oss)."""
+    from bpe_core import load_encoding
+    from bpe_core.analysis.vocabulary import vocabulary_table
+    from bpe_core.vocabularies.catalogue import CATALOGUE
+    from pages.common.vocabulary_tables import FIRST_ROWS, figures_of, first_rows_of
+
+    table = vocabulary_table(xss_tokenizer)
+    pd.testing.assert_frame_equal(first_rows_of(xss_tokenizer), table.head(FIRST_ROWS))
+    assert figures_of(xss_tokenizer) == (len(table), (~table["valid_utf8"]).sum(), table["bytes"].max())
+    assert figures_of(load_encoding("o200k_harmony")).tokens == CATALOGUE["o200k_harmony"].n_vocab  # each id once

@@ -31,6 +31,7 @@ unevenly (`language_effect`).
 from __future__ import annotations
 
 import collections
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ def algorithm_corpora() -> dict[str, str]:
     return corpora
 
 
+@functools.cache  # the page asks for them a few times per visit; the corpora do not change
 def corpus_parts(corpus_id: str) -> tuple[str, str]:
     """(training text, held-out text) of a corpus from `algorithm_corpora`:
     a sample's last tenth is held out; the parallel corpus holds out the

@@ -146,8 +146,15 @@ def learned_steps(tokenizer: Tokenizer) -> dict[int, int]:
     return {step.new_id: step.new_id - tokenizer.first_merge_id + 1 for step in tokenizer.trace}
 
 
-def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
-    """One row per token, ordinary and special, in id order.
+def table_ids(tokenizer: Tokenizer) -> list[int]:
+    """The ids of a tokenizer's table, in its order: every token, ordinary and special, by id."""
+    return sorted([*tokenizer.vocab, *set(tokenizer.special_tokens.values())])  # two names may share an id
+
+
+def vocabulary_table(tokenizer: Tokenizer, ids: list[int] | None = None) -> pd.DataFrame:
+    """One row per token, ordinary and special, in id order; with `ids`
+    (some of `table_ids`, in order), those rows only: the first rows of a
+    large vocabulary are read in a moment, all of them take most of a second.
 
     Columns: id; text (as `labels.label_text` shows it: a space as ·, part
     of a character as <E3 81>); bytes (length); characters (None when not
@@ -159,7 +166,7 @@ def vocabulary_table(tokenizer: Tokenizer) -> pd.DataFrame:
     score; for a merge list (Gemma 3), piece and first_merge (where the list
     first makes the token)."""
     special_ids = set(tokenizer.special_tokens.values())
-    ids = sorted([*tokenizer.vocab, *special_ids])
+    ids = table_ids(tokenizer) if ids is None else ids
     raw = [tokenizer.token_bytes(token_id) for token_id in ids]
     texts = [text_of(token) for token in raw]
     special = [token_id in special_ids for token_id in ids]

@@ -8,21 +8,43 @@ start empty every time. Caches are keyed by the tokenizer's fingerprint,
 not by hashing its 200,000 tokens at every rerun. The bars of a table's
 scripts are kept too: they depend only on the tokenizer, and counting
 200,000 rows at every rerun (each keystroke of a search) is time wasted.
+
+The page's first view (no search, no filter, in id order) needs none of the
+table: its figures are counted from the tokens themselves (`figures_of`, a
+twentieth of a second), its first rows are read alone (`first_rows_of`), and
+a bundled tokenizer's tokens per script are shipped with its health
+(`bpe_core.analysis.shipped_health`). The table is read once a visitor
+searches, filters, sorts or opens the grid.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import pandas as pd
 import streamlit as st
 
 from bpe_core import Tokenizer
-from bpe_core.analysis.vocabulary import script_counts, search, vocabulary_table
+from bpe_core.analysis.shipped_health import shipped_health
+from bpe_core.analysis.vocabulary import script_counts, search, table_ids, vocabulary_table
 from bpe_core.drawing.vocabulary import script_bars_html
+from bpe_core.engine.utf8 import text_of
 from pages.common.shared_cache import SharedCache
 
 TABLES = SharedCache(max_entries=4, max_bytes=100_000_000)  # cl100k_base's table takes 8 MB, o200k_base's 17
 SEARCHES = SharedCache(max_entries=16, max_bytes=50_000_000)
 SCRIPT_BARS = SharedCache(max_entries=8, max_bytes=1_000_000)  # a few kilobytes of HTML each
+FIGURES = SharedCache(max_entries=32, max_bytes=1_000_000)  # three numbers each
+HEADS = SharedCache(max_entries=8, max_bytes=1_000_000)  # FIRST_ROWS rows each
+FIRST_ROWS = 20  # tokens the page lists as a plain table; the grid holds them all
+
+
+class Figures(NamedTuple):
+    """What the page says of a whole vocabulary, above any search."""
+
+    tokens: int  # rows of its table: every token, ordinary and special
+    not_utf8: int  # tokens whose bytes are not valid UTF-8 alone
+    longest: int  # bytes of the longest token
 
 
 def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
@@ -37,8 +59,26 @@ def table_of(tokenizer: Tokenizer) -> pd.DataFrame:
 
 def shared_table_of(tokenizer: Tokenizer) -> pd.DataFrame:
     """The tokenizer's table, built once and shared by every session,
-    without a page to report to (the warm-up builds the first one)."""
+    without a page to report to."""
     return TABLES.get_or_make(tokenizer.fingerprint, lambda: vocabulary_table(tokenizer), frame_bytes)
+
+
+def figures_of(tokenizer: Tokenizer) -> Figures:
+    """The figures of the tokenizer's table (its rows, those not valid
+    UTF-8, the longest token's bytes), counted from its tokens without
+    making the table, once for every session."""
+    def count() -> Figures:
+        tokens = [tokenizer.token_bytes(token_id) for token_id in table_ids(tokenizer)]
+        return Figures(len(tokens), sum(text_of(token) is None for token in tokens), max(map(len, tokens), default=0))
+
+    return FIGURES.get_or_make(tokenizer.fingerprint, count, lambda _: 100)
+
+
+def first_rows_of(tokenizer: Tokenizer) -> pd.DataFrame:
+    """The first FIRST_ROWS rows of the tokenizer's table (its head), read
+    alone, once for every session."""
+    return HEADS.get_or_make(tokenizer.fingerprint,
+                             lambda: vocabulary_table(tokenizer, table_ids(tokenizer)[:FIRST_ROWS]), frame_bytes)
 
 
 def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
@@ -50,9 +90,15 @@ def search_in(tokenizer: Tokenizer, criteria: dict) -> pd.DataFrame:
 
 def script_bars_of(tokenizer: Tokenizer) -> str:
     """The bars of the tokenizer's tokens per script (HTML), made once and
-    shared by every session."""
-    return SCRIPT_BARS.get_or_make(tokenizer.fingerprint,
-                                   lambda: script_bars_html(script_counts(shared_table_of(tokenizer))), len)
+    shared by every session: from the shipped counts of a bundled
+    tokenizer, else from its table."""
+    def bars() -> str:
+        shipped = shipped_health(tokenizer.name, tokenizer.fingerprint)
+        counts = (pd.Series(shipped.scripts, name="tokens") if shipped is not None
+                  else script_counts(shared_table_of(tokenizer)))
+        return script_bars_html(counts)
+
+    return SCRIPT_BARS.get_or_make(tokenizer.fingerprint, bars, len)
 
 
 def frame_bytes(frame: pd.DataFrame) -> int:

@@ -13,7 +13,8 @@ serves at once. The thread does, in order:
    of its own (`FirstPageAsked` notes its address as the browser asks for
    it, half a second or more before its script runs): its modules (the
    page's own import lines: pandas for five pages) and what its first
-   view loads (`make_first_view`: its tokenizers, Vocabulary's table),
+   view loads (`make_first_view`: its tokenizers, Algorithms' shipped
+   tokenizers, Vocabulary's first rows),
    made as the page would make it, so the server holds nothing the page
    would not. When no page has been asked for yet once the frame is
    ready, the encoding most pages open with is loaded meanwhile; a page
@@ -23,7 +24,9 @@ serves at once. The thread does, in order:
    otherwise do.
 2. Once a page has been drawn and its browser has had a moment to finish
    drawing it (or no page has been asked for in `QUIET_SECONDS`), so as
-   not to compete with it for the interpreter and the cores: the encoding
+   not to compete with it for the interpreter and the cores: the
+   tokenizers the page asked for first needs once its first view changes
+   (`NEXT_TOKENIZERS`: Chat prompts' families; Vocabulary's table), the encoding
    most pages open with (unless loaded already), a spare worker process
    for the first training (`SPARE_WORKERS`), the Tax page's two
    experiments at their default settings (trained in worker processes,
@@ -55,7 +58,7 @@ from pathlib import Path
 
 from streamlit.logger import get_logger
 
-from pages.common.names import PAGES, VOCABULARY
+from pages.common.names import ALGORITHMS, PAGES, VOCABULARY
 from pages.common.page_html import page_at
 from pages.common.warming import page_was_drawn, started, warmed
 
@@ -111,6 +114,7 @@ def warm_up() -> None:
         done.append(_step("the page asked for first", what_the_page_asked_for_first_needs))
         _wait_for_a_quiet_moment()
     done += [
+        _step("what the page asked for first needs next", _what_comes_next),
         _step(f"the first pages' encoding ({FIRST_PAGES_ENCODING})", _first_pages_encoding),  # if not made yet
         _step("a spare worker process", _prepare_spare_worker),
         _step("the Tax page's experiments", _tax_experiments),
@@ -168,7 +172,7 @@ def what_the_page_asked_for_first_needs() -> None:
     address = FirstPageAsked.address
     done = [_step("its modules", lambda: import_page_modules(address))]
     _step("the collector's freeze", _freeze)  # as the page's first run would, after they are loaded
-    if address in FIRST_VIEW_TOKENIZERS:
+    if address in FIRST_VIEW_TOKENIZERS or address == ALGORITHMS.url_path:
         done.append(_step("its first view", lambda: make_first_view(address)))
     _log.info("%s: %s.", PAGE_ASKED_FIRST % (address or "home"), ", ".join(filter(None, done)) or "nothing")
 
@@ -198,23 +202,47 @@ FIRST_VIEW_TOKENIZERS = {
     "vocabulary": (FIRST_PAGES_ENCODING,),
     "compare": ("starter", "gpt2", FIRST_PAGES_ENCODING, "o200k_base"),
     "quirks": ("o200k_base", FIRST_PAGES_ENCODING, "gpt2"),
-    "chat": ("qwen", "llama3"),
+}
+# The tokenizers a page needs as soon as its first view changes, where that
+# view is shipped without them: Chat prompts' default families, which encode
+# a turn once it is typed. Loaded after the first page is drawn, when that
+# page was asked for first (and, likewise, Vocabulary's whole table, which
+# its first search reads).
+NEXT_TOKENIZERS = {
+    "chat": ("llama3", "qwen"),
 }
 
 
 def make_first_view(address: str) -> None:
     """What the page at `address` makes for its first view that takes long:
-    its tokenizers, and Vocabulary's table (with its chart) of the encoding
-    it opens with. Made for the page asked for first only, which would make
-    it itself: the server holds no more than it would have."""
+    its tokenizers, Algorithms' shipped tokenizers and measures, and
+    Vocabulary's figures, first rows and chart of the encoding it opens
+    with. Made for the page asked for first only, which would make it
+    itself: the server holds no more than it would have."""
     from pages.common.tokenizers import shared_tokenizer
 
     for name in FIRST_VIEW_TOKENIZERS.get(address, ()):
         shared_tokenizer(name)
-    if address == VOCABULARY.url_path:
-        from pages.common.vocabulary_tables import script_bars_of
+    if address == ALGORITHMS.url_path:
+        from pages.common.algorithm_measures import default_view
 
-        script_bars_of(shared_tokenizer(FIRST_PAGES_ENCODING))  # from its table, made on the way
+        default_view()
+    if address == VOCABULARY.url_path:
+        from pages.common.vocabulary_tables import figures_of, first_rows_of, script_bars_of
+
+        tokenizer = shared_tokenizer(FIRST_PAGES_ENCODING)
+        figures_of(tokenizer), first_rows_of(tokenizer), script_bars_of(tokenizer)
+
+
+def _what_comes_next() -> None:
+    from pages.common.tokenizers import shared_tokenizer
+
+    for name in NEXT_TOKENIZERS.get(FirstPageAsked.address, ()):
+        shared_tokenizer(name)
+    if FirstPageAsked.address == VOCABULARY.url_path:
+        from pages.common.vocabulary_tables import shared_table_of
+
+        shared_table_of(shared_tokenizer(FIRST_PAGES_ENCODING))
 
 
 def _streamlits_first_element_check() -> None:

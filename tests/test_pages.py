@@ -249,6 +249,17 @@ def test_invalid_utf8_upload_is_reported_with_its_position():
     assert not at.exception
 
 
+def test_an_uploads_byte_order_mark_is_not_trained_on_as_the_command_line_leaves_it_out():
+    merges = []
+    for data in ("low lower lowest".encode(), "\ufefflow lower lowest".encode()):
+        at = open_page("pages/train.py", query={"train_vocab": "300"})
+        at.segmented_control(key="train_source").set_value("Upload").run()
+        at.file_uploader(key="train_upload").upload("low.txt", data, "text/plain").run()
+        assert not at.exception
+        merges.append(at.session_state["trained"].tokenizer.merges)
+    assert merges[1] == merges[0] and merges[0]
+
+
 def test_downloads_are_offered():
     at = open_page("pages/train.py")
     labels = {button.proto.label for button in at.download_button}

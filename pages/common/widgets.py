@@ -16,6 +16,7 @@ import streamlit as st
 
 from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
+from bpe_core.corpora.corpus_files import BOM
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.engine.specials import found_in
@@ -232,7 +233,7 @@ def _read_upload(uploaded) -> str | Refused:
         )
     data = uploaded.getvalue()
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix(BOM)  # not text: the command line leaves it out too
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         return Refused(

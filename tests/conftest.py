@@ -63,10 +63,12 @@ def job_worker_gone():
     import multiprocessing
 
     from bpe_core.jobs.budgeted_jobs import SPARE_WORKERS
+    from bpe_core.sandbox.hosts import HOSTS
 
     def children() -> set[int]:
         return {child.pid for child in multiprocessing.active_children()}
 
+    HOSTS.close()  # a visitor's tokenizer host left by an earlier test is not the job's worker
     SPARE_WORKERS.prepare()  # the worker that will take the job
     before = children()
     return lambda: bool(before) and not before & children()

@@ -104,6 +104,7 @@ def corpus_menu_label(at) -> str:
         ("empty.txt", b" \n", "Corpus: “empty.txt” (empty)", "empty"),
         ("huge.txt", b"a" * 10_000_001, "Corpus: “huge.txt” (over the 10 MB limit)", "over the 10 MB limit"),
     ],
+    ids=["latin1", "empty", "huge"],  # a test's id is put in its environment, which a child can't start with at 10 MB
 )
 def test_a_refused_upload_is_named_as_refused_and_the_page_says_it_keeps_the_previous_tokenizer(
         trained_page, name, data, label, reason):

@@ -1,15 +1,16 @@
 """Builds the engine's C half (bpe_core/engine/native) in place: the encoder,
-bpe_core.engine._native, and training's counting and merge learning,
-bpe_core.engine._native_training.
+bpe_core.engine._native, training's counting and merge learning,
+bpe_core.engine._native_training, and the research algorithms' training
+loops, bpe_core.algorithms._native_research.
 
 `pip install -r requirements.txt` runs this through its `-e .` line, and
-`pip install .` and `pip wheel .` compile both into the package, with the C
+`pip install .` and `pip wheel .` compile them into the package, with the C
 compiler setuptools finds (gcc or clang, with Python's headers). The package
 itself (its name, modules, data and requirements) is described in
-pyproject.toml. Both modules are optional: where no compiler is at hand the
+pyproject.toml. All are optional: where no compiler is at hand the
 build is skipped with a warning and the engine runs in Python, the same ids
-and merges, more slowly (see bpe_core/engine/c_encoder.py and
-native_training.py). CI sets
+and merges, more slowly (see bpe_core/engine/c_encoder.py,
+native_training.py and bpe_core/algorithms/native_research.py). CI sets
 REQUIRE_NATIVE=1, so that a module missing there fails a test.
 """
 
@@ -33,6 +34,14 @@ setup(
             "bpe_core.engine._native_training",
             sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
             depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h")],
+            extra_compile_args=[*OPTIMIZE, "-std=c11"],
+            optional=True,
+        ),
+        Extension(  # the research algorithms' loops, on learn.c's merge state (which research.c includes)
+            "bpe_core.algorithms._native_research",
+            sources=[f"{NATIVE}/research.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
+            depends=[f"{NATIVE}/{name}" for name in ("learn.c", "native.h", "bpe.h", "split.h", "unicode_classes.h",
+                                                     "unsettled.h")],
             extra_compile_args=[*OPTIMIZE, "-std=c11"],
             optional=True,
         ),

@@ -6,12 +6,13 @@ BPE) against plain BPE, on this engine, in the same run.
 Each learns a vocabulary of 10,000 from tiny shakespeare (1 MB, English)
 with the GPT-4 (cl100k) split, in a fresh process, three times in turns
 (see `measure`); the median counts. The target (issue 31): each within 3x
-plain BPE's time. Plain BPE counts and learns in C since the research
-algorithms were written; they run on the Python merge state, so plain BPE
-is timed without its C half too ("BPE, Python"), the comparison of the
-issue's time. SuperBPE's transition is 8,000 (80%); Picky BPE's
-threshold 0.9. Also printed: each one's tokens on held-out English (Alice in
-Wonderland, sample_corpora/english_prose.txt) against plain BPE's.
+plain BPE's time. All four train in C where pip built the extensions
+(plain BPE in engine/native/learn.c, the three in research.c on its merge
+state); plain BPE is also timed without them ("BPE, Python": as where pip
+found no C compiler, the speed every algorithm falls back to). SuperBPE's
+transition is 8,000 (80%); Picky BPE's threshold 0.9. Also printed: each
+one's tokens on held-out English (Alice in Wonderland,
+sample_corpora/english_prose.txt) against plain BPE's.
 """
 
 from __future__ import annotations
@@ -58,10 +59,14 @@ def held_out_tokens(trainer: str) -> int:
     return len(scope["tokenizer"].encode(HELD_OUT.read_text(encoding="utf-8")))
 
 
-# "BPE, Python": plain BPE as where pip found no C compiler (the extension
-# `_native_training` missing): counting and merge learning in Python, on the
-# merge state the research algorithms run on; the same merges as "BPE".
-WITHOUT_C = "import sys\nsys.modules['bpe_core.engine._native_training'] = None  # as if not built\n"
+# "BPE, Python": plain BPE as where pip found no C compiler (the extensions
+# missing): counting and merge learning in Python, on the merge state the
+# research algorithms fall back to; the same merges as "BPE".
+WITHOUT_C = (
+    "import sys\n"
+    "sys.modules['bpe_core.engine._native_training'] = None  # as if not built\n"
+    "sys.modules['bpe_core.algorithms._native_research'] = None\n"
+)
 
 
 def main() -> None:

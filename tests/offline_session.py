@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -29,35 +30,44 @@ OFFLINE_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"]
 def main() -> None:
     log = Path(tempfile.mkstemp(prefix="bpe-network-")[1])
     guard = str(ROOT / "tests" / "network_guard")
-    server = StreamlitServer(extra_env={
-        "PYTHONPATH": os.pathsep.join([guard, os.environ.get("PYTHONPATH", "")]),
-        "BPE_NETWORK_LOG": str(log),
-    })
     requests, pages = [], {}
-    try:
-        with sync_playwright() as playwright:
-            expect.set_options(timeout=WAIT_SECONDS * 1000)
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + OFFLINE_ARGS)
-            page = track_runs(browser.new_page(viewport={"width": 1400, "height": 1000}))
-            page.set_default_timeout(WAIT_SECONDS * 1000)
-            page.on("request", lambda request: requests.append(request.url))
-            for info in PAGES:
-                title = "BPE playground" if info is HOME else info.title
-                open_page(page, f"{server.url}/{info.url_path}", title)
-                if info.url_path == "train":
-                    page.get_by_role("button", name="Next step").click()
-                    expect(page.locator(".trn-heading")).to_contain_text("Merge 1 of")
-                pages[info.url_path or "home"] = {
-                    "exceptions": page.locator('[data-testid="stException"]').count(),
-                    "title": page.locator("h1").first.inner_text(),
-                }
-            browser.close()
-    finally:
-        server.stop()
+    # The server starts (until it answers) in a thread while Chromium starts here: neither waits for the other.
+    with ThreadPoolExecutor(1) as starting:
+        server_started = starting.submit(StreamlitServer, extra_env={
+            "PYTHONPATH": os.pathsep.join([guard, os.environ.get("PYTHONPATH", "")]),
+            "BPE_NETWORK_LOG": str(log),
+        })
+        try:
+            browse(server_started, requests, pages)
+        finally:
+            server_started.result().stop()
     outside = [url for url in requests if urlparse(url).scheme in ("http", "https", "ws", "wss")
                and urlparse(url).hostname not in LOCAL_HOSTS]
     print(json.dumps({"pages": pages, "requests": len(requests), "outside": outside,
                       "server_attempts": log.read_text().splitlines()}))
+
+
+def browse(server_started: Future, requests: list[str], pages: dict[str, dict]) -> None:
+    """Every page, opened by its address in one tab, recording every request
+    the browser makes and what each page shows."""
+    with sync_playwright() as playwright:
+        expect.set_options(timeout=WAIT_SECONDS * 1000)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + OFFLINE_ARGS)
+        page = track_runs(browser.new_page(viewport={"width": 1400, "height": 1000}))
+        page.set_default_timeout(WAIT_SECONDS * 1000)
+        page.on("request", lambda request: requests.append(request.url))
+        server = server_started.result()
+        for info in PAGES:
+            title = "BPE playground" if info is HOME else info.title
+            open_page(page, f"{server.url}/{info.url_path}", title)
+            if info.url_path == "train":
+                page.get_by_role("button", name="Next step").click()
+                expect(page.locator(".trn-heading")).to_contain_text("Merge 1 of")
+            pages[info.url_path or "home"] = {
+                "exceptions": page.locator('[data-testid="stException"]').count(),
+                "title": page.locator("h1").first.inner_text(),
+            }
+        browser.close()
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ and `train --algorithm`. Hugging Face's own encodings are the reference."""
 
 import functools
 import json
+import re
 
 import pytest
 from tokenizers import Tokenizer as HuggingFaceTokenizer
@@ -21,8 +22,9 @@ from bpe_core.analysis.algorithms import (
     train_rival,
     unknown_stretches,
 )
+from bpe_core.analysis.shipped_algorithms import BPE_PATTERN, DEFAULT_CORPUS, DEFAULT_VOCAB_SIZE
 from bpe_core.analysis.words import count_words
-from tests.apptest import charts, html_tables, open_page, popover_labels
+from tests.apptest import charts, html_tables, open_page, popover_labels, shared_box_text
 from tests.cli import run_cli
 
 TEXT = "Tokenizers split “unbelievably” differently:  naïve café, 3.14159, 👩‍💻 and ሰላም.\nNext line."
@@ -126,6 +128,9 @@ def test_the_command_line_refuses_merges_and_counts_for_them(tmp_path):
 THE_OLD_THREE = {"algorithms_chosen": ["bpe", "wordpiece", "unigram"]}  # the page's three before it grew
 
 
+BYTE_LEVEL = ("bpe", "superbpe", "boundless", "picky")
+
+
 def test_the_page_shows_each_algorithms_splits_and_numbers():
     at = open_page("pages/algorithms.py")
     assert not at.exception
@@ -135,8 +140,29 @@ def test_the_page_shows_each_algorithms_splits_and_numbers():
     assert len(views) == 6
     framed, dropped = 'class="bpe-tok bpe-special"', 'class="bpe-dropped"'
     assert framed in views["wordpiece"] and dropped in views["wordpiece"]  # its unknown words framed, spaces dropped
-    for algorithm in ("bpe", "superbpe", "boundless", "picky"):  # byte-level: every byte kept
-        assert framed not in views[algorithm] and dropped not in views[algorithm]
+    # Each row's count is the tokens it draws; a byte-level row's tokens hold every byte of the box's text.
+    markdown = "\n".join(element.value for element in at.markdown)
+    counts = dict(re.findall(r"^\*\*(.+?)\*\* · ([\d,]+) tokens$", markdown, re.MULTILINE))
+    box_bytes = len(shared_box_text(at).encode("utf-8"))
+    for algorithm, view in views.items():
+        assert int(counts[ALGORITHMS[algorithm]].replace(",", "")) == view.count('class="bpe-tok'), algorithm
+        if algorithm in BYTE_LEVEL:
+            assert framed not in view and dropped not in view, algorithm
+            assert sum(int(size) for size in re.findall(r"\((\d+) bytes?\)", view)) == box_bytes, algorithm
+    # The table's numbers: each ratio is its tokens over the held-out text's bytes, characters and
+    # words (counted here); BPE's tokens are those of BPE trained here at the page's settings.
+    training_text, held_out = corpus_parts(DEFAULT_CORPUS)
+    words = count_words(held_out, "en")
+    for algorithm, row in zip(ALGORITHMS, table.itertuples()):
+        assert row.vocabulary == DEFAULT_VOCAB_SIZE, algorithm
+        assert row[3] == round(len(held_out.encode("utf-8")) / row.tokens, 2), algorithm  # bytes per token
+        assert row[4] == round(len(held_out) / row.tokens, 2), algorithm  # chars per token
+        assert row[5] == round(row.tokens / words, 2), algorithm  # tokens per word
+        if algorithm in BYTE_LEVEL:
+            assert (row[7], row[8], row[9]) == (0, 0, "✓"), algorithm  # nothing unknown, the text decoded back
+    assert table.loc["WordPiece", "decodes to the text"] == "✗"  # its spaces are gone
+    bpe = train(training_text, vocab_size=DEFAULT_VOCAB_SIZE, pattern=BPE_PATTERN)
+    assert table.loc["BPE", "tokens"] == len(bpe.encode_ordinary(held_out))
 
 
 @pytest.mark.slow

@@ -3,12 +3,14 @@ page and in the CLI, and nothing the user had is lost (the previous trained
 tokenizer and the text stay). Cases already covered elsewhere are named at
 the end of this file."""
 
+import json
 
 import pytest
 from streamlit.proto.Block_pb2 import Block as BlockProto
 from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
+from bpe_core.engine import patterns
 from bpe_core.formats import tokenizer_to_json
 from tests.apptest import (
     messages,
@@ -197,23 +199,48 @@ def test_cli_truncated_tokenizer_file(tmp_path):
 
 
 @pytest.mark.slow  # seconds: worker processes or whole vocabularies
-@pytest.mark.usefixtures("quick_regex_deadlines")
-def test_a_custom_pattern_that_times_out_on_typed_text_is_explained(trained_page):
-    # Quick on the corpus and on the sample every pattern is tried on first;
-    # only a long run of "x"s, typed later, makes it backtrack.
+def test_a_custom_pattern_that_times_out_on_typed_text_is_explained(trained_page, monkeypatch):
+    # Quick on the corpus and on the sample every pattern is tried on first,
+    # which are split under a user's deadlines (seconds): only a long run of
+    # "x"s, typed later, makes it backtrack. That text alone meets a deadline
+    # of 50 ms, and it needs far more at any load (each "x" more takes 1.6
+    # times as long: 30 of them 0.7 s of processor time, 40 over a minute),
+    # so what runs out is the deadline the message names, never the setup's.
     paste(trained_page, "x y x y xxy xyy " * 20)
     trained_page.selectbox(key="train_pattern").set_value("custom").run()
     trained_page.text_input(key="train_custom").input(r"(?:x|xx)+y|\s+|[^\s]").run()
     assert trained_page.session_state["trained"].tokenizer.pattern_name == "custom"
+    monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
     type_in_box(trained_page, "train_try_box", "x" * 40 + "z")
-    assert any("cannot split this text" in e and "catastrophic" in e for e in messages(trained_page.error))
+    assert any("cannot split this text" in e and "took longer than 0.05 s" in e and "catastrophic" in e
+               for e in messages(trained_page.error))
     assert not trained_page.exception
+
+
+def open_home_with_trained(value: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["trained"] = value
+    return at.run()
+
+
+LINKED_TEXT = "low lower lowest newer " * 5
 
 
 @pytest.mark.slow
 def test_a_link_with_a_damaged_or_absurd_trained_value_is_ignored():
-    for value in ["[" * 1_000, "not json", "[1, 2]", "x" * 10_000]:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        at.query_params["trained"] = value
-        at.run()
+    """Ignored: the page opens as without it, trains nothing, says nothing,
+    and drops it from the address; the same link with a well-formed recipe
+    does rebuild its tokenizer (so the difference is the value's)."""
+    absurd_recipes = [[None, LINKED_TEXT, 3.5, "gpt2", "bytes", []], [None, LINKED_TEXT, 10**400, "gpt2", "bytes", []],
+                      ["no such sample", None, 300, "gpt2", "bytes", []], [None, LINKED_TEXT, 300, "gpt2", "words", []]]
+    damaged = ["[" * 1_000, "not json", "[1, 2]", "x" * 10_000, *map(json.dumps, absurd_recipes)]
+    for value in damaged:
+        at = open_home_with_trained(value)
         assert not at.exception, value
+        assert [title.value for title in at.title] == ["BPE playground"], value
+        assert at.session_state["trained"] is None if "trained" in at.session_state else True, value
+        assert not at.warning and not at.error, value
+        assert "trained" not in at.query_params, value
+    recipe = [None, LINKED_TEXT, 300, "gpt2", "bytes", []]
+    rebuilt = open_home_with_trained(json.dumps(recipe)).session_state["trained"]
+    assert rebuilt.recipe.as_link() == recipe and rebuilt.tokenizer.merges and rebuilt.corpus == LINKED_TEXT

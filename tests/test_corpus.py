@@ -5,6 +5,7 @@ order (which decides ties in training), so the same merges."""
 import io
 import json
 import sys
+import unicodedata
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 
@@ -84,8 +85,27 @@ def test_no_cut_falls_inside_a_special_token():
 
 
 def test_japanese_without_spaces_is_cut_at_its_punctuation():
-    text = catalog()["japanese"].load()[:5_000]  # a letter before whitespace: 4 times
-    assert len(cut_points(text, "cl100k", size=500)) == 9
+    """Japanese writes no spaces between words: its text is still cut, at a
+    letter followed by punctuation ("。", "、"), never between two letters
+    (inside a word), each cut the first such place `size` characters or more
+    after the one before, and the chunks count as the whole text does."""
+    text = "".join(catalog()["japanese"].load()[:5_000].split())  # every space and line break taken out
+    size = 500
+
+    def letter_then_punctuation(at: int) -> bool:  # from Unicode's categories, not the engine's regex
+        return unicodedata.category(text[at - 1])[0] == "L" and unicodedata.category(text[at])[0] == "P"
+
+    cuts = cut_points(text, "cl100k", size=size)
+    assert len(cuts) >= len(text) // size - 1
+    assert all(letter_then_punctuation(cut) for cut in cuts)
+    for before, cut in zip([0, *cuts], cuts):
+        assert cut >= before + size
+        assert not any(letter_then_punctuation(at) for at in range(before + size, cut)), (before, cut)
+    assert not any(letter_then_punctuation(at) for at in range(cuts[-1] + size, len(text)))  # none left out at the end
+    chunks = list(text_chunks(text, "cl100k", size=size))
+    assert "".join(chunks) == text  # every character kept
+    assert list(corpus.merged_counts(whole(chunk, "cl100k") for chunk in chunks).items()) == \
+        list(whole(text, "cl100k").items())
 
 
 @pytest.mark.parametrize("forked", [True, False], ids=["forked from a single thread", "from the fork server"])

@@ -59,11 +59,15 @@ def test_numbers_json_does_not_allow_are_named(document, message):
         tokenizer_from_file("hostile.json", document.encode())
 
 
+# Named by the file: a test's id goes into the environment (PYTEST_CURRENT_TEST), and
+# the 0.5 MB document as its id made the environment too large for a new program
+# (Linux takes at most 128 KB per variable): the fork server, started for the job
+# that reads the upload, could not start, and the upload found no process.
 @pytest.mark.parametrize("name, document, message", [
     ("chain.json", chain_of_merges(40_000), "more than 32 MB of text"),
     ("digits.json", '{"format": "bpe-playground-tokenizer", "version": 1, "units": "bytes", "merges": [['
      + "9" * 5000 + ", 97]]}", "5,000 digits long"),
-])
+], ids=["chain.json", "digits.json"])
 def test_a_hostile_tokenizer_upload_is_a_message_and_the_picker_keeps_its_choice(name, document, message):
     at = open_page("pages/inspect.py", inspect_upload_open=True)  # the uploader is drawn while open
     at.file_uploader(key="inspect_upload").upload(name, document.encode(), "application/json").run()
@@ -119,7 +123,7 @@ def _set_training(document: dict, name: str, value) -> None:
     (rank_file("YWE= 3_00"), "is not a token id"),
     (rank_file("YWE= \u0663\u0660\u0660"), "is not a token id"),
     (rank_file("YWE= 3e2"), "is not a token id"),
-])
+], ids=lambda value: value if len(value) < 80 else f"{value[:60]}...")  # short ids: see the upload test above
 def test_every_number_in_a_tokenizer_file_is_read_strictly(document, message):
     with pytest.raises(TokenizerFileError, match=message):
         tokenizer_from_file("hostile.tiktoken" if document[0] != "{" else "hostile.json", document.encode())
@@ -153,7 +157,7 @@ def test_training_refuses_special_tokens_beyond_the_limits():
     ("|".join(f"word{index}" for index in range(50_000)), "the limit is 1,000"),
     (r"(?:a{65535}){65535}", "MB to compile"),
     (r"(?:(?:a{1000}){1000}){1000}", "MB to compile"),
-])
+], ids=lambda value: value if len(value) < 80 else f"{value[:60]}...")  # short ids: see the upload test
 def test_patterns_that_would_take_the_machine_are_refused_as_pattern_errors(pattern, message):
     with pytest.raises(PatternError, match=message):
         train("some text to split", num_merges=3, pattern=pattern)

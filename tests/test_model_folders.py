@@ -34,6 +34,16 @@ TEMPLATE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{ m.content 
             "{% if add_generation_prompt %}<|assistant|>{% endif %}")
 
 
+@pytest.fixture(autouse=True)
+def no_hosts_left():
+    """A visitor's tokenizer is held in a host process (`sandbox.hosts`):
+    each test ends its own, so that no later test finds processes it did not start."""
+    yield
+    from bpe_core.sandbox import hosts
+
+    hosts.HOSTS.close()
+
+
 def small_folder(path: Path, template: str | None = TEMPLATE, kind: str = "byte-level") -> Path:
     """A model folder as transformers saves one: a tokenizer trained by
     Hugging Face on a little text, with special tokens and a chat template."""
@@ -281,7 +291,8 @@ def test_a_zip_without_a_tokenizer_is_a_message_and_the_picker_keeps_its_choice(
 @pytest.mark.parametrize(("path", "key"), [(None, "home_tokenizer"), ("pages/inspect.py", "inspect_tokenizer"),
                                            ("pages/vocabulary.py", "vocab_tokenizer"), ("pages/replay.py", "replay_tokenizer")])
 def test_every_page_with_a_tokenizer_picker_shows_a_folders_tokenizer_or_says_why_not(tmp_path, path, key):
-    tokenizer = tokenizer_from_folder(read_folder(small_folder(tmp_path / "model", kind="wordpiece")), probe=False)
+    folder = read_folder(small_folder(tmp_path / "model", kind="wordpiece"))
+    tokenizer = HuggingFaceTokenizer(name="model", tokenizer_json=folder.tokenizer_json, untrusted=True)  # in its host
     at = open_page(path, loaded_tokenizers={"model.zip": tokenizer})
     at.selectbox(key=key).set_value("loaded: model.zip").run()
     assert not at.exception, [error.value for error in at.exception]

@@ -1,14 +1,12 @@
 """The C encoder (bpe_core/engine/native): tiktoken's ids on every text, the
 readable engine's ids, and the same ids when it is not built.
 
-The oracle is tiktoken itself, loading OpenAI's rank files with its own
-loader (`tiktoken.get_encoding`, which checks each file's SHA-256 against
-the hash tiktoken pins): its cache folder is filled with the bundled files,
-decompressed, so it reads them offline. Nothing of bpe_core builds it.
+The oracle is tiktoken itself (tests/tiktoken_oracle.py): tiktoken's own
+constructors and loader read OpenAI's rank files, shipped here, and check
+each file's SHA-256 against the hash tiktoken pins. Nothing of bpe_core
+builds it.
 """
 
-import gzip
-import hashlib
 import os
 import random
 
@@ -23,13 +21,13 @@ from bpe_core.corpora.udhr import declaration_texts
 from bpe_core.engine import c_encoder
 from bpe_core.engine.tokenizer import Tokenizer
 from bpe_core.vocabularies.catalogue import load_encoding
-from bpe_core.vocabularies.openai import BUNDLED_DIR, openai_encoding
+from bpe_core.vocabularies.openai import openai_encoding
 from tests.conftest import ROOT
 from tests.texts import TRICKY_TEXTS, assigned_characters
+from tests.tiktoken_oracle import tiktokens_own
 
 NAMES = ["r50k_base", "cl100k_base", "o200k_base"]
 PARALLEL = sorted((ROOT / "sample_corpora" / "parallel").glob("*.txt"))
-OPENAI_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 
 built = pytest.mark.skipif(not c_encoder.available(), reason="the C encoder is not built (pip install -r requirements.txt)")
 
@@ -45,21 +43,9 @@ def test_the_c_encoder_is_built():
 
 
 @pytest.fixture(scope="module")
-def oracle(tmp_path_factory):
-    """name -> tiktoken's own Encoding, read by tiktoken's loader."""
-    cache = tmp_path_factory.mktemp("tiktoken_cache")
-    for name in NAMES:
-        key = hashlib.sha1(OPENAI_URL.format(name).encode()).hexdigest()
-        (cache / key).write_bytes(gzip.decompress((BUNDLED_DIR / f"{name}.tiktoken.gz").read_bytes()))
-    saved = os.environ.get("TIKTOKEN_CACHE_DIR")
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
-    try:
-        yield {name: tiktoken.get_encoding(name) for name in NAMES}
-    finally:
-        if saved is None:
-            del os.environ["TIKTOKEN_CACHE_DIR"]
-        else:
-            os.environ["TIKTOKEN_CACHE_DIR"] = saved
+def oracle():
+    """name -> tiktoken's own Encoding, read by tiktoken's loader (see tests/tiktoken_oracle.py)."""
+    return {name: tiktokens_own(name) for name in NAMES}
 
 
 def assert_same_ids(ours, theirs, text: str) -> None:

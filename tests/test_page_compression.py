@@ -5,10 +5,10 @@ from streamlit.testing.v1 import AppTest
 
 from bpe_core import train
 from bpe_core.analysis.compression import corpus_text, split_held_out
-from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TRAINED_HERE, TrainedTokenizer
 from tests.apptest import chart_data, charts, popover_labels
 from tests.apptest import open_page as open_app
+from tests.tiktoken_oracle import tiktokens_own
 
 PAGE = "pages/compression.py"
 
@@ -28,8 +28,20 @@ def test_the_numbers_are_drawn_only_once_opened():
     at.session_state[NUMBERS_OPEN] = True  # what a click on the popover tells the page
     at.run()
     (table,) = at.dataframe
-    assert len(table.value) == 1_284
-    assert any(caption.value == "1,284 rows: every plotted point." for caption in at.caption)
+    rows = table.value
+    # Every point the chart plots (bytes per token by default) is a row of the table, and
+    # there is no other row: a corpus's training curve (solid), held-out curve (dashed) and
+    # reference points (markers, each named by its encoding); the encodings' names are
+    # labels over invisible markers, not points of the data.
+    plotted = []
+    for trace in charts(at)[0]["data"]:
+        if trace.get("hoverinfo") == "skip":
+            continue
+        series = trace.get("customdata") or [{"solid": "training", "dash": "held-out"}[trace["line"]["dash"]]] * len(trace["x"])
+        plotted += [(trace["legendgroup"], *point) for point in zip(series, trace["x"], trace["y"])]
+    assert len(plotted) > 3 * 25  # the three default corpora's curves and references
+    assert sorted(plotted) == sorted(zip(rows["corpus"], rows["series"], rows["vocab_size"], rows["bytes_per_token"]))
+    assert any(caption.value == f"{len(rows):,} rows: every plotted point." for caption in at.caption)
 
 
 def test_the_default_chart_opens_without_a_progress_bar():
@@ -135,7 +147,7 @@ def test_reference_numbers_are_tiktokens_counts_on_the_held_out_text(page):
     corpus = page.multiselect(key="compression_corpora").format_func("japanese")
     for name in ["gpt2", "cl100k_base", "o200k_base"]:
         (row,) = table[(table.corpus == corpus) & (table.series == name)].itertuples()
-        tokens = len(tiktoken_encoding(name).encode_ordinary(held_out_text))
+        tokens = len(tiktokens_own(name).encode_ordinary(held_out_text))
         assert row.bytes_per_token == len(held_out_text.encode()) / tokens
         assert row.chars_per_token == len(held_out_text) / tokens
 

@@ -24,7 +24,6 @@ from bpe_core.analysis.words import count_words
 from bpe_core.jobs import budgeted_jobs
 from bpe_core.sandbox.machine_turns import MachineTurns
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
-from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common import tax_experiments, tokenizers
 from pages.common.shared_cache import SharedCache
 from pages.common.tokenizers import CANCELLED, TRAINED_HERE, TrainedTokenizer
@@ -33,6 +32,7 @@ from tests.apptest import open_page as open_app
 from tests.test_page_tax_fairness import shows_each_tokenizers_gini_over_the_passage
 from tests.test_tax import hugging_faces_figures
 from tests.test_zoo import maker_encode
+from tests.tiktoken_oracle import tiktokens_own
 
 PAGE = "pages/tax.py"
 OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
@@ -75,7 +75,7 @@ def chosen_section(at: AppTest) -> str:
 
 
 def tiktoken_premium(encoding: str, code: str, base: str = "en", lines=slice(None)) -> float:
-    counts = {c: len(tiktoken_encoding(encoding).encode(parallel_text(c, lines))) for c in (code, base)}
+    counts = {c: len(tiktokens_own(encoding).encode(parallel_text(c, lines))) for c in (code, base)}
     return counts[code] / counts[base]
 
 
@@ -153,7 +153,7 @@ def test_fertility_and_words_split_per_language_count_words_honestly():
     change(at, at.segmented_control(key="tax_measure"), "fertility")
     table = table_with(at, "o200k_base")
     thai = parallel_text("th")
-    tokens = len(tiktoken_encoding("o200k_base").encode(thai))
+    tokens = len(tiktokens_own("o200k_base").encode(thai))
     assert table.loc["Thai", "o200k_base"] == tokens / count_words(thai, "th")
     assert count_words(thai, "th") > 5 * len(thai.split())  # Thai writes no spaces between words
     heatmap = charts(at)[0]["data"][0]
@@ -254,7 +254,7 @@ def test_side_by_side_shows_both_languages_with_their_token_counts():
     change(at, at.selectbox(key="tax_left"), "my")
     change(at, at.selectbox(key="tax_right"), "ja")
     change(at, at.selectbox(key="tax_view_tokenizer"), "o200k_base")
-    encoding = tiktoken_encoding("o200k_base")
+    encoding = tiktokens_own("o200k_base")
     counts = {code: len(encoding.encode(parallel_lines(code)[4])) for code in ("my", "ja")}
     assert [(metric.label, metric.value) for metric in at.metric] == [
         ("Burmese — မြန်မာဘာသာ", f"{counts['my']:,} tokens"),

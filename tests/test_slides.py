@@ -16,6 +16,7 @@ from bpe_core.analysis.labels import label_text
 from bpe_core.drawing.palette import PALETTE
 from bpe_core.drawing.slides import layout_tokens, tokens_png, tokens_svg
 from bpe_core.vocabularies.catalogue import load_encoding
+from tests.required import require
 from tests.texts import TRICKY_TEXTS
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -25,9 +26,9 @@ NOTO_EMOJI = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
 
 def require_font(path: Path):
-    """Drawing a script needs its font; .ci/run installs the Noto fonts."""
-    if not path.exists():
-        pytest.skip(f"{path.name} is not installed")
+    """Drawing a script needs its font; .ci/run installs DejaVu and the Noto
+    fonts (fonts-dejavu-core, fonts-noto-cjk, fonts-noto-color-emoji)."""
+    require(path.exists(), f"{path} is not installed (.ci/run installs it with apt)", "REQUIRE_BROWSER_TESTS")
 
 
 def cl100k_spans(text):

@@ -20,7 +20,8 @@ boundlessbpetrain.py, `FasterHalfDirectRegexTokenizer`):
 Both kinds run on the engine's merge state: ordinary pairs over the
 pretokens, counted; supermerge pairs over the runs of adjacent mergeable
 pretokens, counted, where a pair waits (refused, set aside) until both its
-pretokens are whole.
+pretokens are whole. This is the readable version; where it is built,
+engine/native/research.c takes the same steps in C (`native_research`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ..engine.training import (
     training_units,
 )
 from ..engine.utf8 import encodable
+from . import native_research
 
 # IMPROVED_MERGE_PATTERN of regexconstants.py, on the decoded token.
 MERGEABLE = regex.compile(r"^(?=.+\p{L})(?:\p{L}\p{M}*|[ _'\u2019])+$")
@@ -99,22 +101,26 @@ def train_boundless(
     special_tokens = checked_specials(special_tokens)
     corpus = encodable(corpus)
     with collector_paused():
-        pieces, runs = pieces_and_runs(corpus, pattern, special_tokens)
-        if not pieces:
+        segments = [segment for segment, is_special in split_on_specials(corpus, special_tokens) if not is_special]
+        if not segments:
             raise ValueError("The corpus is empty: there is no text to learn merges from.")
-        base_tokens, piece_units = training_units(pieces, "bytes")
-        training = _BoundlessTraining(pieces, piece_units, runs)
-        stop_reason = training.run(256 + merge_budget(vocab_size, None, 256, "bytes"), progress, deadline)
-        vocab, special_ids, _ = finished_vocabulary(base_tokens, training.trace, "bytes", special_tokens)
+        wanted = 256 + merge_budget(vocab_size, None, 256, "bytes")
+        learned = native_research.boundless(segments, pattern, wanted, progress, deadline)
+        if learned is None:  # the C version is not built, or cannot be exact here: the same steps in Python
+            pieces, runs = pieces_and_runs(corpus, pattern, special_tokens)
+            training = _BoundlessTraining(pieces, training_units(pieces, "bytes")[1], runs)
+            stop_reason = training.run(wanted, progress, deadline)
+            learned = training.trace, training.supermerges, stop_reason
+        trace, supermerges, stop_reason = learned
+        vocab, special_ids, _ = finished_vocabulary([bytes([byte]) for byte in range(256)], trace, "bytes", special_tokens)
         return SuperwordTokenizer(
-            name=f"BoundlessBPE ({pattern_name(pattern)}, {len(training.trace)} merges, "
-                 f"{len(training.supermerges)} supermerges)",
+            name=f"BoundlessBPE ({pattern_name(pattern)}, {len(trace)} merges, {len(supermerges)} supermerges)",
             pattern=pattern,
             vocab=vocab,
             special_tokens=special_ids,
-            merges=[(step.pair, step.new_id) for step in training.trace],
-            supermerges=training.supermerges,
-            trace=training.trace,
+            merges=[(step.pair, step.new_id) for step in trace],
+            supermerges=supermerges,
+            trace=trace,
             stop_reason=stop_reason,
             algorithm="boundless",
         )

@@ -19,7 +19,9 @@ the first token of the pair is checked, then the second (a pair of a token
 with itself, once); "above" is strict (`merged / (freq + merged) >
 threshold`); single units are never removed; a token made again after its
 removal is a new id here, with the same bytes. Encoding replays merges and
-removals in training's order (`engine.replay_tokenizer`).
+removals in training's order (`engine.replay_tokenizer`). This is the
+readable version; where it is built, engine/native/research.c takes the
+same steps in C (`native_research`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..engine.training import (
     merge_budget,
     training_units,
 )
+from . import native_research
 
 # Merges and removals may undo each other for a while; training stops, saying
 # so, after this many events per token asked for (real corpora need ~1.3).
@@ -70,18 +73,23 @@ def train_picky(
         pieces = counted_pieces(corpus, pattern, special_tokens)
         base_tokens, piece_units = training_units(pieces, units)
         wanted = len(base_tokens) + merge_budget(vocab_size, None, len(base_tokens), units)
-        training = _PickyTraining(piece_units, base_tokens, threshold)
-        stop_reason = training.run(wanted, progress, deadline)
-        vocab, special_ids, unknown_id = finished_vocabulary(base_tokens, training.trace, units, special_tokens)
+        max_events = MAX_EVENTS_PER_TOKEN * wanted
+        learned = native_research.picky(pieces, units, base_tokens, threshold, wanted, max_events, progress, deadline)
+        if learned is None:  # the C version is not built, or cannot be exact here: the same steps in Python
+            training = _PickyTraining(piece_units, base_tokens, threshold)
+            stop_reason = training.run(wanted, progress, deadline)
+            learned = training.trace, training.removals, stop_reason
+        trace, removals, stop_reason = learned
+        vocab, special_ids, unknown_id = finished_vocabulary(base_tokens, trace, units, special_tokens)
         return ReplayTokenizer(
-            name=f"Picky BPE ({pattern_name(pattern)}, threshold {threshold:g}, {len(vocab) - len(training.removals):,} tokens)",
+            name=f"Picky BPE ({pattern_name(pattern)}, threshold {threshold:g}, {len(vocab) - len(removals):,} tokens)",
             pattern=pattern,
             vocab=vocab,
             units=units,
             special_tokens=special_ids,
-            merges=[(step.pair, step.new_id) for step in training.trace],
-            trace=training.trace,
-            removals=training.removals,
+            merges=[(step.pair, step.new_id) for step in trace],
+            trace=trace,
+            removals=removals,
             stop_reason=stop_reason,
             unknown_id=unknown_id,
             algorithm="picky",

@@ -24,10 +24,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from ..engine.merge_learning import Progress, learn_merges
+from ..engine import native_training
+from ..engine.merge_learning import MergeStep, Progress, learn_merges
 from ..engine.patterns import SUPERWORD_PATTERN, pattern_name
 from ..engine.tokenizer import Tokenizer
 from ..engine.training import checked_specials, collector_paused, counted_pieces, finished_vocabulary, training_units
+from . import native_research
 
 MAX_WORDS = 4  # trainer.rs: "skip any multi-word tokens consisting of n or more Ġ"
 
@@ -70,17 +72,17 @@ def train_superbpe(
         pieces = counted_pieces(corpus, pattern, special_tokens)
         base_tokens, piece_units = training_units(pieces, "bytes")
         report = None if progress is None else (lambda done, total: progress(done, vocab_size - 256))
-        stage_one, stop_reason = learn_merges(piece_units, base_tokens, stage_one_merges, progress=report, deadline=deadline)
+        stage_one, stop_reason = (  # plain BPE: in C where it is built, the same merges (see `train`)
+            native_training.learn_merges(pieces, "bytes", base_tokens, stage_one_merges, progress=report,
+                                         deadline=deadline)
+            or learn_merges(piece_units, base_tokens, stage_one_merges, progress=report, deadline=deadline)
+        )
         vocab, _, _ = finished_vocabulary(base_tokens, stage_one, "bytes", ())
         trace = list(stage_one)
         if deadline is None or time.monotonic() <= deadline:  # stage 1 may stop early on a small corpus: stage 2 goes on
-            first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
-            superword_pieces = counted_pieces(corpus, SUPERWORD_PATTERN, special_tokens)
-            units = ((first.encode_ordinary(piece), count) for piece, count in superword_pieces.items())
             report = None if progress is None else (lambda done, total: progress(stage_one_merges + done, vocab_size - 256))
-            stage_two, stop_reason = learn_merges(
-                units, list(vocab.values()), vocab_size - transition, progress=report, deadline=deadline,
-                allowed=allowed_superword,
+            stage_two, stop_reason = _second_stage(
+                corpus, special_tokens, pattern, vocab, stage_one, vocab_size - transition, report, deadline
             )
             trace += stage_two
         vocab, special_ids, _ = finished_vocabulary(base_tokens, trace, "bytes", special_tokens)
@@ -95,3 +97,21 @@ def train_superbpe(
             algorithm="superbpe",
             settings={"transition": transition},
         )
+
+
+def _second_stage(corpus: str, special_tokens: tuple[str, ...], pattern: str, vocab: dict[int, bytes],
+                  stage_one: Sequence[MergeStep], num_merges: int, progress: Progress | None,
+                  deadline: float | None) -> tuple[list[MergeStep], str | None]:
+    """Stage 2: the text split anew (`SUPERWORD_PATTERN`), each piece as the
+    stage-1 tokenizer encodes it, merged further under `allowed_superword`.
+    In C where it is built (`native_research`): the same pieces and merges."""
+    pieces = native_research.superword_pieces(corpus, special_tokens) or counted_pieces(
+        corpus, SUPERWORD_PATTERN, special_tokens
+    )
+    learned = native_research.superword_merges(pieces, pattern, list(vocab.values()), num_merges, progress, deadline)
+    if learned is not None:
+        return learned
+    first = Tokenizer(name="stage 1", pattern=pattern, vocab=vocab, merges=[(step.pair, step.new_id) for step in stage_one])
+    units = ((first.encode_ordinary(piece), count) for piece, count in pieces.items())
+    return learn_merges(units, list(vocab.values()), num_merges, progress=progress, deadline=deadline,
+                        allowed=allowed_superword)

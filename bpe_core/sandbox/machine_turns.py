@@ -214,3 +214,10 @@ MACHINE_TURNS = MachineTurns(_folder("turns"), job_turns(os.cpu_count() or 1))
 # priority than the servers (see `worker_processes`), and their time is
 # counted in their own processor time, which a lower priority does not shrink.
 CHECK_TURNS = MachineTurns(_folder("checks"), 1)
+
+# Turns for calls to an object made from a visitor's input and held in a
+# host process (`hosts`: a view encoded by a visitor's tokenizer.json): a
+# line of their own, one at a time on the whole machine, each call at most
+# a few seconds of its own processor time, so that typing is not held
+# behind a check's minute, and many visitors' calls do not fill the cores.
+CALL_TURNS = MachineTurns(_folder("calls"), 1)

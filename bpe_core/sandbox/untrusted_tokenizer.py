@@ -1,4 +1,4 @@
-"""Trying a tokenizer.json someone brought, before loading it here.
+"""Trying a tokenizer.json someone brought, before it is kept.
 
 Hugging Face's `tokenizers` compiles the regexes a tokenizer.json names
 (a Split pre-tokenizer's, a Replace normalizer's) and runs them in Rust, with
@@ -6,11 +6,12 @@ no deadline: a file can hold a regex that backtracks for hours on a line of
 text, or a vocabulary that asks for gigabytes. So a visitor's file is first
 loaded, and made to encode a sample of awkward text, in a throwaway process
 with a memory cap and a limit on processor time, as a typed regex is (see
-`untrusted_regex`); only a file that passes is loaded in the caller's
-process. Oniguruma, the regex engine `tokenizers` uses, gives up on a match
-that backtracks too long (its retry limit), which `tokenizers` reports as a
-Rust panic (`is_panic`): a regex that only some other text sends into
-backtracking costs that text its encoding, not the server its time.
+`untrusted_regex`); only a file that passes is kept, in a host process of
+its own (`hosts`). Oniguruma, the regex engine `tokenizers` uses, gives up on
+a match that backtracks too long (its retry limit), which `tokenizers`
+reports as a Rust panic (`is_panic`). A sample cannot show what every text
+costs (a regex may be slow without backtracking: `\\s*x|\\S` on a long run
+of spaces), which is why the host gives every later encoding a deadline too.
 """
 
 from __future__ import annotations

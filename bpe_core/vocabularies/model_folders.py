@@ -10,10 +10,18 @@ template, if it has one, renders as transformers renders it (see
 `chat_templates`), in a throwaway process: a folder is a visitor's.
 
 A visitor's tokenizer.json is also code of a sort: regexes that
-`tokenizers` compiles and runs in Rust, where no deadline reaches. So it is
-first loaded and tried on awkward text in a throwaway process with a memory
-cap and a limit on processor time (`sandbox.untrusted_tokenizer`); only a
-file that passes is loaded here.
+`tokenizers` compiles and runs in Rust, holding the interpreter lock, where
+no deadline reaches. So it is first loaded and tried on awkward text in a
+throwaway process with a memory cap and a limit on processor time
+(`sandbox.untrusted_tokenizer`); and a file that passes is still never run
+in the server's process, since no sample shows what every text costs
+(`\\s*x|\\S` splits the sample at once and a run of 20,000 spaces in
+seconds). It is loaded in a host process, where every encoding has a
+deadline of its own processor time (`sandbox.hosts`); the server keeps
+only what pages read (its pieces, its special tokens). Files the user
+trusts (a folder on the command line) and anything in a capped process (a
+visitor's job, whose caps bound it) load in place: `LoadedTokenizer`,
+called directly.
 """
 
 from __future__ import annotations
@@ -33,7 +41,15 @@ from ..engine.utf8 import encodable
 from ..formats.hf_folder import ModelFolder
 from ..formats.hf_json import byte_to_unicode
 from ..formats.reading import TokenizerFileError
-from ..sandbox.untrusted_tokenizer import check_untrusted_tokenizer, first_line, is_panic
+from ..sandbox.hosts import HOSTS, HostProblem, Recipe
+from ..sandbox.untrusted_tokenizer import (
+    PROBE_CPU_SECONDS,
+    PROBE_MEMORY_BYTES,
+    check_untrusted_tokenizer,
+    first_line,
+    is_panic,
+)
+from ..sandbox.worker_processes import in_capped_process
 from .chat import Template
 from .chat_templates import jinja_chat, template_variables
 
@@ -55,35 +71,121 @@ def _steps(component: object) -> list[dict]:
     return [component]
 
 
+class LoadedTokenizer:
+    """A tokenizer.json loaded in `tokenizers`: what `HuggingFaceTokenizer`
+    asks of the library, in whichever process holds it (the caller's, or a
+    host's: see the module's note)."""
+
+    def __init__(self, tokenizer_json: str):
+        import tokenizers
+
+        self.tokenizer_json = tokenizer_json
+        self.hf = tokenizers.Tokenizer.from_str(tokenizer_json)
+
+    def description(self) -> dict:
+        """What the tokenizer is, as `HuggingFaceTokenizer` keeps it: its kind,
+        how its pieces spell bytes, its special tokens and every piece."""
+        model = self.hf.model
+        steps = {part: _steps(_described(getattr(self.hf, part))) for part in ("normalizer", "pre_tokenizer", "decoder")}
+        added = self.hf.get_added_tokens_decoder()
+        unknown = getattr(model, "unk_token", None)
+        return {
+            "kind": type(model).__name__,  # BPE, WordPiece, Unigram, WordLevel
+            "byte_level": any(step.get("type") == "ByteLevel" for step in steps["pre_tokenizer"] + steps["decoder"]),
+            "byte_fallback": bool(getattr(model, "byte_fallback", False)),
+            "normalizes": bool(steps["normalizer"]),
+            "spaces": {step.get("replacement") or step.get("content") for part in steps.values() for step in part
+                      if step.get("type") in ("Metaspace", "Replace")} - {None, " ", ""},
+            "prefix": getattr(model, "continuing_subword_prefix", None) or "",
+            "special_tokens": {token.content: token_id for token_id, token in added.items() if token.special},
+            "pieces": {token_id: piece for piece, token_id in self.hf.get_vocab(with_added_tokens=True).items()},
+            "unknown_id": self.hf.token_to_id(unknown) if isinstance(unknown, str) else None,
+        }
+
+    def encoding(self, text: str, specials_as_text: bool) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids of `text` and the characters each covers; with
+        `specials_as_text`, special-token text is read as text (a second
+        instance, `encode_special_tokens`). Other added tokens are found
+        always, as Hugging Face finds them."""
+        try:
+            encoding = (self._specials_as_text if specials_as_text else self.hf).encode(text, add_special_tokens=False)
+        except BaseException as error:  # noqa: BLE001 - a Rust panic is a BaseException
+            if not is_panic(error):
+                raise
+            raise PatternError(f"Hugging Face's tokenizers gave up encoding this text ({first_line(error)}): a regex "
+                               "of the tokenizer.json backtracks too long on it.") from None
+        return encoding.ids, encoding.offsets
+
+    def decode(self, ids: list[int]) -> str:
+        return self.hf.decode(ids, skip_special_tokens=False)
+
+    @functools.cached_property
+    def _specials_as_text(self):
+        import tokenizers
+
+        tokenizer = tokenizers.Tokenizer.from_str(self.tokenizer_json)
+        tokenizer.encode_special_tokens = True
+        return tokenizer
+
+
+# What a visitor's tokenizer may take in its host: loading it, as its probe
+# allowed (`untrusted_tokenizer`); each encoding, what a view may take
+# (`jobs.budgeted_encoding.VIEW_SECONDS`), in the host's own processor time.
+LOADING_SECONDS = PROBE_CPU_SECONDS
+ENCODING_SECONDS = 3
+HOST_MEMORY_BYTES = PROBE_MEMORY_BYTES
+
+
+class HostedTokenizer:
+    """A `LoadedTokenizer` in a host process (`sandbox.hosts`): the same
+    calls, each within its processor time there. Out of time or memory
+    is a PatternError that says so, as a custom split pattern's is."""
+
+    def __init__(self, tokenizer_json: str, fingerprint: str):
+        self.recipe = Recipe(fingerprint, LoadedTokenizer, (tokenizer_json,), LOADING_SECONDS, HOST_MEMORY_BYTES)
+
+    def description(self) -> dict:
+        return HOSTS.call(self.recipe, "description", seconds=LOADING_SECONDS)
+
+    def encoding(self, text: str, specials_as_text: bool) -> tuple[list[int], list[tuple[int, int]]]:
+        try:
+            return HOSTS.call(self.recipe, "encoding", text, specials_as_text, seconds=ENCODING_SECONDS)
+        except HostProblem as problem:
+            raise PatternError(f"encoding this text with its tokenizer.json in Hugging Face's tokenizers {problem} "
+                               "(its regexes run without a deadline of their own, so the server gives them one)"
+                               ) from None
+
+    def decode(self, ids: list[int]) -> str:
+        try:
+            return HOSTS.call(self.recipe, "decode", ids, seconds=ENCODING_SECONDS)
+        except HostProblem as problem:
+            raise ValueError(f"Decoding these ids with Hugging Face's tokenizers {problem}.") from None
+
+
 class HuggingFaceTokenizer(EncodingBase):
     """A tokenizer.json run by `tokenizers`, with this engine's interface.
     `pieces[id]` is each token as the file spells it ("Ġthe", "▁the",
-    "##ing", "<0xE3>"); `token_bytes(id)` the text it stands for."""
+    "##ing", "<0xE3>"); `token_bytes(id)` the text it stands for. A
+    visitor's (`untrusted`) runs in a host process, unless this is a
+    capped process already (see the module's note)."""
 
     units = "bytes"
     trace = ()
     stop_reason = None
     chat: Template | None = None  # the folder's chat template, if it has one (set by `tokenizer_from_folder`)
 
-    def __init__(self, *, name: str, tokenizer_json: str):
-        import tokenizers
-
-        self.name, self.tokenizer_json = name, tokenizer_json
-        self.hf = tokenizers.Tokenizer.from_str(tokenizer_json)
-        model = self.hf.model
-        steps = {part: _steps(_described(getattr(self.hf, part))) for part in ("normalizer", "pre_tokenizer", "decoder")}
-        self.kind = type(model).__name__  # BPE, WordPiece, Unigram, WordLevel
-        self.byte_level = any(step.get("type") == "ByteLevel" for step in steps["pre_tokenizer"] + steps["decoder"])
-        self.byte_fallback = bool(getattr(model, "byte_fallback", False))
-        self.normalizes = bool(steps["normalizer"])
-        self._spaces = {step.get("replacement") or step.get("content") for part in steps.values() for step in part
-                        if step.get("type") in ("Metaspace", "Replace")} - {None, " ", ""}
-        self._prefix = getattr(model, "continuing_subword_prefix", None) or ""
-        added = self.hf.get_added_tokens_decoder()
-        self.special_tokens = {token.content: token_id for token_id, token in added.items() if token.special}
-        self.pieces = {token_id: piece for piece, token_id in self.hf.get_vocab(with_added_tokens=True).items()}
-        unknown = getattr(model, "unk_token", None)
-        self.unknown_id = self.hf.token_to_id(unknown) if isinstance(unknown, str) else None
+    def __init__(self, *, name: str, tokenizer_json: str, untrusted: bool = False):
+        self.name, self.tokenizer_json, self.untrusted = name, tokenizer_json, untrusted
+        if untrusted and not in_capped_process():
+            self._tokenizer = HostedTokenizer(tokenizer_json, self.fingerprint)
+        else:
+            self._tokenizer = LoadedTokenizer(tokenizer_json)
+        description = self._tokenizer.description()
+        self.kind, self.byte_level = description["kind"], description["byte_level"]
+        self.byte_fallback, self.normalizes = description["byte_fallback"], description["normalizes"]
+        self._spaces, self._prefix = description["spaces"], description["prefix"]
+        self.special_tokens, self.pieces = description["special_tokens"], description["pieces"]
+        self.unknown_id = description["unknown_id"]
         self._byte_of_char = {char: byte for byte, char in byte_to_unicode().items()}
 
     @property
@@ -129,32 +231,17 @@ class HuggingFaceTokenizer(EncodingBase):
     # --------------------------------------------------------------- encoding
 
     def _encoding(self, text: str, allowed_special: SpecialChoice, disallowed_special: SpecialChoice):
-        """`tokenizers`' Encoding of `text`. It finds special tokens in any
-        text; where none is allowed, a second instance that reads them as
-        text (`encode_special_tokens`) encodes it. Other added tokens are
-        found always, as Hugging Face finds them."""
+        """(`text` as encoded, its ids, the characters each covers). Special
+        tokens are found in any text; where none is allowed, they are read
+        as text."""
         text = encodable(text)
         allowed = self.allowed_specials(text, allowed_special, disallowed_special)
         found = allowed or not any(special in text for special in self.special_tokens)
-        try:
-            return text, (self.hf if found else self._specials_as_text).encode(text, add_special_tokens=False)
-        except BaseException as error:  # noqa: BLE001 - a Rust panic is a BaseException
-            if not is_panic(error):
-                raise
-            raise PatternError(f"Hugging Face's tokenizers gave up encoding this text with {self.name}'s tokenizer.json "
-                               f"({first_line(error)}): a regex of the file backtracks too long on it.") from None
-
-    @functools.cached_property
-    def _specials_as_text(self):
-        import tokenizers
-
-        tokenizer = tokenizers.Tokenizer.from_str(self.tokenizer_json)
-        tokenizer.encode_special_tokens = True
-        return tokenizer
+        return (text, *self._tokenizer.encoding(text, specials_as_text=not found))
 
     def encode(self, text: str, *, allowed_special: SpecialChoice = frozenset(),
                disallowed_special: SpecialChoice = "all") -> list[int]:
-        return list(self._encoding(text, allowed_special, disallowed_special)[1].ids)
+        return list(self._encoding(text, allowed_special, disallowed_special)[1])
 
     def encode_ordinary(self, text: str) -> list[int]:
         return self.encode(text, disallowed_special=())
@@ -169,13 +256,12 @@ class HuggingFaceTokenizer(EncodingBase):
         covering nothing."""
         if step is not None:
             raise ValueError(f"{self.name} is run by Hugging Face's tokenizers: it has no training steps to replay.")
-        text, encoding = self._encoding(text, allowed_special, disallowed_special)
-        ids = list(encoding.ids)
+        text, ids, offsets = self._encoding(text, allowed_special, disallowed_special)
         if self.byte_level and not self.normalizes:
             return TokenSpans(ids, list(itertools.accumulate(len(self.token_bytes(token_id)) for token_id in ids)))
         byte_at = list(itertools.accumulate((len(char.encode("utf-8")) for char in text), initial=0))
         spans, covered = [], 0  # bytes covered so far
-        for token_id, (start, end) in zip(ids, encoding.offsets):
+        for token_id, (start, end) in zip(ids, offsets):
             start, end = byte_at[start], byte_at[end]
             if self.byte_fallback and _BYTE_PIECE.fullmatch(self.pieces.get(token_id, "")) and covered < end:
                 start, end = max(start, covered), max(start, covered) + 1  # one byte of the character
@@ -190,7 +276,7 @@ class HuggingFaceTokenizer(EncodingBase):
 
     def decode(self, tokens: Iterable[int], errors: str = "replace") -> str:
         """Hugging Face's decoder (a WordPiece tokenizer's spaces between words, a "▁" a space)."""
-        return self.hf.decode(list(tokens), skip_special_tokens=False)
+        return self._tokenizer.decode(list(tokens))
 
     def decode_bytes(self, tokens: Iterable[int]) -> bytes:
         tokens = list(tokens)
@@ -199,7 +285,7 @@ class HuggingFaceTokenizer(EncodingBase):
         return self.decode(tokens).encode("utf-8")
 
     def _arguments(self) -> dict:
-        return dict(name=self.name, tokenizer_json=self.tokenizer_json)
+        return dict(name=self.name, tokenizer_json=self.tokenizer_json, untrusted=self.untrusted)
 
     def __repr__(self) -> str:
         return f"<HuggingFaceTokenizer {self.name!r}: {self.kind}, {self.n_vocab} ids, {len(self.special_tokens)} special>"
@@ -208,14 +294,17 @@ class HuggingFaceTokenizer(EncodingBase):
 def tokenizer_from_folder(folder: ModelFolder, probe: bool = True) -> HuggingFaceTokenizer:
     """A folder's tokenizer, with its chat template (`chat`, None if it has
     none); with `probe` (a visitor's folder), once its tokenizer.json has
-    loaded and encoded awkward text within bounds in a throwaway process.
-    TokenizerFileError if it cannot be used."""
+    loaded and encoded awkward text within bounds in a throwaway process,
+    run in a host process (see the module's note). TokenizerFileError if
+    it cannot be used."""
     problem = check_untrusted_tokenizer(folder.tokenizer_json) if probe else None
     if problem is None:
         try:
-            tokenizer = HuggingFaceTokenizer(name=folder.name, tokenizer_json=folder.tokenizer_json)
+            tokenizer = HuggingFaceTokenizer(name=folder.name, tokenizer_json=folder.tokenizer_json, untrusted=probe)
             tokenizer.chat = folder_chat(folder)
             return tokenizer
+        except HostProblem as host_problem:
+            problem = f"loading it in Hugging Face's tokenizers {host_problem}"
         except Exception as error:  # noqa: BLE001 - tokenizers refuses a file with its own exception types
             problem = f"Hugging Face's tokenizers cannot load it ({str(error).splitlines()[0][:300] if str(error) else error!r})"
     raise TokenizerFileError(f"{folder.name}'s tokenizer.json cannot be used: {problem}.")

@@ -7,16 +7,12 @@ downloaded). Screenshots go to artifacts/screenshots/ (gitignored, kept by CI).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -326,65 +322,3 @@ def run_coroutine(coroutine):
     this one, where `asyncio.run` refuses to start another."""
     with ThreadPoolExecutor(max_workers=1) as thread:
         return thread.submit(asyncio.run, coroutine).result()
-
-
-# ------------------------------------------------------------ a busy machine
-
-
-def _renderers() -> list[int]:
-    """Chromium's renderer processes among this process's descendants (Playwright's browser's)."""
-    found, queue = [], [os.getpid()]
-    while queue:
-        parent = queue.pop()
-        try:
-            tasks = os.listdir(f"/proc/{parent}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{parent}/task/{task}/children", encoding="ascii") as children:
-                    kids = [int(kid) for kid in children.read().split()]
-            except OSError:
-                continue
-            for kid in kids:
-                queue.append(kid)
-                try:
-                    with open(f"/proc/{kid}/cmdline", "rb") as command:
-                        if b"--type=renderer" in command.read():
-                            found.append(kid)
-                except OSError:
-                    pass
-    return found
-
-
-@contextlib.contextmanager
-def renderers_paused_at_random(seed: int = 0, running=(0.02, 0.3), paused=(0.05, 0.7)):
-    """While inside, Chromium's renderers stop (SIGSTOP) and go on (SIGCONT)
-    at random moments, as a machine too busy to give the browser a core
-    does: timers that were due fire together when it goes on, in whatever
-    order its event loop had them, between a click and what the click
-    drew. (CPU throttling did not reorder them; this did.)"""
-    chance = random.Random(seed)
-    done = threading.Event()
-
-    def pause_now_and_then() -> None:
-        while not done.wait(chance.uniform(*running)):
-            stopped = _renderers()
-            for pid in stopped:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGSTOP)
-            time.sleep(chance.uniform(*paused))
-            for pid in stopped:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGCONT)
-
-    pauser = threading.Thread(target=pause_now_and_then, daemon=True)
-    pauser.start()
-    try:
-        yield
-    finally:
-        done.set()
-        pauser.join()
-        for pid in _renderers():  # never leave a renderer stopped
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGCONT)

@@ -33,7 +33,8 @@ setup(
         Extension(
             "bpe_core.engine._native_training",
             sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
-            depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h")],
+            depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h",
+                                                     "characters.h")],
             extra_compile_args=[*OPTIMIZE, "-std=c11"],
             optional=True,
         ),
@@ -41,7 +42,7 @@ setup(
             "bpe_core.algorithms._native_research",
             sources=[f"{NATIVE}/research.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
             depends=[f"{NATIVE}/{name}" for name in ("learn.c", "native.h", "bpe.h", "split.h", "unicode_classes.h",
-                                                     "unsettled.h")],
+                                                     "unsettled.h", "characters.h")],
             extra_compile_args=[*OPTIMIZE, "-std=c11"],
             optional=True,
         ),

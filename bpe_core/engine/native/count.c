@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "split.h"
-#include "unsettled.h"
+#include "characters.h"
 
 #define INLINE_BYTES 16 /* a piece this short keeps its bytes in its entry (most do) */
 #define TOP_HALF 0xFFFFFFFF00000000ull
@@ -178,31 +178,6 @@ static size_t utf8_size(const unsigned char *text, size_t length, size_t at) {
         if ((text[at + next] & 0xC0) != 0x80) return 0;
     }
     return size;
-}
-
-/* The code point of the valid UTF-8 character at `at`. */
-static uint32_t code_point_at(const unsigned char *text, size_t at) {
-    unsigned char first = text[at];
-    if (first < 0x80) return first;
-    if (first < 0xE0) return (uint32_t)(first & 0x1F) << 6 | (text[at + 1] & 0x3F);
-    if (first < 0xF0) return (uint32_t)(first & 0x0F) << 12 | (uint32_t)(text[at + 1] & 0x3F) << 6 | (text[at + 2] & 0x3F);
-    return (uint32_t)(first & 0x07) << 18 | (uint32_t)(text[at + 1] & 0x3F) << 12 | (uint32_t)(text[at + 2] & 0x3F) << 6 |
-           (text[at + 3] & 0x3F);
-}
-
-/* Whether split.c may class the code point otherwise than `regex` (unsettled.h). */
-static int unsettled(uint32_t code_point) {
-    const uint64_t *bits = unsettled_bits[unsettled_block[code_point / UNSETTLED_BLOCK]];
-    unsigned within = code_point % UNSETTLED_BLOCK;
-    return bits[within / 64] >> (within % 64) & 1;
-}
-
-/* Whether the valid UTF-8 text holds an unsettled code point. */
-static int holds_unsettled(const unsigned char *text, size_t length) {
-    for (size_t at = 0; at < length; at++) {
-        if (text[at] >= 0xC0 && unsettled(code_point_at(text, at))) return 1; /* a character's first byte */
-    }
-    return 0;
 }
 
 /* Where the first byte that starts no valid character is, or `length`. */

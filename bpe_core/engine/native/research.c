@@ -24,7 +24,7 @@
 #include "learn.c"
 #include "bpe.h"
 #include "split.h"
-#include "unsettled.h"
+#include "characters.h"
 
 /* ---- tokens as bytes, and tables of byte strings ---- */
 
@@ -300,23 +300,6 @@ static int read_deadline(PyObject *deadline_object, int *has_deadline, double *d
 
 /* ---- characters ---- */
 
-/* The code point of the valid UTF-8 character at `at` (count.c's). */
-static uint32_t code_point_at(const uint8_t *text, size_t at) {
-    uint8_t first = text[at];
-    if (first < 0x80) return first;
-    if (first < 0xE0) return (uint32_t)(first & 0x1F) << 6 | (text[at + 1] & 0x3F);
-    if (first < 0xF0) return (uint32_t)(first & 0x0F) << 12 | (uint32_t)(text[at + 1] & 0x3F) << 6 | (text[at + 2] & 0x3F);
-    return (uint32_t)(first & 0x07) << 18 | (uint32_t)(text[at + 1] & 0x3F) << 12 | (uint32_t)(text[at + 2] & 0x3F) << 6 |
-           (text[at + 3] & 0x3F);
-}
-
-/* Whether split.c may class the code point otherwise than `regex` (unsettled.h). */
-static int unsettled(uint32_t code_point) {
-    const uint64_t *bits = unsettled_bits[unsettled_block[code_point / UNSETTLED_BLOCK]];
-    unsigned within = code_point % UNSETTLED_BLOCK;
-    return bits[within / 64] >> (within % 64) & 1;
-}
-
 /* The classes of the code point at `at` of valid UTF-8 text, and its size. */
 static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t *code_point) {
     uint8_t first = text[at];
@@ -589,9 +572,7 @@ static PyObject *research_superword_pieces(PyObject *module, PyObject *segments)
             outcome = -2;
             break;
         }
-        for (Py_ssize_t at = 0; at < length && outcome == 0; at++) {
-            if (text[at] >= 0xC0 && unsettled(code_point_at(text, (size_t)at))) outcome = 1;
-        }
+        if (holds_unsettled(text, (size_t)length)) outcome = 1;
         for (int64_t start = 0, end; start < length && outcome == 0; start = end) {
             end = superword_end(text, length, start);
             if (end == start) { /* no piece starts here: findall goes on after this character */
@@ -797,9 +778,7 @@ static int split_text(Boundless *b, PyObject *segments, split_pattern pattern, I
         Py_ssize_t length;
         const uint8_t *text = (const uint8_t *)PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(segments, index), &length);
         if (text == NULL) return -1;
-        for (Py_ssize_t at = 0; at < length; at++) {
-            if (text[at] >= 0xC0 && unsettled(code_point_at(text, (size_t)at))) return 1;
-        }
+        if (holds_unsettled(text, (size_t)length)) return 1;
         for (size_t start = 0, end; start < (size_t)length; start = end) {
             end = split_next(pattern, text, (size_t)length, start);
             int32_t piece = (int32_t)b->pretoken_count;

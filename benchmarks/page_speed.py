@@ -94,12 +94,12 @@ def title_time(browser, url: str) -> float:
     return seconds
 
 
-def drawn_time(browser, url: str) -> float:
+def drawn_time(browser, url: str, timeout: float = 300) -> float:
     """Seconds from a fresh session's page load until the page is fully drawn."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = track_runs(context.new_page())
     started = time.perf_counter()
-    run(page, lambda: page.goto(url), timeout=300)
+    run(page, lambda: page.goto(url), timeout=timeout)
     seconds = time.perf_counter() - started
     context.close()
     return seconds

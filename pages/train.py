@@ -307,8 +307,12 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
         step = min(step, total)
         steps = held_steps(step, total)
         view_key = f"{tokenizer.fingerprint}:{corpus_key}:{steps.start}"
-        view = kept_view(STEPPER_KEY, view_key, lambda: training_view(
-            tokenizer.fingerprint, corpus_key, steps.start, steps[-1], trained, pieces))
+        try:
+            view = kept_view(STEPPER_KEY, view_key, lambda: training_view(
+                tokenizer.fingerprint, corpus_key, steps.start, steps[-1], trained, pieces))
+        except PatternError as error:  # the pieces were counted in time once; this span's text is split anew
+            st.error(f"Cannot show this training: {markdown_literal(str(error))}")
+            return
         stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
                 speed_param=SPEED_PARAM, steps=steps, playable=True)
         # The browser moved the address bar's step itself; the server's copy follows.

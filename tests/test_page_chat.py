@@ -10,15 +10,21 @@ import pytest
 from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
 from bpe_core.vocabularies.chat import OPENAI_COUNT_NOTE, Message
-from pages.chat import DEFAULT_TEXTS, JINJA_NOTE, slots
+from pages.common.chat_views import DEFAULT_TEXTS
 from tests.apptest import all_html, messages, open_page, shown
 from tests.openai_cookbook import num_tokens_from_messages
 
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>x</script> ![p](http://evil.example/p.png) :red[r]'
 
 
+JINJA_NOTE = "as transformers' apply_chat_template renders it"  # the caption under a prompt from a Jinja template
+
+
 def conversation(texts: dict[str, str], with_system: bool = True, exchanges: int = 1) -> list[Message]:
-    return [Message(role, texts[slot]) for slot, role in slots(with_system, exchanges)]
+    """A system turn, user/assistant pairs, the last question: each turn's text is its slot's ("user1", ...)."""
+    turns = ["system"] if with_system else []
+    turns += [f"{role}{number}" for number in range(1, exchanges + 1) for role in ("user", "assistant")]
+    return [Message(slot.rstrip("0123456789"), texts[slot]) for slot in [*turns, f"user{exchanges + 1}"]]
 
 
 def token_counts(at) -> list[str]:
@@ -114,7 +120,7 @@ def test_two_families_side_by_side(left, right, tokens, caption, jinja_notes):
     assert all(token in html for token in tokens)
     captions = [shown(caption) for caption in messages(at.caption)]
     assert any(caption in shown_caption for shown_caption in captions)
-    assert captions.count(JINJA_NOTE) == jinja_notes
+    assert sum(JINJA_NOTE in caption for caption in captions) == jinja_notes
     assert not at.exception
 
 

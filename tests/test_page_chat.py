@@ -156,12 +156,13 @@ def test_the_prompt_as_text_waits_in_a_menu():
 
 
 def test_the_menus_say_what_is_chosen_on_a_link_and_after_a_change():
-    at = open_page("pages/chat.py", query={"chat_left": "tekken", "chat_system": "false", "chat_exchanges": "2"})
-    assert menu_labels(at)[:2] == ["Families: tekken beside qwen", "No system turn, 2 earlier exchanges"]
-    at.selectbox(key="chat_right").set_value("tekken").run()
+    # DeepSeek V3: a family the side-by-side test above loaded already (Mistral's Tekken took seconds)
+    at = open_page("pages/chat.py", query={"chat_left": "deepseek_v3", "chat_system": "false", "chat_exchanges": "2"})
+    assert menu_labels(at)[:2] == ["Families: deepseek_v3 beside qwen", "No system turn, 2 earlier exchanges"]
+    at.selectbox(key="chat_right").set_value("deepseek_v3").run()
     at.toggle(key="chat_system").set_value(True).run()
     at.number_input(key="chat_exchanges").set_value(1).run()
-    assert menu_labels(at)[:2] == ["Families: tekken", "System turn, 1 earlier exchange"]
+    assert menu_labels(at)[:2] == ["Families: deepseek_v3", "System turn, 1 earlier exchange"]
     damaged = open_page("pages/chat.py", query={"chat_left": "nope", "chat_system": "maybe", "chat_exchanges": "99"})
     assert menu_labels(damaged)[:2] == ["Families: llama3 beside qwen", "System turn, 1 earlier exchange"]
 

@@ -262,13 +262,18 @@ def icu_words_in_bytes(text: str, language: str) -> list[tuple[int, int]]:
     import regex
     from icu4py.breakers import WordBreaker
 
+    holds_a_letter = regex.compile(r"[\p{L}\p{M}\p{N}]").search
     encoded = text.encode("utf-16-le")
     found = []
+    units_read, bytes_read = 0, 0  # UTF-8 length of the first `units_read` UTF-16 units
     for start, end in WordBreaker(text, language).segments():
+        assert start >= units_read, "ICU's segments come in order"
+        bytes_read += len(encoded[2 * units_read:2 * start].decode("utf-16-le").encode("utf-8"))
         word = encoded[2 * start:2 * end].decode("utf-16-le")
-        if regex.search(r"[\p{L}\p{M}\p{N}]", word):
-            before = len(encoded[:2 * start].decode("utf-16-le").encode("utf-8"))
-            found.append((before, before + len(word.encode("utf-8"))))
+        length = len(word.encode("utf-8"))
+        if holds_a_letter(word):
+            found.append((bytes_read, bytes_read + length))
+        units_read, bytes_read = end, bytes_read + length
     return found
 
 

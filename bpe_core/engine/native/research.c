@@ -374,10 +374,17 @@ static int count_pairs_by_sorting(State *s, int places_later) {
         s->at[position].pair = number_of[group];
         s->pairs[number_of[group]].count += s->weights[s->at[position].piece];
     }
-    for (int32_t position = 0; position < s->positions && !failed; position++) {
-        int32_t number = s->at[position].pair;
-        if (number == NO_PAIR || (places_later && s->pairs[number].count == 1)) continue; /* see place_the_once_seen */
-        failed = append_position(&s->pairs[number].where, position);
+    /* Each group's positions, ascending in the sorted keys already: copied into one array of the room
+     * append_position expects (capacity), not appended one by one. */
+    for (int64_t first = 0, group = 0, end; first < found && !failed; first = end, group++) {
+        for (end = first + 1; end < found && keys[end] >> 31 == keys[first] >> 31; end++) continue;
+        Positions *where = &s->pairs[number_of[group]].where;
+        if (places_later && s->pairs[number_of[group]].count == 1) continue; /* see place_the_once_seen */
+        if ((where->at = malloc((size_t)capacity((int32_t)(end - first)) * sizeof(int32_t))) == NULL) {
+            failed = 1;
+            break;
+        }
+        for (int64_t index = first; index < end; index++) where->at[where->size++] = (int32_t)(keys[index] & INT32_MAX);
     }
     free(keys);
     free(sorted);
@@ -494,13 +501,27 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
  * of `length` bytes: -1 past its end. */
 enum { SYMBOL = 1, BLANK = 2, OTHER_SPACE = 4, LETTER = 8, NUMBER = 16 }; /* BLANK: " " */
 
-static int kind_at(const uint8_t *text, int64_t length, int64_t at, int *size) {
-    uint32_t code_point;
-    if (at >= length) return *size = 0, -1;
-    unsigned classes = classes_at(text, at, size, &code_point);
+static int kind_of(uint32_t code_point) {
+    unsigned classes = split_classes(code_point);
     if (code_point == ' ') return BLANK;
     if (classes & CLASS_SPACE) return OTHER_SPACE;
     return classes & CLASS_LETTER ? LETTER : classes & CLASS_NUMBER ? NUMBER : SYMBOL;
+}
+
+/* kind_of each ASCII character, looked up: most of a text is ASCII, and
+ * superword_end asks for most characters' kind twice or more. */
+static uint8_t ascii_kinds[128];
+
+static void fill_ascii_kinds(void) {
+    for (uint32_t code_point = 0; code_point < 128; code_point++) ascii_kinds[code_point] = (uint8_t)kind_of(code_point);
+}
+
+static inline int kind_at(const uint8_t *text, int64_t length, int64_t at, int *size) {
+    uint32_t code_point;
+    if (at >= length) return *size = 0, -1;
+    if (text[at] < 0x80) return *size = 1, ascii_kinds[text[at]];
+    classes_at(text, at, size, &code_point);
+    return kind_of(code_point);
 }
 
 /* Where the run of characters of `kinds` from `at` ends, and how many it holds. */
@@ -1397,4 +1418,7 @@ static struct PyModuleDef module = {
     .m_methods = functions,
 };
 
-PyMODINIT_FUNC PyInit__native_research(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native_research(void) {
+    fill_ascii_kinds();
+    return PyModule_Create(&module);
+}

@@ -6,13 +6,12 @@
  * Picky BPE's merges with its removals.
  *
  * All run on learn.c's merge state (the deduplicated corpus as positions,
- * live pair counts, the lazy heap), included here whole: its functions are
- * static to it, and one copy of that algorithm is better than two. What the
- * algorithms add to plain BPE: a rule that may refuse the best pair
- * (`best_allowed`, MergeState.best_pair with `allowed`), where a refused
- * pair leaves the heap and BoundlessBPE offers some again later
- * (`reconsider`); and Picky BPE's removal, the reverse of a merge (`split`,
- * MergeState.split).
+ * live pair counts, the lazy heap; learn.h says what it holds), one copy of
+ * that algorithm for plain BPE and these. What the algorithms add to plain
+ * BPE: a rule that may refuse the best pair (best_pair's `allowed`,
+ * MergeState.best_pair with `allowed`), where a refused pair leaves the
+ * heap and BoundlessBPE offers some again later (`reconsider`); and Picky
+ * BPE's removal, the reverse of a merge (`split`, MergeState.split).
  *
  * The heap breaks ties between equally frequent pairs by their first
  * position, as Python's does; no two live pairs share one, so the pairs'
@@ -21,10 +20,15 @@
  * (tests/test_native_research.py holds the two equal). An input these loops
  * cannot handle exactly gives None, and Python trains instead.
  */
-#include "learn.c"
+#include "learn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 #include "bpe.h"
 #include "split.h"
 #include "characters.h"
+#include "siphash.h"
 
 /* ---- tokens as bytes, and tables of byte strings ---- */
 
@@ -72,19 +76,14 @@ typedef struct {
     uint64_t size, used;
 } ByteTable;
 
-/* A hash of a byte string, eight bytes at a time. */
-static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) {
-    uint64_t hash = 0x243F6A8885A308D3ull ^ (uint64_t)length, word;
-    for (; length >= 8; bytes += 8, length -= 8) {
-        memcpy(&word, bytes, 8);
-        hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-        hash ^= hash >> 32;
-    }
-    word = 0;
-    memcpy(&word, bytes, (size_t)length);
-    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-    return hash ^ hash >> 29;
-}
+/* The hash of a byte string in these tables: siphash.h's, under a key
+ * drawn once per process (`seed_hash`, from native_research.py as it
+ * imports this module). A table numbers its strings in order of first
+ * appearance, so nothing learned depends on the key. */
+static uint64_t hash_key[2];
+static int table_made; /* from the first table on, the key stays */
+
+static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) { return siphash13(hash_key, bytes, (size_t)length); }
 
 /* The slot of `bytes`, or the free slot where it goes. */
 static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8_t *bytes, int64_t length) {
@@ -96,6 +95,7 @@ static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8
 }
 
 static int start_table(ByteTable *table) {
+    table_made = 1;
     table->size = 1024;
     table->used = 0;
     table->slots = malloc(table->size * sizeof(ByteSlot));
@@ -133,52 +133,7 @@ static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length,
     return value;
 }
 
-/* ---- choosing pairs under a rule ---- */
-
-typedef int (*Rule)(void *context, State *s, int32_t pair);
-
-/* Gives each pair seen once its position, if count_pairs_by_sorting left
- * it out (`places_later`), before the once-seen come into the heap: until
- * then nothing reads it (such a pair can only lose its one occurrence), and
- * in a long text most pairs are seen once and never get there. */
-static int place_the_once_seen(State *s) {
-    if (s->seen_once == NULL || (s->heap_size > 0 && s->heap[0].count > 1)) return 0; /* not their time yet */
-    for (int32_t position = 0; position < s->positions; position++) {
-        int32_t number = s->at[position].pair;
-        if (number == NO_PAIR) continue;
-        Pair *pair = &s->pairs[number];
-        if (pair->count == 1 && pair->where.at == NULL && append_position(&pair->where, position)) return -1;
-    }
-    return 0;
-}
-
-/* The most frequent pair (the earliest on a tie) that `allowed` accepts,
- * left on the heap: merge_learning's MergeState.best_pair. A refused pair
- * leaves the heap (the rule is asked before the first position, which may
- * move right, never back). NO_PAIR if none is left; -2 out of memory. */
-static int32_t best_allowed(State *s, Rule allowed, void *context) {
-    for (;;) {
-        if (place_the_once_seen(s)) return -2;
-        int came_in = let_in_the_once_seen(s);
-        if (came_in < 0) return -2;
-        if (!came_in && s->heap_size == 0) return NO_PAIR;
-        HeapEntry *top = &s->heap[0];
-        int64_t count = s->pairs[top->pair].count;
-        if (count == 0) {
-            heap_pop(s);
-        } else if (count != top->count) {
-            top->count = count;
-            sift_down(s, 0);
-        } else if (allowed != NULL && !allowed(context, s, top->pair)) {
-            heap_pop(s);
-        } else {
-            int32_t first = first_position(s, top->pair);
-            if (first == top->first) return top->pair;
-            top->first = first;
-            sift_down(s, 0);
-        }
-    }
-}
+/* ---- choosing pairs under a rule (learn.c's best_pair) ---- */
 
 /* Offer a pair the rule refused again, if it still occurs (MergeState.reconsider). */
 static int reconsider(State *s, int32_t pair) {
@@ -315,7 +270,7 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
  * counts, found by sorting the positions by pair instead of looking each up
  * in a hash table, whose slots a corpus of millions of distinct pairs
  * visits at random. With `places_later`, a pair seen once gets no positions
- * yet (see place_the_once_seen). */
+ * yet (see learn.c's place_the_once_seen). */
 static int count_pairs_by_sorting(State *s, int places_later) {
     int64_t found = 0, groups = 0, largest_id = 0;
     for (int32_t position = 0; position < s->positions; position++) {
@@ -324,6 +279,7 @@ static int count_pairs_by_sorting(State *s, int places_later) {
     int bits = 1;
     while ((uint64_t)1 << bits <= (uint64_t)largest_id) bits++;
     if (31 + 2 * bits > 64) return count_pairs(s); /* ids beyond 2^16: a key would not fit in 64 bits */
+    s->unplaced_once_seen = places_later;
     size_t room = (size_t)s->positions + 1; /* + 1: never malloc(0), which may give NULL */
     uint64_t *keys = malloc(room * sizeof(uint64_t)), *sorted = malloc(room * sizeof(uint64_t));
     int32_t *group_of = malloc(room * sizeof(int32_t)); /* each position's pair, as a group of the sorted keys */
@@ -379,7 +335,7 @@ static int count_pairs_by_sorting(State *s, int places_later) {
     for (int64_t first = 0, group = 0, end; first < found && !failed; first = end, group++) {
         for (end = first + 1; end < found && keys[end] >> 31 == keys[first] >> 31; end++) continue;
         Positions *where = &s->pairs[number_of[group]].where;
-        if (places_later && s->pairs[number_of[group]].count == 1) continue; /* see place_the_once_seen */
+        if (places_later && s->pairs[number_of[group]].count == 1) continue; /* see learn.c's place_the_once_seen */
         if ((where->at = malloc((size_t)capacity((int32_t)(end - first)) * sizeof(int32_t))) == NULL) {
             failed = 1;
             break;
@@ -468,7 +424,7 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
             stop = STOP_DEADLINE;
             break;
         }
-        int32_t best = best_allowed(&s, allowed_superword, &vocabulary);
+        int32_t best = best_pair(&s, allowed_superword, &vocabulary);
         if (best == NO_PAIR) {
             stop = STOP_NO_PAIR;
             break;
@@ -946,7 +902,7 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
             stop = STOP_DEADLINE;
             break;
         }
-        int32_t word = best_allowed(&b.words, new_word, &b), join = best_allowed(&b.runs, new_superword, &b);
+        int32_t word = best_pair(&b.words, new_word, &b), join = best_pair(&b.runs, new_superword, &b);
         if (word == -2 || join == -2 || b.failed) {
             b.failed = 1;
             break;
@@ -1361,7 +1317,7 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
             stop = STOP_DEADLINE;
             break;
         }
-        int32_t best = best_allowed(&p.s, NULL, NULL);
+        int32_t best = best_pair(&p.s, NULL, NULL);
         if (best == NO_PAIR) {
             stop = STOP_NO_PAIR;
             break;
@@ -1402,11 +1358,29 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
 
 /* ---- the module ---- */
 
+const char research_seed_hash_doc[] =
+    "seed_hash(key0, key1): the key of the hash that places byte strings in this module's tables (two 64-bit\n"
+    "numbers), before the first table is made (native_research.py draws it from os.urandom as it imports the\n"
+    "module); RuntimeError after.";
+
+static PyObject *research_seed_hash(PyObject *module, PyObject *args) {
+    (void)module;
+    unsigned long long key0, key1;
+    if (!PyArg_ParseTuple(args, "KK:seed_hash", &key0, &key1)) return NULL;
+    if (table_made) {
+        PyErr_SetString(PyExc_RuntimeError, "seed_hash() after a table was made: its strings are placed by the old key");
+        return NULL;
+    }
+    hash_key[0] = key0, hash_key[1] = key1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef functions[] = {
     {"superword_pieces", research_superword_pieces, METH_O, research_superword_pieces_doc},
     {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
     {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
     {"picky", research_picky, METH_VARARGS, research_picky_doc},
+    {"seed_hash", research_seed_hash, METH_VARARGS, research_seed_hash_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -415,31 +415,38 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     PyObject *result = NULL;
     int stop = STOP_DONE, failed = 0, outcome = read_vocabulary(&vocabulary, tokens) ? -1 : 0;
     if (outcome == 0) outcome = encode_pieces(&s, pieces, (split_pattern)pattern, &vocabulary);
-    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1))) {
-        PyErr_NoMemory();
-        outcome = -1;
+    if (outcome == 0) { /* from here on, C alone: other threads run meanwhile, until a report */
+        Py_BEGIN_ALLOW_THREADS
+        failed = cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1);
+        Py_END_ALLOW_THREADS
+        if (failed) PyErr_NoMemory();
     }
-    for (int64_t step = 0; outcome == 0 && step < num_merges && !failed; step++) {
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
+    int64_t step = 0;
+    while (outcome == 0 && !failed && stop == STOP_DONE && step < num_merges) {
+        int64_t until = (step / report_every + 1) * report_every;
+        if (until > num_merges) until = num_merges;
+        Py_BEGIN_ALLOW_THREADS
+        for (; step < until; step++) {
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE;
+                break;
+            }
+            int32_t best = best_pair(&s, allowed_superword, &vocabulary);
+            if (best == NO_PAIR) {
+                stop = STOP_NO_PAIR;
+                break;
+            }
+            Pair pair = s.pairs[best];
+            int64_t *row = best == -2 ? NULL : new_row(&rows, 4);
+            failed = row == NULL || merge(&s, best, (int32_t)(base_size + step)) ||
+                     add_token(&vocabulary, vocabulary.bytes[pair.left], vocabulary.length[pair.left],
+                               vocabulary.bytes[pair.right], vocabulary.length[pair.right]);
+            if (failed) break;
+            row[0] = pair.left, row[1] = pair.right, row[2] = pair.count, row[3] = s.corpus_tokens;
         }
-        int32_t best = best_pair(&s, allowed_superword, &vocabulary);
-        if (best == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
-        }
-        Pair pair = s.pairs[best];
-        int64_t *row = best == -2 ? NULL : new_row(&rows, 4);
-        failed = row == NULL || merge(&s, best, (int32_t)(base_size + step)) ||
-                 add_token(&vocabulary, vocabulary.bytes[pair.left], vocabulary.length[pair.left], vocabulary.bytes[pair.right],
-                           vocabulary.length[pair.right]);
-        if (failed) {
-            PyErr_NoMemory();
-            break;
-        }
-        row[0] = pair.left, row[1] = pair.right, row[2] = pair.count, row[3] = s.corpus_tokens;
-        if ((step + 1) % report_every == 0) failed = report(progress, step + 1, num_merges);
+        Py_END_ALLOW_THREADS
+        if (failed) PyErr_NoMemory();
+        else if (stop == STOP_DONE && step % report_every == 0) failed = report(progress, step, num_merges);
     }
     if (outcome == 0 && !failed) {
         PyObject *steps = PyBytes_FromStringAndSize((const char *)rows.at, (Py_ssize_t)(rows.size * sizeof(int64_t)));
@@ -884,11 +891,16 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     }
     if (outcome == -1) PyErr_NoMemory();
     if (outcome == 0) outcome = split_text(&b, segments, (split_pattern)pattern, &sequence);
-    if (outcome == 0) outcome = build_states(&b, &sequence);
-    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words, 0) ||
-                         cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs, 0) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
-                         (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
-        outcome = -1;
+    if (outcome == 0) { /* from here on, C alone: other threads run meanwhile, until a report */
+        Py_BEGIN_ALLOW_THREADS
+        outcome = build_states(&b, &sequence);
+        if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words, 0) ||
+                             cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs, 0) ||
+                             (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
+                             (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
+            outcome = -1;
+        }
+        Py_END_ALLOW_THREADS
     }
     if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
     if (outcome == 0) {
@@ -897,34 +909,38 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
         for (int32_t pair = 0; pair < b.runs.pair_count; pair++) waits(&b, pair);
         b.runs.heap_size = b.runs.seen_once_size = 0;
     }
-    while (outcome == 0 && b.vocabulary.size < wanted && !b.failed) {
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
-        }
-        int32_t word = best_pair(&b.words, new_word, &b), join = best_pair(&b.runs, new_superword, &b);
-        if (word == -2 || join == -2 || b.failed) {
-            b.failed = 1;
-            break;
-        }
-        if (word == NO_PAIR && join == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
-        }
-        int64_t *row = new_row(&rows, 5);
-        if (row == NULL) {
-            b.failed = 1;
-            break;
-        }
-        if (join == NO_PAIR || (word != NO_PAIR && b.words.pairs[word].count > b.runs.pairs[join].count)) {
-            row[0] = b.words.pairs[word].left, row[1] = b.words.pairs[word].right, row[2] = b.words.pairs[word].count, row[4] = 0;
-            b.failed = merge_words(&b, word) != 0;
-        } else {
-            row[2] = b.runs.pairs[join].count, row[4] = 1;
-            b.failed = join_pretokens(&b, join, row) != 0;
-        }
-        row[3] = b.words.corpus_tokens - b.joined;
-        if (!b.failed && b.vocabulary.size % 50 == 0 && report(progress, b.vocabulary.size - 256, wanted - 256)) {
+    while (outcome == 0 && stop == STOP_DONE && b.vocabulary.size < wanted && !b.failed) {
+        Py_BEGIN_ALLOW_THREADS
+        do { /* up to the next report: every 50th token */
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE;
+                break;
+            }
+            int32_t word = best_pair(&b.words, new_word, &b), join = best_pair(&b.runs, new_superword, &b);
+            if (word == -2 || join == -2 || b.failed) {
+                b.failed = 1;
+                break;
+            }
+            if (word == NO_PAIR && join == NO_PAIR) {
+                stop = STOP_NO_PAIR;
+                break;
+            }
+            int64_t *row = new_row(&rows, 5);
+            if (row == NULL) {
+                b.failed = 1;
+                break;
+            }
+            if (join == NO_PAIR || (word != NO_PAIR && b.words.pairs[word].count > b.runs.pairs[join].count)) {
+                row[0] = b.words.pairs[word].left, row[1] = b.words.pairs[word].right, row[2] = b.words.pairs[word].count, row[4] = 0;
+                b.failed = merge_words(&b, word) != 0;
+            } else {
+                row[2] = b.runs.pairs[join].count, row[4] = 1;
+                b.failed = join_pretokens(&b, join, row) != 0;
+            }
+            row[3] = b.words.corpus_tokens - b.joined;
+        } while (!b.failed && b.vocabulary.size < wanted && b.vocabulary.size % 50 != 0);
+        Py_END_ALLOW_THREADS
+        if (!b.failed && stop == STOP_DONE && b.vocabulary.size % 50 == 0 && report(progress, b.vocabulary.size - 256, wanted - 256)) {
             outcome = -1;
         }
     }
@@ -1311,22 +1327,33 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
         }
     }
     int64_t size = base, events = 0;
-    for (; outcome == 0 && !failed && events < max_events; events++) {
-        if (size >= wanted) break;
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
+    int done = 0;
+    while (outcome == 0 && !failed && !done && events < max_events) {
+        Py_BEGIN_ALLOW_THREADS /* C alone, up to the next report (every 50th merge): other threads run meanwhile */
+        while (events < max_events) {
+            if (size >= wanted) {
+                done = 1;
+                break;
+            }
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE, done = 1;
+                break;
+            }
+            int32_t best = best_pair(&p.s, NULL, NULL);
+            if (best == NO_PAIR) {
+                stop = STOP_NO_PAIR, done = 1;
+                break;
+            }
+            int64_t *row = best == -2 ? NULL : new_row(&merges, 4);
+            int removed = row == NULL ? -1 : merge_and_remove(&p, best, row, events + 1);
+            if ((failed = removed < 0)) break;
+            size += 1 - removed;
+            if (++events % 50 == 0) break;
         }
-        int32_t best = best_pair(&p.s, NULL, NULL);
-        if (best == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
+        Py_END_ALLOW_THREADS
+        if (!failed && !done && events % 50 == 0 && report(progress, (size < wanted ? size : wanted) - base, wanted - base)) {
+            outcome = -1;
         }
-        int64_t *row = best == -2 ? NULL : new_row(&merges, 4);
-        int removed = row == NULL ? -1 : merge_and_remove(&p, best, row, events + 1);
-        if ((failed = removed < 0)) break;
-        size += 1 - removed;
-        if ((events + 1) % 50 == 0 && report(progress, (size < wanted ? size : wanted) - base, wanted - base)) outcome = -1;
     }
     if (outcome == 0 && !failed && events == max_events) stop = 4; /* out of events, even if the last one reached `wanted` */
     if (failed && !PyErr_Occurred()) PyErr_NoMemory();

@@ -13,10 +13,21 @@ from playwright.sync_api import expect
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
 from pages.common.names import HOME, PAGES
-from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_options, open_page, run, type_into
+from tests.browser import (
+    assert_no_exception,
+    menu_label,
+    new_page,
+    one_tab_per_file,
+    open_menu,
+    open_options,
+    open_page,
+    run,
+    type_into,
+)
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 TITLES = {page.url_path: "BPE playground" if page is HOME else page.title for page in PAGES}
 PAYLOAD = (

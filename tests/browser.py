@@ -330,31 +330,40 @@ def assert_no_exception(page) -> None:
 # --------------------------------------------------------- saved pages
 
 
+_offline_tabs = {}  # browser -> the tab `open_offline` opens saved pages in
+
+
 def open_offline(browser, path: Path, query: str = "", **viewport):
     """`path` from file://, every other request refused (and recorded in
-    `page.refused`), script errors and dialogs recorded."""
-    page = browser.new_context(viewport=viewport or {"width": 1440, "height": 900}).new_page()
-    page.set_default_timeout(WAIT_SECONDS * 1000)
+    `page.refused`), script errors and dialogs recorded. The saved pages
+    take turns in one tab (see `one_tab_per_file` for why), of a browser
+    session that has never seen the app."""
+    page = _offline_tabs.get(browser)
+    if page is None or page.is_closed():
+        page = _offline_tabs[browser] = browser.new_context().new_page()
+        page.set_default_timeout(WAIT_SECONDS * 1000)
+
+        def only_files(route):
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                page.refused.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_files)
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.set_viewport_size(viewport or {"width": 1440, "height": 900})
     page.refused, page.errors, page.dialogs = [], [], []
-
-    def only_files(route):
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            page.refused.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_files)
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(path.as_uri() + query)
     return page
 
 
 def closed_cleanly(page) -> None:
-    """Close a page `open_offline` opened, once it asked for nothing, raised nothing and opened no dialog."""
+    """Done with a page `open_offline` opened, once it asked for nothing,
+    raised nothing and opened no dialog: its tab is emptied for the next."""
     assert page.refused == [] and page.errors == [] and page.dialogs == []
-    page.context.close()
+    page.goto("about:blank")
 
 
 def run_coroutine(coroutine):

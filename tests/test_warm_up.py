@@ -59,7 +59,9 @@ def wait_for(condition, server: StreamlitServer, what: str) -> None:
 
 
 def test_the_server_warms_up_before_anyone_visits():
-    server = StreamlitServer()
+    # Nobody visits: the warm-up's second part starts once no page has been asked for in its quiet
+    # time, made short here (5 s by default: what it waits for is a visitor who never comes).
+    server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "0.5"})
     try:
         server.wait_until_warmed()
         log = server.log.read_text()

@@ -1,6 +1,7 @@
 """The app in a real headless Chromium: every page renders, a link opened
 first after a start lands inside the app, and markup typed by a user stays
-text. (Stepping through training: test_browser_stepping.py.)"""
+text (in every text box of every page: test_browser_security.py's payload).
+(Stepping through training: test_browser_stepping.py.)"""
 
 import pytest
 from playwright.sync_api import expect
@@ -18,6 +19,7 @@ from tests.browser import (
     screenshot,
     type_into,
 )
+from tests.test_browser_security import assert_nothing_interpreted, recorded, type_payloads_into_every_text_box
 
 pytestmark = pytest.mark.browser
 tab, page = one_tab_per_file()
@@ -31,7 +33,8 @@ def title_of(name: str) -> str:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_renders_without_an_exception(server, page, name):
+def test_every_page_renders_once_and_what_is_typed_into_it_is_shown_as_text(server, page, name):
+    requests = recorded(page)
     runs = count_runs(page)
     open_page(page, f"{server.url}/{PAGES[name].url_path}", title_of(name))
     assert_no_exception(page)
@@ -42,6 +45,8 @@ def test_every_page_renders_without_an_exception(server, page, name):
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
     expect(page.locator('[data-testid="stCode"]')).to_have_count(0)
     screenshot(page, name)
+    type_payloads_into_every_text_box(page)  # hostile input: shown as text, nothing run, nothing fetched
+    assert_nothing_interpreted(page, requests)
 
 
 def count_runs(page):

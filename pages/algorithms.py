@@ -68,7 +68,7 @@ from pages.common.algorithm_measures import (
 from pages.common.menus import by_label, listed, shown_value, whole_number
 from pages.common.navigation import page_header
 from pages.common.presenter import show_table
-from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import control_position, drawn_alone, kept_view, stepper
 from pages.common.tokenizers import (
     TRAINING_BUDGET,
     TrainingCancelled,
@@ -358,9 +358,7 @@ def show_steps(tokenizers: dict, corpus_id: str) -> None:
 
         @st.fragment
         def stepping():
-            told = told_position(control)
-            step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
-            step = min(step, total)
+            step, speed = control_position(control, total, STEP_PARAM, SPEED_PARAM)
             steps = held_steps(step, total)
             view_key = f"{tokenizer.fingerprint}:{corpus_id}:{steps.start}"
             view = kept_view(control, view_key, lambda: stepping_view(

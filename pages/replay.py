@@ -19,7 +19,7 @@ from bpe_core.engine.specials import found_in
 from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer
 from pages.common.menus import shown_text
 from pages.common.navigation import page_header
-from pages.common.stepper import linked_step, stepper, told_position
+from pages.common.stepper import control_position, stepper
 from pages.common.url_state import LINKED, fraction_input, initial_value, keep_in_link, whole_number_input
 from pages.common.widgets import pick_tokenizer
 
@@ -177,8 +177,7 @@ def show_dropout(tokenizer, text: str) -> None:
 def step_through(story, tokenizer_key: str) -> None:
     """The step control over the replay's merges, every step drawn up front,
     with every step listed below it (the current one marked)."""
-    told = told_position(STEPPER_KEY)
-    step = min(told[0] if told else linked_step(STEP_PARAM, story.steps), story.steps)
+    step, _ = control_position(STEPPER_KEY, story.steps, STEP_PARAM)
     view_key = f"{tokenizer_key}:{story.text}"
     stepper(view_json(replay_frames(story)), view_key=view_key, key=STEPPER_KEY, step=step, param=STEP_PARAM,
             steps=range(story.steps + 1))

@@ -25,7 +25,7 @@ from pages.common.live_text import live_text_area, typed_text
 from pages.common.menus import id_or_label, one_of, shown_value, whole_number
 from pages.common.names import TRAINED
 from pages.common.navigation import page_header
-from pages.common.stepper import drawn_alone, kept_view, linked_speed, linked_step, stepper, told_position
+from pages.common.stepper import control_position, drawn_alone, kept_view, stepper
 from pages.common.tokenizers import (
     TRAINING_BUDGET,
     Recipe,
@@ -302,9 +302,7 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
 
     @st.fragment
     def stepping():
-        told = told_position(STEPPER_KEY)
-        step, speed = told if told else (linked_step(STEP_PARAM, total), linked_speed(SPEED_PARAM))
-        step = min(step, total)
+        step, speed = control_position(STEPPER_KEY, total, STEP_PARAM, SPEED_PARAM)
         steps = held_steps(step, total)
         view_key = f"{tokenizer.fingerprint}:{corpus_key}:{steps.start}"
         try:

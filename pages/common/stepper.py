@@ -75,6 +75,26 @@ def told_position(key: str) -> tuple[int, float] | None:
     return step, speed if speed in SPEEDS else 1
 
 
+def control_position(key: str, total: int, param: str, speed_param: str | None = None) -> tuple[int, float]:
+    """The step (at most `total`) and Play's speed to draw the control under
+    `key` at: where the browser last told it to be; else where this session
+    last drew it; else, at its first drawing, where the link points. The
+    link is read that once: a later run may bring an address bar the
+    control has moved on from (the report of a control the presenter just
+    left brings the step that control last wrote there), and it must not
+    move this control."""
+    told = told_position(key)
+    drawn = f"{key}_drawn"
+    if told:
+        step, speed = told
+    elif drawn in st.session_state:
+        step, speed = st.session_state[drawn]
+    else:
+        step, speed = linked_step(param, total), linked_speed(speed_param) if speed_param else 1
+    st.session_state[drawn] = min(step, total), speed
+    return st.session_state[drawn]
+
+
 def linked_step(param: str, total: int) -> int:
     """The step a link asks for, read strictly (a whole number, else 0) and kept in range."""
     text = st.query_params.get(param, "")

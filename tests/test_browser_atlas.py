@@ -70,9 +70,11 @@ def test_the_shipped_topojson_is_plotlys():
     assert hashlib.sha256(data).hexdigest() == TOPOJSON_SHA256
 
 
-def test_the_map_draws_offline_and_a_click_on_a_point_opens_that_language_which_a_link_restores(server, page):
-    """One load for both: the map is drawn from the app's own topojson with
-    every other request refused, then a point is clicked."""
+def test_the_map_draws_offline_a_click_on_a_point_opens_that_language_and_its_link_presents_it(server, page):
+    """Each load of the atlas is seconds of drawing the map in the browser,
+    so one load shows the map drawn from the app's own topojson with every
+    other request refused, then a point is clicked; the link it leaves is
+    then opened in presenter mode."""
     page.set_viewport_size({"width": 1440, "height": 900})
     refused = offline(page, server.url)
     fetched = []
@@ -96,25 +98,19 @@ def test_the_map_draws_offline_and_a_click_on_a_point_opens_that_language_which_
     query = parse_qs(urlparse(page.url).query)
     assert query["tax_udhr_language"] == [code] and query["tax_corpus"] == ["udhr"]
 
-    open_page(page, page.url, "Tokenization tax")  # the link, loaded again: a new session
+    # The link, opened again (a new session) on a projector in presenter mode: the same view, the map given the window.
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    open_page(page, f"{page.url}&present=true", "Tokenization tax")
     wait_for_map(page)
     expect(page.locator(".st-key-tax_udhr_language").get_by_role("combobox")).to_have_value(label)
     expect(page.locator(".st-key-tax_udhr_base").get_by_role("combobox")).to_have_value(
         f"{declarations()['deu_1996'].name} (deu_1996) · Latin")
     expect(page.locator(".st-key-tax_map_tokenizer").get_by_role("combobox")).to_have_value(re.compile("^gpt2"))
     expect(page.get_by_text("Under gpt2, the median declaration")).to_be_visible()
-    assert_no_exception(page)
-    assert refused == []  # nothing asked for anything outside the app
-
-
-def test_presenter_mode_gives_the_map_the_window(server, page):
-    page.set_viewport_size({"width": 1920, "height": 1080})
-    offline(page, server.url)
-    open_page(page, f"{server.url}/{ATLAS}&present=true", "Tokenization tax")
-    wait_for_map(page)
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
     chart = page.locator(".st-key-tax_map").bounding_box()
     assert chart["width"] >= 0.9 * 1920 * 0.85 and chart["height"] >= 0.75 * 1080
     assert_no_exception(page)
+    assert refused == []  # nothing asked for anything outside the app
     whole = screenshot(page, "tax-atlas-presenter-1920")
     page.screenshot(path=str(whole.with_name("tax-atlas-presenter-1920-fold.png")))  # the window as the room sees it

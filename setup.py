@@ -20,6 +20,8 @@ from setuptools import Extension, setup
 
 NATIVE = "bpe_core/engine/native"
 OPTIMIZE = ["-O3"] if os.name == "posix" else []
+# learn.c's functions are shared by two files of an extension (learn.h), not with other libraries.
+HIDDEN = ["-fvisibility=hidden"] if os.name == "posix" else []
 
 setup(
     ext_modules=[
@@ -33,17 +35,17 @@ setup(
         Extension(
             "bpe_core.engine._native_training",
             sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
-            depends=[f"{NATIVE}/{name}" for name in ("native.h", "split.h", "unicode_classes.h", "unsettled.h",
-                                                     "characters.h")],
-            extra_compile_args=[*OPTIMIZE, "-std=c11"],
+            depends=[f"{NATIVE}/{name}" for name in ("native.h", "learn.h", "split.h", "unicode_classes.h", "unsettled.h",
+                                                     "characters.h", "siphash.h")],
+            extra_compile_args=[*OPTIMIZE, *HIDDEN, "-std=c11"],
             optional=True,
         ),
-        Extension(  # the research algorithms' loops, on learn.c's merge state (which research.c includes)
+        Extension(  # the research algorithms' loops, on learn.c's merge state (learn.h)
             "bpe_core.algorithms._native_research",
-            sources=[f"{NATIVE}/research.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
-            depends=[f"{NATIVE}/{name}" for name in ("learn.c", "native.h", "bpe.h", "split.h", "unicode_classes.h",
-                                                     "unsettled.h", "characters.h")],
-            extra_compile_args=[*OPTIMIZE, "-std=c11"],
+            sources=[f"{NATIVE}/{name}" for name in ("research.c", "learn.c", "bpe.c", "split.c")],
+            depends=[f"{NATIVE}/{name}" for name in ("learn.h", "native.h", "bpe.h", "split.h", "unicode_classes.h",
+                                                     "unsettled.h", "characters.h", "siphash.h")],
+            extra_compile_args=[*OPTIMIZE, *HIDDEN, "-std=c11"],
             optional=True,
         ),
     ],

@@ -103,6 +103,7 @@ class Run:
     widget_ids: list[str] = field(default_factory=list)
     fragment_ids: set[str] = field(default_factory=set)
     texts: list[str] = field(default_factory=list)
+    view_keys: list[str] = field(default_factory=list)  # the step control's: a report names the view it was made in
     exceptions: int = 0
 
 
@@ -114,6 +115,8 @@ def collect(message, run: Run) -> None:
                 run.widget_ids.append(value)
             if descriptor.name == "json" and message.DESCRIPTOR.name == "BidiComponent":
                 run.texts.append(value)
+            if descriptor.name == "bytes" and message.DESCRIPTOR.name == "BidiComponent":  # the step control's, packed
+                run.view_keys.append(json.loads(value.partition(b"\n")[0]).get("viewKey", ""))
             continue
         for item in value if descriptor.is_repeated else [value]:
             if descriptor.name == "markdown":
@@ -165,7 +168,8 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
             stepping = next(iter(run.fragment_ids))
             for step in range(1, steps + 1):
                 told = time.perf_counter()  # as the browser tells the step when the presenter pauses
-                position = WidgetState(id=step_control, json_value=json.dumps({"position": {"step": step, "speed": 1}}))
+                report = {"step": step, "speed": 1, "viewKey": run.view_keys[-1] if run.view_keys else ""}
+                position = WidgetState(id=step_control, json_value=json.dumps({"position": report}))
                 run = await asyncio.wait_for(run_script(socket, "train", train_query(number), [position], stepping), timeout)
                 if not any(f"as of step {step}" in text for text in run.texts):
                     outcome.errors.append(f"step {step} did not reach the try-it box")

@@ -127,8 +127,9 @@ def chart_data(at: AppTest) -> list[dict]:
 
 def tell_position(at: AppTest, key: str, step: int, speed: float = 1) -> AppTest:
     """Do what the browser's step control does when the presenter pauses:
-    tell the page the step (and speed) it shows, and let the page rerun."""
-    at.session_state[key] = {"position": {"step": step, "speed": speed}}
+    tell the page the step (and speed) it shows, in the view the page drew
+    last, and let the page rerun."""
+    at.session_state[key] = {"position": {"step": step, "speed": speed, "viewKey": component_data(at)["viewKey"]}}
     return at.run()
 
 

@@ -146,11 +146,52 @@ def track_runs(page):
     return page
 
 
+DEFAULT_VIEWPORT = {"width": 1400, "height": 1000}
+
+
 def new_page(browser, **options):
     """A page in a new browser session (a new Streamlit session too), with its runs tracked."""
-    page = browser.new_context(**{"viewport": {"width": 1400, "height": 1000}, **options}).new_page()
+    page = browser.new_context(**{"viewport": DEFAULT_VIEWPORT, **options}).new_page()
     page.set_default_timeout(WAIT_SECONDS * 1000)
     return track_runs(page)
+
+
+def one_tab_per_file():
+    """Fixtures for a test file whose tests take turns in one browser tab:
+    `tab`, opened once for the file, and `page`, that tab handed to each test
+    as the conftest's `page` would hand a new one. Opening a page of the app
+    in a tab already showing one costs half of opening it in a new tab of a
+    new browser session (a new renderer process, Streamlit's scripts fetched
+    and compiled again), and is as new to the app: each load is a session of
+    its own (its websocket), and the app keeps nothing in the browser
+    (no cookies or storage of its own). Between tests the tab is emptied
+    (about:blank: the last test's session ends), set back to the usual
+    window size, with no dialog recorded and no request routed. A test that
+    changes what a tab cannot be rid of (an init script, a clock) takes a
+    page of its own: `new_page`. Usage, at a module's top:
+    `tab, page = one_tab_per_file()`."""
+
+    @pytest.fixture(scope="module")
+    def tab(browser):
+        opened = new_page(browser)
+        opened.dialogs = []
+        opened.on("dialog", lambda dialog: (opened.dialogs.append(dialog.message), dialog.dismiss()))
+        yield opened
+        opened.context.close()
+
+    @pytest.fixture
+    def page(tab):
+        tab.goto("about:blank")
+        tab.unroute_all(behavior="ignoreErrors")
+        tab.context.unroute_all(behavior="ignoreErrors")
+        tab.set_viewport_size(DEFAULT_VIEWPORT)
+        tab.dialogs = []
+        yield tab
+        for other in tab.context.pages:  # a pop-up the test opened (the Deck's speaker view)
+            if other is not tab:
+                other.close()
+
+    return tab, page
 
 
 def run(page, action, timeout: float = WAIT_SECONDS) -> None:
@@ -289,31 +330,40 @@ def assert_no_exception(page) -> None:
 # --------------------------------------------------------- saved pages
 
 
+_offline_tabs = {}  # browser -> the tab `open_offline` opens saved pages in
+
+
 def open_offline(browser, path: Path, query: str = "", **viewport):
     """`path` from file://, every other request refused (and recorded in
-    `page.refused`), script errors and dialogs recorded."""
-    page = browser.new_context(viewport=viewport or {"width": 1440, "height": 900}).new_page()
-    page.set_default_timeout(WAIT_SECONDS * 1000)
+    `page.refused`), script errors and dialogs recorded. The saved pages
+    take turns in one tab (see `one_tab_per_file` for why), of a browser
+    session that has never seen the app."""
+    page = _offline_tabs.get(browser)
+    if page is None or page.is_closed():
+        page = _offline_tabs[browser] = browser.new_context().new_page()
+        page.set_default_timeout(WAIT_SECONDS * 1000)
+
+        def only_files(route):
+            if route.request.url.startswith("file:"):
+                route.continue_()
+            else:
+                page.refused.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_files)
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    page.set_viewport_size(viewport or {"width": 1440, "height": 900})
     page.refused, page.errors, page.dialogs = [], [], []
-
-    def only_files(route):
-        if route.request.url.startswith("file:"):
-            route.continue_()
-        else:
-            page.refused.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", only_files)
-    page.on("pageerror", lambda error: page.errors.append(str(error)))
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(path.as_uri() + query)
     return page
 
 
 def closed_cleanly(page) -> None:
-    """Close a page `open_offline` opened, once it asked for nothing, raised nothing and opened no dialog."""
+    """Done with a page `open_offline` opened, once it asked for nothing,
+    raised nothing and opened no dialog: its tab is emptied for the next."""
     assert page.refused == [] and page.errors == [] and page.dialogs == []
-    page.context.close()
+    page.goto("about:blank")
 
 
 def run_coroutine(coroutine):

@@ -8,6 +8,7 @@ Chromium records every request it makes.
 
 import json
 import os
+import re
 import sys
 import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import expect, sync_playwright
 
 from pages.common.names import HOME, PAGES
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, StreamlitServer, open_page, track_runs
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, WAIT_SECONDS, StreamlitServer, open_page, run, track_runs
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 # Should anything try to resolve a name, it resolves to nowhere.
@@ -48,8 +49,11 @@ def main() -> None:
 
 
 def browse(server_started: Future, requests: list[str], pages: dict[str, dict]) -> None:
-    """Every page, opened by its address in one tab, recording every request
-    the browser makes and what each page shows."""
+    """Every page in one tab, recording every request the browser makes and
+    what each page shows: the first opened by its address, the others by
+    their links in the navigation, as a visitor goes (what a page asks for
+    of its own, its scripts, charts and maps, is asked for either way; a
+    load by address would only fetch Streamlit's own files again)."""
     with sync_playwright() as playwright:
         expect.set_options(timeout=WAIT_SECONDS * 1000)
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + OFFLINE_ARGS)
@@ -59,7 +63,12 @@ def browse(server_started: Future, requests: list[str], pages: dict[str, dict]) 
         server = server_started.result()
         for info in PAGES:
             title = "BPE playground" if info is HOME else info.title
-            open_page(page, f"{server.url}/{info.url_path}", title)
+            if info is PAGES[0]:
+                open_page(page, f"{server.url}/{info.url_path}", title)
+            else:
+                link = page.get_by_test_id("stSidebarNavLink").filter(has_text=re.compile(f"{re.escape(info.title)}$"))
+                run(page, link.click)
+                expect(page.locator("h1").first).to_have_text(title)
             if info.url_path == "train":
                 page.get_by_role("button", name="Next step").click()
                 expect(page.locator(".trn-heading")).to_contain_text("Merge 1 of")

@@ -1,6 +1,7 @@
 """The app in a real headless Chromium: every page renders, a link opened
 first after a start lands inside the app, and markup typed by a user stays
-text. (Stepping through training: test_browser_stepping.py.)"""
+text (in every text box of every page: test_browser_security.py's payload).
+(Stepping through training: test_browser_stepping.py.)"""
 
 import pytest
 from playwright.sync_api import expect
@@ -12,13 +13,16 @@ from tests.browser import (
     assert_no_exception,
     finishes_a_run,
     new_page,
+    one_tab_per_file,
     open_page,
     run,
     screenshot,
     type_into,
 )
+from tests.test_browser_security import assert_nothing_interpreted, recorded, type_payloads_into_every_text_box
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 PAGES = {(page.url_path or "home"): page for page in PAGE_INFO}
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b id="injected">bold</b>'
@@ -29,7 +33,8 @@ def title_of(name: str) -> str:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_renders_without_an_exception(server, page, name):
+def test_every_page_renders_once_and_what_is_typed_into_it_is_shown_as_text(server, page, name):
+    requests = recorded(page)
     runs = count_runs(page)
     open_page(page, f"{server.url}/{PAGES[name].url_path}", title_of(name))
     assert_no_exception(page)
@@ -40,6 +45,8 @@ def test_every_page_renders_without_an_exception(server, page, name):
     expect(page.locator('[data-testid="stDataFrame"]')).to_have_count(0)
     expect(page.locator('[data-testid="stCode"]')).to_have_count(0)
     screenshot(page, name)
+    type_payloads_into_every_text_box(page)  # hostile input: shown as text, nothing run, nothing fetched
+    assert_nothing_interpreted(page, requests)
 
 
 def count_runs(page):
@@ -47,7 +54,7 @@ def count_runs(page):
     server for, and how many the server has finished, on its own
     connection: the first it opens (the Deck's slides are pages of the app
     in frames, each a session of its own, whose runs may finish meanwhile)."""
-    asked, finished = [], []
+    asked, finished, counted = [], [], []
 
     def on_sent(payload) -> None:
         if isinstance(payload, bytes):
@@ -61,8 +68,8 @@ def count_runs(page):
             finished.append(payload)
 
     def on_websocket(websocket) -> None:
-        if not hasattr(page, "_counted_socket"):
-            page._counted_socket = websocket
+        if not counted:
+            counted.append(websocket)
             websocket.on("framesent", on_sent)
             websocket.on("framereceived", on_received)
 
@@ -88,10 +95,9 @@ def test_markup_typed_into_the_text_box_is_shown_as_text(server, page, name):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "path, title, shows",
-    [
-        ("", "BPE playground", "Type or paste anything"),
+    [  # a page's settings read from its query (two values of one), and a step handed to the step control;
+        # a fresh server's first request for Home, the app's own script, is test_offline.py's first visit
         ("compare?compare_tokenizers=gpt2&compare_tokenizers=o200k_base", "Compare", "o200k_base"),
-        ("inspect?text=hello%20links&inspect_tokenizer=gpt2", "Inspect", "hello·links"),
         ("train?train_vocab=600&train_step=7", "Train", "Merge 7 of"),
     ],
 )

@@ -20,12 +20,26 @@ def table_rows(page):
     return page.locator(".bpe-table").first.locator("tbody tr td:first-child")
 
 
-def walk_back_to(page, words: str) -> None:
-    """Press ← until the step's heading says `words` (stepping is the browser's own: no run to wait for)."""
-    heading = page.locator(".trn-heading")
-    while words not in heading.inner_text():
-        assert not heading.inner_text().startswith("Step 0"), f"no step says {words!r}"
-        page.keyboard.press("ArrowLeft")
+def slide_back_to(page, words: str) -> None:
+    """Drag the step control's slider back, a step at a time from the step
+    shown, until the step's heading says `words` (all in the browser: the
+    steps are held there, so each is drawn at once, with no run to wait for)."""
+    found = page.locator(".stp-slider").evaluate("""(slider, words) => {
+        const heading = slider.getRootNode().querySelector(".trn-heading");
+        for (let step = Number(slider.value); step >= 0; step--) {
+            slider.value = String(step);
+            slider.dispatchEvent(new Event("input"));
+            if (heading.textContent.includes(words)) return true;
+        }
+        return false;
+    }""", words)
+    assert found, f"no step says {words!r}"
+
+
+def slide_to(page, step: int) -> None:
+    """Drag the step control's slider to `step` (as a drag does: its value, then an input event)."""
+    page.locator(".stp-slider").evaluate(
+        "(slider, step) => { slider.value = String(step); slider.dispatchEvent(new Event('input')); }", step)
 
 
 def test_choose_train_step_and_present(server, browser):
@@ -45,15 +59,20 @@ def test_choose_train_step_and_present(server, browser):
     expect(heading).to_contain_text("Step 0")  # SuperBPE's training first
     page.keyboard.press("End")  # stepped in the browser
     expect(heading).to_contain_text("(stage 2: superwords)")
-    walk_back_to(page, "the transition")
-    expect(heading).to_contain_text(f"Merge {300 - 256 + 1} of")  # the first merge of stage 2
+    first_of_stage_2 = 300 - 256 + 1
+    slide_to(page, first_of_stage_2 + 1)
+    expect(heading).to_contain_text(f"Merge {first_of_stage_2 + 1} of")
+    expect(heading).not_to_contain_text("the transition")
+    page.keyboard.press("ArrowLeft")
+    expect(heading).to_contain_text(f"Merge {first_of_stage_2} of")  # the first merge of stage 2 ...
+    expect(heading).to_contain_text("the transition")  # ... says so
 
     run(page, lambda: page.locator(".st-key-algorithms_stepped_choices").get_by_role("button", name="Picky BPE", exact=True).click())
     expect(heading).to_contain_text("Step 0")
     page.keyboard.press("End")
     expect(heading).to_contain_text(re.compile(r"Step ([\d,]+) of \1"))
     expect(page.locator(".trn-metric b").nth(3)).to_have_text("400")  # the vocabulary: merges less removals
-    walk_back_to(page, "removed")  # the last removal: a step of its own, told in words
+    slide_back_to(page, "removed")  # the last removal: a step of its own, told in words
     expect(heading).to_contain_text(re.compile(r"removed — [\d.]+ of its uses were inside"))
     screenshot(page, "algorithms-picky-removal-1440")
 

@@ -13,9 +13,10 @@ from playwright.sync_api import expect
 
 from bpe_core.analysis.atlas import DEFAULT_BASE
 from bpe_core.corpora.udhr import declarations
-from tests.browser import ROOT, assert_no_exception, new_page, open_page, run, screenshot
+from tests.browser import ROOT, assert_no_exception, one_tab_per_file, open_page, run, screenshot
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 ATLAS = "tax?tax_corpus=udhr&tax_tokenizers=gpt2&tax_tokenizers=o200k_base"
 TOPOJSON_SHA256 = "e1bf51740ad28396265e52123ea7315d692f112664ab2cb0f1ea76a96fe1bb0a"  # static/topojson/README.md
@@ -69,11 +70,16 @@ def test_the_shipped_topojson_is_plotlys():
     assert hashlib.sha256(data).hexdigest() == TOPOJSON_SHA256
 
 
-def test_the_map_draws_offline_from_the_apps_own_topojson(server, page):
+def test_the_map_draws_offline_a_click_on_a_point_opens_that_language_and_its_link_presents_it(server, page):
+    """Each load of the atlas is seconds of drawing the map in the browser,
+    so one load shows the map drawn from the app's own topojson with every
+    other request refused, then a point is clicked; the link it leaves is
+    then opened in presenter mode."""
+    page.set_viewport_size({"width": 1440, "height": 900})
     refused = offline(page, server.url)
     fetched = []
     page.on("response", lambda response: fetched.append((response.url, response.status)))
-    open_page(page, f"{server.url}/{ATLAS}", "Tokenization tax")
+    open_page(page, f"{server.url}/{ATLAS}&tax_udhr_base=deu_1996&tax_map_tokenizer=gpt2", "Tokenization tax")
     wait_for_map(page)
     assert page.locator(".scattergeo").first.locator("path.point").count() == len(declarations())
     assert (f"{server.url}/app/static/topojson/world_110m.json", 200) in fetched
@@ -81,14 +87,8 @@ def test_the_map_draws_offline_from_the_apps_own_topojson(server, page):
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
     expect(page.locator(".bpe-text")).to_have_count(2)
     assert_no_exception(page)
-    assert refused == []  # nothing asked for anything outside the app
     screenshot(page, "tax-atlas-1440")
 
-
-def test_a_click_on_a_point_opens_that_language_and_the_link_restores_it(server, browser, page):
-    page.set_viewport_size({"width": 1440, "height": 900})
-    open_page(page, f"{server.url}/{ATLAS}&tax_udhr_base=deu_1996&tax_map_tokenizer=gpt2", "Tokenization tax")
-    wait_for_map(page)
     code = isolated_declaration()
     click_point(page, code)
     name, script = declarations()[code].name, declarations()[code].script
@@ -97,27 +97,20 @@ def test_a_click_on_a_point_opens_that_language_and_the_link_restores_it(server,
     expect(page.locator('[data-testid="stMetric"]').filter(has_text=f"{name} ({code})")).to_be_visible()
     query = parse_qs(urlparse(page.url).query)
     assert query["tax_udhr_language"] == [code] and query["tax_corpus"] == ["udhr"]
-    other = new_page(browser, viewport={"width": 1440, "height": 900})
-    open_page(other, page.url, "Tokenization tax")
-    wait_for_map(other)
-    expect(other.locator(".st-key-tax_udhr_language").get_by_role("combobox")).to_have_value(label)
-    expect(other.locator(".st-key-tax_udhr_base").get_by_role("combobox")).to_have_value(
-        f"{declarations()['deu_1996'].name} (deu_1996) · Latin")
-    expect(other.locator(".st-key-tax_map_tokenizer").get_by_role("combobox")).to_have_value(re.compile("^gpt2"))
-    expect(other.get_by_text("Under gpt2, the median declaration")).to_be_visible()
-    assert_no_exception(other)
-    other.context.close()
 
-
-def test_presenter_mode_gives_the_map_the_window(browser, server):
-    page = new_page(browser, viewport={"width": 1920, "height": 1080})
-    offline(page, server.url)
-    open_page(page, f"{server.url}/{ATLAS}&present=true", "Tokenization tax")
+    # The link, opened again (a new session) on a projector in presenter mode: the same view, the map given the window.
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    open_page(page, f"{page.url}&present=true", "Tokenization tax")
     wait_for_map(page)
+    expect(page.locator(".st-key-tax_udhr_language").get_by_role("combobox")).to_have_value(label)
+    expect(page.locator(".st-key-tax_udhr_base").get_by_role("combobox")).to_have_value(
+        f"{declarations()['deu_1996'].name} (deu_1996) · Latin")
+    expect(page.locator(".st-key-tax_map_tokenizer").get_by_role("combobox")).to_have_value(re.compile("^gpt2"))
+    expect(page.get_by_text("Under gpt2, the median declaration")).to_be_visible()
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
     chart = page.locator(".st-key-tax_map").bounding_box()
     assert chart["width"] >= 0.9 * 1920 * 0.85 and chart["height"] >= 0.75 * 1080
     assert_no_exception(page)
+    assert refused == []  # nothing asked for anything outside the app
     whole = screenshot(page, "tax-atlas-presenter-1920")
     page.screenshot(path=str(whole.with_name("tax-atlas-presenter-1920-fold.png")))  # the window as the room sees it
-    page.context.close()

@@ -9,10 +9,11 @@ from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import chat_prompt
 from bpe_core.vocabularies.chat import Message
 from pages.chat import DEFAULT_TEXTS
-from tests.browser import assert_no_exception, new_page, open_page, screenshot
+from tests.browser import assert_no_exception, one_tab_per_file, open_page, screenshot
 from tests.openai_cookbook import num_tokens_from_messages
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 # Every part of a prompt's rows that is wider than the row that holds it.
 OVERFLOWING = """() => [...document.querySelectorAll('.bpe-chat, .bpe-chat-tokens')]
@@ -33,8 +34,8 @@ def tokens_metrics(page):
     return page.locator(".bpe-count").filter(has_text="Tokens")
 
 
-def test_the_prompts_follow_the_conversation_as_it_is_typed(server, browser):
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+def test_the_prompts_follow_the_conversation_as_it_is_typed(server, page):
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/chat", "Chat prompts")
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("llama3", DEFAULT_TEXTS["user2"])))
@@ -51,11 +52,10 @@ def test_the_prompts_follow_the_conversation_as_it_is_typed(server, browser):
     screenshot(page, "chat-1440")
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, browser):
-    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, page):
+    page.set_viewport_size({"width": 1920, "height": 1080})
     open_page(page, f"{server.url}/chat?present=true&chat_left=tekken&chat_right=llama3", "Chat prompts")
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="[INST]").first).to_be_visible()
@@ -65,11 +65,10 @@ def test_presenter_mode_shows_two_families_side_by_side_in_large_type(server, br
     screenshot(page, "chat-presenter-1920")
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_gpt_oss_beside_openais_published_count_on_a_projector(server, browser):
-    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+def test_gpt_oss_beside_openais_published_count_on_a_projector(server, page):
+    page.set_viewport_size({"width": 1920, "height": 1080})
     open_page(page, f"{server.url}/chat?present=true&chat_left=o200k_harmony&chat_right=o200k_base", "Chat prompts")
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(tokens_metrics(page).nth(0)).to_contain_text(str(expected_tokens("o200k_harmony", DEFAULT_TEXTS["user2"])))
@@ -83,13 +82,12 @@ def test_gpt_oss_beside_openais_published_count_on_a_projector(server, browser):
     screenshot(page, "chat-harmony-openai-presenter-1920")
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_gemma_beside_deepseek_follow_typing_and_a_typed_control_token_is_drawn_as_one(server, browser):
+def test_gemma_beside_deepseek_follow_typing_and_a_typed_control_token_is_drawn_as_one(server, page):
     """transformers encodes a prompt with every special token found, also one
     a user typed: the page draws it as the control token it becomes."""
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/chat?chat_left=gemma3&chat_right=deepseek_v3", "Chat prompts")
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<start_of_turn>").first).to_be_visible()
@@ -105,15 +103,14 @@ def test_gemma_beside_deepseek_follow_typing_and_a_typed_control_token_is_drawn_
     screenshot(page, "chat-gemma-deepseek-1440")
     assert page.evaluate(OVERFLOWING) == 0
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_a_zipped_model_folder_brought_to_the_page_shows_its_prompt(server, browser, tmp_path):
+def test_a_zipped_model_folder_brought_to_the_page_shows_its_prompt(server, page, tmp_path):
     from tests.test_model_folders import small_folder, zipped
 
     archive = tmp_path / "model.zip"
     archive.write_bytes(zipped(small_folder(tmp_path / "model")))
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/chat", "Chat prompts")
     page.get_by_role("button", name="Families: llama3 beside qwen").click()
     page.get_by_text("Bring a model folder").click()
@@ -122,4 +119,3 @@ def test_a_zipped_model_folder_brought_to_the_page_shows_its_prompt(server, brow
     expect(page.locator(".bpe-chat")).to_have_count(2)
     expect(page.locator(".bpe-chat-template .bpe-tok").filter(has_text="<|assistant|>").first).to_be_visible()
     assert_no_exception(page)
-    page.context.close()

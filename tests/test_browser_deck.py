@@ -18,7 +18,7 @@ from tests.browser import (
     assert_no_exception,
     closed_cleanly,
     menu_label,
-    new_page,
+    one_tab_per_file,
     open_menu,
     open_offline,
     open_page,
@@ -26,6 +26,7 @@ from tests.browser import (
 )
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 TALK = """/train?train_step=0 | Bytes first | Every byte is a token of its own.
 /train?train_step=40 | Forty merges | The commonest pairs are tokens now.
@@ -48,8 +49,8 @@ def check_slide(page, number: int) -> None:
     assert (f"slide={number}" in page.url) == (number > 1)  # the address keeps the slide
 
 
-def test_a_deck_of_five_links_across_three_pages_is_walked_by_keys(server, browser):
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+def test_a_deck_of_five_links_across_three_pages_is_walked_by_keys(server, page):
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/deck?deck={quote(TALK)}", "Deck")
     check_slide(page, 1)
     for number, key in [(2, "PageDown"), (3, "ArrowRight"), (4, "PageDown"), (5, "PageDown")]:
@@ -73,16 +74,12 @@ def test_a_deck_of_five_links_across_three_pages_is_walked_by_keys(server, brows
     page.screenshot(path=str(SCREENSHOTS / "deck-slide-3.png"))
     assert_no_exception(page)
 
-    deck_link = page.url  # the deck is a link, and opens at the slide it was on
-    again = new_page(browser)
-    open_page(again, deck_link, "Deck")
-    check_slide(again, 3)
-    again.context.close()
-    page.context.close()
+    open_page(page, page.url, "Deck")  # the deck is a link, and opens at the slide it was on (a new session)
+    check_slide(page, 3)
 
 
-def test_the_slides_are_edited_in_their_menu_whose_button_counts_them(server, browser):
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+def test_the_slides_are_edited_in_their_menu_whose_button_counts_them(server, page):
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/deck?deck={quote(TALK)}", "Deck")
     expect(menu_label(page, "deck_slides")).to_have_text("Slides: 5")
     open_menu(page, "deck_slides")
@@ -91,11 +88,10 @@ def test_the_slides_are_edited_in_their_menu_whose_button_counts_them(server, br
     expect(page.locator(".dk-position")).to_have_text("1 / 1")
     expect(page.frame_locator(".dk-frame").locator("h1").first).to_have_text("Inspect")
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_the_speaker_view_shows_the_note_and_moves_the_deck(server, browser):
-    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+def test_the_speaker_view_shows_the_note_and_moves_the_deck(server, page):
+    page.set_viewport_size({"width": 1920, "height": 1080})
     open_page(page, f"{server.url}/deck?deck={quote(TALK)}&slide=2&present=true", "Deck")
     check_slide(page, 2)
     expect(page.frame_locator(".dk-frame").locator(".trn-heading")).to_contain_text("Merge 40 of 744")
@@ -112,7 +108,6 @@ def test_the_speaker_view_shows_the_note_and_moves_the_deck(server, browser):
     expect(speaker.locator(".sp-note")).to_have_text("Lowest rank first.")
     page.keyboard.press("End")
     expect(speaker.locator(".sp-next")).to_have_text("This is the last slide.")
-    page.context.close()
 
 
 def test_a_deck_saved_as_a_page_plays_saved_pages_with_no_network(browser, tmp_path):

@@ -5,9 +5,10 @@ import pytest
 from playwright.sync_api import expect
 
 from bpe_core.vocabularies.openai import tiktoken_encoding
-from tests.browser import ROOT, assert_no_exception, new_page, open_page, screenshot
+from tests.browser import ROOT, assert_no_exception, one_tab_per_file, open_page, screenshot
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 # Every token that the browser laid out on more than one line, though it
 # holds no line break of its own.
@@ -48,8 +49,8 @@ def test_compare_follows_the_text_as_it_is_typed(server, page):
     assert_no_exception(page)
 
 
-def test_no_token_wraps_inside_itself(browser, server):
-    page = new_page(browser, viewport={"width": 700, "height": 1000})  # narrow: many lines
+def test_no_token_wraps_inside_itself(server, page):
+    page.set_viewport_size({"width": 700, "height": 1000})  # narrow: many lines
     text = ("Alice was beginning to get very tired of sitting by her sister on the bank. " * 3
             + "東京都の天気は晴れです。 " * 4 + "👩‍💻👍🏽🇯🇵 " * 6 + "x" * 300 + " unbelievably " * 8)
     open_page(page, f"{server.url}/inspect", "Inspect")
@@ -61,7 +62,6 @@ def test_no_token_wraps_inside_itself(browser, server):
     lines = view.evaluate("view => new Set([...view.querySelectorAll('.bpe-tok')].map(t => t.getClientRects()[0]?.top)).size")
     assert lines > 5  # the text did wrap, between tokens
     screenshot(page, "inspect-narrow")
-    page.context.close()
 
 
 def test_right_to_left_text_reads_right_to_left_token_by_token(server, page):

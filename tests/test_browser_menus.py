@@ -11,9 +11,10 @@ from playwright.sync_api import expect
 
 from bpe_core import train
 from bpe_core.formats import tokenizer_to_json
-from tests.browser import assert_no_exception, choose, menu_label, open_menu, open_page, run
+from tests.browser import assert_no_exception, choose, menu_label, one_tab_per_file, open_menu, open_page, run
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 
 def query(page) -> dict:

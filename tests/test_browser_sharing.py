@@ -8,9 +8,19 @@ from playwright.sync_api import expect
 
 from bpe_core import train
 from bpe_core.corpora.samples import catalog
-from tests.browser import assert_no_exception, new_page, open_menu, open_page, run, screenshot, type_into
+from tests.browser import (
+    assert_no_exception,
+    new_page,
+    one_tab_per_file,
+    open_menu,
+    open_page,
+    run,
+    screenshot,
+    type_into,
+)
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +59,8 @@ def root_font_px(page) -> float:
 
 
 @pytest.mark.parametrize("width, height", [(1920, 1080), (1440, 900)])
-def test_presenter_mode_fits_the_train_view_above_the_fold_and_keys_step(browser, server, trace, width, height):
-    page = new_page(browser, viewport={"width": width, "height": height})
+def test_presenter_mode_fits_the_train_view_above_the_fold_and_keys_step(server, page, trace, width, height):
+    page.set_viewport_size({"width": width, "height": height})
     open_page(page, f"{server.url}/train?present=true&train_vocab=600", "Train")
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
     page.wait_for_function("parseFloat(getComputedStyle(document.documentElement).fontSize) >= 20")
@@ -66,7 +76,6 @@ def test_presenter_mode_fits_the_train_view_above_the_fold_and_keys_step(browser
     assert text["y"] + text["height"] <= height and text["height"] >= 8 * root_font_px(page)
     screenshot(page, f"train-presenter-{width}")
     assert_no_exception(page)
-    page.context.close()
 
 
 def test_presenter_mode_moves_between_pages_and_draws_plain_tables(server, page):

@@ -12,9 +12,20 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 
 from bpe_core import train
 from bpe_core.corpora.samples import catalog
-from tests.browser import assert_no_exception, menu_label, new_page, open_menu, open_page, run, screenshot, type_into
+from tests.browser import (
+    assert_no_exception,
+    menu_label,
+    new_page,
+    one_tab_per_file,
+    open_menu,
+    open_page,
+    run,
+    screenshot,
+    type_into,
+)
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 # Times the page itself records (performance.now(), in ms): every message the
 # page sends its server, and every key pressed.

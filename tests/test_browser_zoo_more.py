@@ -5,16 +5,17 @@ all three side by side in presenter mode."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import assert_no_exception, new_page, open_page, screenshot
+from tests.browser import assert_no_exception, one_tab_per_file, open_page, screenshot
 from tests.test_zoo_more import maker_encode
 
 pytestmark = pytest.mark.browser
+tab, page = one_tab_per_file()
 
 TEXT = "ﬁne café (cafe\u0301) ① 日本語 <|im_end|>"
 
 
-def test_inspect_colours_the_typed_text_under_a_normalizing_tokenizer(server, browser):
-    page = new_page(browser, viewport={"width": 1440, "height": 900})
+def test_inspect_colours_the_typed_text_under_a_normalizing_tokenizer(server, page):
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_page(page, f"{server.url}/inspect?inspect_tokenizer=claude_legacy", "Inspect")
     box = page.locator("textarea").first
     box.fill("")
@@ -26,11 +27,10 @@ def test_inspect_colours_the_typed_text_under_a_normalizing_tokenizer(server, br
     expect(view).to_contain_text("①")
     screenshot(page, "inspect-claude-legacy")
     assert_no_exception(page)
-    page.context.close()
 
 
-def test_compare_in_presenter_mode_shows_the_three_side_by_side(server, browser):
-    page = new_page(browser, viewport={"width": 1920, "height": 1080})
+def test_compare_in_presenter_mode_shows_the_three_side_by_side(server, page):
+    page.set_viewport_size({"width": 1920, "height": 1080})
     query = "&".join(f"compare_tokenizers={name}" for name in ("qwen", "whisper", "claude_legacy"))
     open_page(page, f"{server.url}/compare?present=true&{query}", "Compare")
     table = page.locator(".bpe-table").first
@@ -39,4 +39,3 @@ def test_compare_in_presenter_mode_shows_the_three_side_by_side(server, browser)
     assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
     screenshot(page, "compare-presenter-zoo-more")
     assert_no_exception(page)
-    page.context.close()

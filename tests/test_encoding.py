@@ -391,19 +391,18 @@ def test_threads_asking_for_an_encoding_at_once_share_one_load(monkeypatch):
         release.wait(10)
         return real.load(name)
 
+    # A new entry is loaded afresh (the cache is keyed by it), and what this process loaded
+    # before stays loaded: clearing the cache made the worker's next tests load gemma3 and
+    # the zoo again.
     monkeypatch.setitem(catalogue.CATALOGUE, "p50k_base", dataclasses.replace(real, load=slow_load))
-    catalogue.load_encoding.cache_clear()
     got = []
     threads = [threading.Thread(target=lambda: got.append(catalogue.load_encoding("p50k_base"))) for _ in range(4)]
-    try:
-        for thread in threads:
-            thread.start()
-        release.set()
-        for thread in threads:
-            thread.join(60)
-        assert loads == ["p50k_base"] and len(got) == 4 and all(encoding is got[0] for encoding in got)
-    finally:
-        catalogue.load_encoding.cache_clear()
+    for thread in threads:
+        thread.start()
+    release.set()
+    for thread in threads:
+        thread.join(60)
+    assert loads == ["p50k_base"] and len(got) == 4 and all(encoding is got[0] for encoding in got)
 
 
 def test_the_catalogue_says_each_openai_encodings_size_as_tiktoken_counts_it():

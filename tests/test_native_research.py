@@ -205,3 +205,14 @@ def test_picky_stops_as_python_does_when_merges_and_removals_undo_each_other(mon
 def test_picky_learns_the_same_on_any_text(text, vocab_size, threshold):
     settings_ = {"vocab_size": vocab_size, "threshold": threshold}
     assert_same(picky.train_picky, text, **settings_)
+
+
+def test_boundless_counts_the_runs_as_python_does_with_ids_past_65_536():
+    """The runs' units are numbered from the vocabulary's size on: at 70,000
+    they lie past 2^16, where count_pairs_by_sorting's keys (two ids and a
+    position in 64 bits) would not fit, and learn.c's count_pairs counts
+    them instead: the same pairs, numbers and supermerges as in Python."""
+    text = "the cat and the hat, the cat and the bat " * 5
+    trained = boundless.train_boundless(text, vocab_size=70_000)
+    assert trained.supermerges and trained.stop_reason.startswith("no adjacent pair is left")
+    assert steps(trained) == steps(in_python(boundless.train_boundless, text, vocab_size=70_000))

@@ -5,6 +5,7 @@ placeholder that fills in."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import time
@@ -59,7 +60,9 @@ def wait_for(condition, server: StreamlitServer, what: str) -> None:
 
 
 def test_the_server_warms_up_before_anyone_visits():
-    server = StreamlitServer()
+    # Nobody visits: the warm-up's second part starts once no page has been asked for in its quiet
+    # time, made short here (5 s by default: what it waits for is a visitor who never comes).
+    server = StreamlitServer(extra_env={"WARM_UP_QUIET_SECONDS": "0.5"})
     try:
         server.wait_until_warmed()
         log = server.log.read_text()
@@ -131,6 +134,12 @@ def test_what_the_warm_up_loads_for_a_first_view_is_what_each_page_loads(monkeyp
     """Each page's default view, run as a link opens it: the tokenizers it
     asks for are what `FIRST_VIEW_TOKENIZERS` says, no more (the warm-up would load what no page shows, for the server's
     whole life) and no fewer (the page would load it in its first run)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    # Each AppTest reads the metadata of every installed package for components (a second or more):
+    # what is installed does not change between the pages.
+    scan_once = functools.cache(manifest_scanner.scan_component_manifests)
+    monkeypatch.setattr(manifest_scanner, "scan_component_manifests", scan_once)
     loads = []
     loaded, starter = tokenizers.load_encoding, tokenizers.starter_tokenizer
     monkeypatch.setattr(tokenizers, "load_encoding", lambda name: loads.append(name) or loaded(name))

@@ -18,6 +18,8 @@ exactly, the functions here give None and Python trains instead.
 
 from __future__ import annotations
 
+import os
+import struct
 from collections.abc import Sequence
 
 from ..engine import native_training
@@ -34,6 +36,10 @@ except ImportError:  # not built: no C compiler when pip installed the project
     _native_research = None
 
 NATIVE = _native_research is not None
+if _native_research is not None:
+    # The key of the hash that places byte strings in C's tables, new in every process, so that no corpus can be
+    # made of strings that collide there (see native/siphash.h); nothing learned depends on it.
+    _native_research.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
 
 _DONE, _OUT_OF_TIME, _NO_PAIR_LEFT = 0, 1, 2  # why a C loop stopped (native/learn.c's numbers)
 _OUT_OF_EVENTS = 4  # Picky BPE's merges and removals kept undoing each other

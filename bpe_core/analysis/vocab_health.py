@@ -28,8 +28,14 @@ that make models misbehave. Three kinds are found here, for any tokenizer:
   final/intermediate ratio R(t) = F1 / (F1 + F2) below `MAX_RATIO`
   ("ould" under gpt2: made 1,324 times on the way to " would", " could",
   kept 7).
-  The paper also drops candidates whose neighbours vary a lot (a
-  neighbour-entropy filter); that second filter is not applied here.
+  This follows LiteToken's idea and its ratio, not its whole rule: the
+  paper also filters the candidates by the entropy of their neighbours,
+  and that filter is not applied here (its exact definition could not be
+  read offline: the paper's text and code were out of reach, and what
+  could be read, a review of the paper, gives R(t) as above but not the
+  entropy's formula); MIN_SEEN and MAX_RATIO are this project's
+  thresholds, not the paper's. So these are tokens LiteToken's ratio
+  flags, and a few of them the paper's second filter might keep.
 
 How F2 is counted: BPE merges inside a final token's span only, and the
 merges inside one span are exactly those of encoding that token's bytes

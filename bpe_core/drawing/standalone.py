@@ -95,8 +95,8 @@ def training_page(tokenizer: Tokenizer, corpus: str | Mapping[str, int], *, corp
         f"{PRESET_LABELS.get(tokenizer.pattern_name, 'a custom regex')}, {total:,} merges, vocabulary "
         f"{tokenizer.first_merge_id + total:,} + {len(tokenizer.special_tokens)} special."
     )
-    data = control_data(view_json(view), view_key="saved", step=min(step, total), speed=1, steps=steps,
-                        param="train_step", speed_param="train_speed", playable=True)
+    data = control_data(view_json(view), view_key="saved", control="saved", step=min(step, total), speed=1,
+                        steps=steps, param="train_step", speed_param="train_speed", playable=True)
     return _stepping_page("Train", about, data, keys="→ next merge, ← previous, Home, End, space to play or pause")
 
 
@@ -116,7 +116,7 @@ def replay_page(tokenizer, text: str, max_chars: int | None = MAX_REPLAY_CHARS) 
             f"{len(story.tokens)} token{'s' * (len(story.tokens) != 1)}."
     longest = max(dict.fromkeys(story.tokens), key=lambda token_id: len(tokenizer.token_bytes(token_id)))
     tree = f'<h2 class="sa-note">Merge tree of the longest token</h2>{merge_tree_html(merge_tree(tokenizer, longest))}'
-    data = control_data(view_json(replay_frames(story)), view_key="saved", step=0, speed=1,
+    data = control_data(view_json(replay_frames(story)), view_key="saved", control="saved", step=0, speed=1,
                         steps=range(story.steps + 1), param="replay_step", speed_param=None, playable=True)
     return _stepping_page("Encode replay", about, data, keys="→ next merge, ← previous, Home, End, space to play",
                           after=tree)

@@ -61,7 +61,19 @@ class Stepper {
     // view (the page heard a step and drew the same span) changes nothing.
     this.tell = setStateValue;
     const settings = settingsOf(data);
+    if (this.control !== settings.control) {
+      // Another control drawn in this place (the presenter chose another
+      // training): it starts where the server draws it, and a step left
+      // untold by the one before is not told to this one.
+      clearTimeout(this.settle);
+      this.control = settings.control;
+      this.step = null;
+    }
     this.known = { step: settings.step, speed: settings.speed }; // what the server drew this run with
+    // A server that drew another step than the one shown here turned a
+    // report down (it was made for a view the server had moved on from):
+    // tell it again, for the view it sent.
+    if (this.step !== null && !this.playing && !this.serverKnows()) this.remember();
     if (this.viewKey === settings.viewKey) return; // shown, or being unpacked
     this.viewKey = settings.viewKey;
     const view = viewOf(data, settings);
@@ -198,7 +210,8 @@ class Stepper {
   tellServer() {
     clearTimeout(this.settle);
     this.known = { step: this.step, speed: this.speed };
-    this.tell("position", { step: this.step, speed: this.speed });
+    // The view it was chosen in goes with it: the server applies a step only to that view.
+    this.tell("position", { step: this.step, speed: this.speed, viewKey: this.viewKey });
   }
 }
 

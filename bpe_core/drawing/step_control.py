@@ -45,14 +45,16 @@ CONTROL_CSS = _without_style_tags(TOKEN_CSS) + _without_style_tags(CHIP_CSS) + (
 CONTROL_JS = (HERE / "step_control.js").read_text()  # an ES module; its default export mounts the control
 
 
-def control_data(view: str | bytes, *, view_key: str, step: int, speed: float, steps: range, param: str,
-                 speed_param: str | None, playable: bool) -> dict:
+def control_data(view: str | bytes, *, view_key: str, control: str, step: int, speed: float, steps: range,
+                 param: str, speed_param: str | None, playable: bool) -> dict:
     """What the control takes: `view` (a view's data as JSON text, see
     `view_json`, or compressed, see `compressed_view`) holding `steps`,
-    named `view_key`; the step and Play's speed to show first; `param` and
-    `speed_param`, the address bar's names for the step and the speed."""
-    return {"view": view, "viewKey": view_key, "step": step, "speed": speed, "speeds": SPEEDS, "start": steps.start,
-            "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
+    named `view_key`; `control`, the name of the control (a page may draw
+    another control in the same place); the step and Play's speed to show
+    first; `param` and `speed_param`, the address bar's names for the step
+    and the speed."""
+    return {"view": view, "viewKey": view_key, "control": control, "step": step, "speed": speed, "speeds": SPEEDS,
+            "start": steps.start, "held": len(steps), "param": param, "speedParam": speed_param, "playable": playable}
 
 
 def packed(data: dict) -> bytes:

@@ -32,9 +32,10 @@ def stepper(view: str | bytes, *, view_key: str, key: str, step: int, speed: flo
     holding `steps`; `view_key` names that data (the browser keeps what it
     shows while it gets the same view again, at whatever step); `param`
     (and `speed_param`) are the link's names for the step (and the speed)."""
-    data = control_data(view, view_key=view_key, step=step, speed=speed, steps=steps, param=param,
+    data = control_data(view, view_key=view_key, control=key, step=step, speed=speed, steps=steps, param=param,
                         speed_param=speed_param, playable=playable)
     _STEPPER(data=packed(data), key=key, on_position_change=lambda: None)
+    st.session_state[f"{key}_view_key"] = view_key  # a report made for another view is not this one's (told_position)
 
 
 def kept_view(key: str, view_key: str, make: Callable[[], str | bytes]) -> str | bytes:
@@ -63,11 +64,16 @@ def drawn_alone(draw: Callable[[], str | bytes]) -> str | bytes:
 
 def told_position(key: str) -> tuple[int, float] | None:
     """The (step, speed) the browser last told the control under `key`
-    (read before the control is drawn in this run), or None. What a browser
-    sends is checked like a link: a whole number of steps, a speed offered."""
+    (read before the control is drawn in this run), or None. A report
+    counts only for the view it was made in, the one this control last
+    drew: a report sent late, as the presenter's keys pause, may arrive
+    after the page has drawn another training in the control's place, and
+    that training must not jump to the step of the one before. What a
+    browser sends is checked like a link: a whole number of steps, a speed
+    offered."""
     state = st.session_state.get(key)
     position = state.get("position") if hasattr(state, "get") else None
-    if not isinstance(position, dict):
+    if not isinstance(position, dict) or position.get("viewKey") != st.session_state.get(f"{key}_view_key"):
         return None
     step, speed = position.get("step"), position.get("speed", 1)
     if type(step) is not int or step < 0:

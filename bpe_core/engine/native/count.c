@@ -29,6 +29,7 @@
 
 #include "split.h"
 #include "characters.h"
+#include "siphash.h"
 
 #define INLINE_BYTES 16 /* a piece this short keeps its bytes in its entry (most do) */
 #define TOP_HALF 0xFFFFFFFF00000000ull
@@ -56,50 +57,16 @@ typedef struct {
 
 /* ---- the hash ---- */
 
-/* Where a piece goes in the table is decided by a hash of its bytes. Were
- * the hash fixed, a corpus could be made of pieces that all land in one
- * place, and counting them would take time in the square of their number.
- * So it is SipHash-1-3 (Python's own hash of strings) under a key drawn
- * once per process (`seed_hash`: native_training.py draws it from
- * os.urandom as it imports this module), and which pieces collide cannot be
- * known without the key. The table keeps its pieces in order of first
+/* Where a piece goes in the table is decided by a hash of its bytes:
+ * SipHash-1-3 under a key drawn once per process (`seed_hash`:
+ * native_training.py draws it from os.urandom as it imports this module;
+ * siphash.h says why). The table keeps its pieces in order of first
  * appearance whatever the key, so the counts, their order and the merges
  * learned from them do not depend on it. */
 static uint64_t hash_key[2];
 static int table_made; /* from the first table on, the key stays: tables add up their pieces' hashes */
 
-#define ROTATE(x, bits) ((x) << (bits) | (x) >> (64 - (bits)))
-#define SIP_ROUND(v0, v1, v2, v3)                                                             \
-    do {                                                                                     \
-        v0 += v1; v1 = ROTATE(v1, 13); v1 ^= v0; v0 = ROTATE(v0, 32);                        \
-        v2 += v3; v3 = ROTATE(v3, 16); v3 ^= v2;                                             \
-        v0 += v3; v3 = ROTATE(v3, 21); v3 ^= v0;                                             \
-        v2 += v1; v1 = ROTATE(v1, 17); v1 ^= v2; v2 = ROTATE(v2, 32);                        \
-    } while (0)
-
-static uint64_t hash_bytes(const unsigned char *data, size_t length) {
-    uint64_t v0 = hash_key[0] ^ 0x736F6D6570736575ull, v1 = hash_key[1] ^ 0x646F72616E646F6Dull;
-    uint64_t v2 = hash_key[0] ^ 0x6C7967656E657261ull, v3 = hash_key[1] ^ 0x7465646279746573ull;
-    uint64_t last = (uint64_t)length << 56; /* the length's low byte, above the last bytes */
-    for (; length >= 8; data += 8, length -= 8) {
-        uint64_t word;
-        memcpy(&word, data, 8);
-        v3 ^= word;
-        SIP_ROUND(v0, v1, v2, v3);
-        v0 ^= word;
-    }
-    uint64_t tail = 0;
-    memcpy(&tail, data, length);
-    last |= tail;
-    v3 ^= last;
-    SIP_ROUND(v0, v1, v2, v3);
-    v0 ^= last;
-    v2 ^= 0xFF;
-    SIP_ROUND(v0, v1, v2, v3);
-    SIP_ROUND(v0, v1, v2, v3);
-    SIP_ROUND(v0, v1, v2, v3);
-    return v0 ^ v1 ^ v2 ^ v3;
-}
+static uint64_t hash_bytes(const unsigned char *data, size_t length) { return siphash13(hash_key, data, length); }
 
 static int grow(void **array, size_t *capacity, size_t needed, size_t item) {
     if (needed <= *capacity) return 0;

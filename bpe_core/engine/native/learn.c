@@ -21,73 +21,20 @@
  * positions) gives None, and the caller runs the Python version instead.
  */
 #include "native.h"
+#include "learn.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define UNLINKED (-1) /* a neighbour meaning "none": the piece ends here */
-#define ABSORBED (-1) /* the token of a position merged into its left neighbour */
-#define NO_PAIR (-1)
 #define PREFETCH_AHEAD 8 /* a merge asks memory for the occurrence it visits this many visits later */
 
-/* Why training stopped; Python words each reason (merge_learning's stop_reason). */
-enum { STOP_DONE = 0, STOP_DEADLINE = 1, STOP_NO_PAIR = 2, STOP_MIN_COUNT = 3 };
 
-/* One position of the corpus; its fields lie together, as a merge reads
- * them together (16 bytes: a 50 MB corpus has over a million positions). */
-typedef struct {
-    int32_t token; /* the id there, or ABSORBED */
-    int32_t prev;  /* where the token before it in the same piece starts, or UNLINKED */
-    int32_t pair;  /* the pair that starts here (this token and the next), or NO_PAIR */
-    int32_t piece; /* the piece it belongs to: weights[piece], ends[piece] */
-} Position;
-
-/* Where a pair starts: ascending, those before `start` known not to hold
- * it any more. The array holds room for `capacity(size)` positions. */
-typedef struct {
-    int32_t *at;
-    int32_t start, size;
-} Positions;
-
-typedef struct {
-    int32_t left, right;
-    int64_t count; /* occurrences, each times its piece's weight; 0: gone for good */
-    Positions where;
-} Pair;
-
-typedef struct {
-    int64_t count; /* the pair's count when the entry was made (only ever too high) */
-    int32_t first; /* its first position then (only ever too early) */
-    int32_t pair;
-} HeapEntry;
-
-typedef struct {
-    Position *at; /* the deduplicated corpus */
-    int64_t positions, corpus_tokens;
-    int64_t *weights; /* of each piece: how often it occurs */
-    int32_t *ends;    /* of each piece: the position after its last */
-    int64_t pieces, weights_capacity, ends_capacity;
-    Pair *pairs; /* every pair seen, by number */
-    int32_t pair_count;
-    int64_t pair_capacity;
-    HeapEntry *heap;
-    int64_t heap_size, heap_capacity;
-    int32_t *seen_once; /* pairs seen once, outside the heap; NULL once let in */
-    int64_t seen_once_size, seen_once_capacity;
-    /* the pairs the merge under way makes, found by their other token */
-    int32_t *units_of;    /* units_of[id]: how many bytes or characters the token covers */
-    int32_t *made_after;  /* made_after[x]: the pair (x, new) */
-    int32_t *made_before; /* made_before[y]: the pair (new, y) */
-    int64_t ids;          /* how many ids those three tables cover */
-    int32_t *made, *emptied;
-    int64_t made_size, made_capacity, emptied_size, emptied_capacity;
-} State;
 
 /* ---- memory ---- */
 
-static int grow(void **array, int64_t *capacity, int64_t needed, size_t item) {
+int grow(void **array, int64_t *capacity, int64_t needed, size_t item) {
     if (needed <= *capacity) return 0;
     int64_t larger = *capacity ? *capacity : 4;
     while (larger < needed) larger *= 2;
@@ -98,21 +45,13 @@ static int grow(void **array, int64_t *capacity, int64_t needed, size_t item) {
     return 0;
 }
 
-static int append(int32_t **array, int64_t *size, int64_t *capacity, int32_t value) {
+int append(int32_t **array, int64_t *size, int64_t *capacity, int32_t value) {
     if (grow((void **)array, capacity, *size + 1, sizeof(int32_t))) return -1;
     (*array)[(*size)++] = value;
     return 0;
 }
 
-/* Room for `size` positions in a Positions' array: 4, 8, 16, ... (kept
- * implicit: millions of pairs hold a few positions each). */
-static inline int32_t capacity(int32_t size) {
-    int32_t room = 4;
-    while (room < size) room *= 2;
-    return room;
-}
-
-static int append_position(Positions *where, int32_t position) {
+int append_position(Positions *where, int32_t position) {
     if (where->at == NULL || (where->size >= 4 && where->size == capacity(where->size))) {
         if (where->size == INT32_MAX) return -1;
         int32_t *moved = realloc(where->at, (size_t)capacity(where->size + 1) * sizeof(int32_t));
@@ -123,12 +62,12 @@ static int append_position(Positions *where, int32_t position) {
     return 0;
 }
 
-static void forget_positions(Positions *where) {
+void forget_positions(Positions *where) {
     free(where->at);
     memset(where, 0, sizeof *where);
 }
 
-static void free_state(State *s) {
+void free_state(State *s) {
     free(s->at);
     free(s->weights);
     free(s->ends);
@@ -143,17 +82,10 @@ static void free_state(State *s) {
     free(s->emptied);
 }
 
-/* Where the token after the one at `position` starts, in the same piece,
- * or UNLINKED: as many positions on as the token there has units. */
-static inline int32_t next_of(const State *s, int32_t position) {
-    int32_t next = position + s->units_of[s->at[position].token];
-    return next < s->ends[s->at[position].piece] ? next : UNLINKED;
-}
-
 /* ---- pairs ---- */
 
 /* A new pair with no occurrences yet: its number, or NO_PAIR out of memory. */
-static int32_t new_pair(State *s, int32_t left, int32_t right) {
+int32_t new_pair(State *s, int32_t left, int32_t right) {
     if (s->pair_count == INT32_MAX || grow((void **)&s->pairs, &s->pair_capacity, (int64_t)s->pair_count + 1, sizeof(Pair))) {
         return NO_PAIR;
     }
@@ -181,7 +113,7 @@ static int lose(State *s, int32_t position, int64_t occurrences) {
 }
 
 /* The smallest position that still holds the pair `number` (those before it are dropped). */
-static int32_t first_position(State *s, int32_t number) {
+int32_t first_position(State *s, int32_t number) {
     Positions *where = &s->pairs[number].where;
     while (where->start < where->size && s->at[where->at[where->start]].pair != number) where->start++;
     return where->start < where->size ? where->at[where->start] : INT32_MAX;
@@ -208,7 +140,7 @@ static void sift_down(State *s, int64_t index) {
     s->heap[index] = moving;
 }
 
-static int heap_push(State *s, int32_t number, int32_t first) {
+int heap_push(State *s, int32_t number, int32_t first) {
     if (grow((void **)&s->heap, &s->heap_capacity, s->heap_size + 1, sizeof(HeapEntry))) return -1;
     HeapEntry entry = {s->pairs[number].count, first, number};
     int64_t index = s->heap_size++;
@@ -222,7 +154,7 @@ static int heap_push(State *s, int32_t number, int32_t first) {
     return 0;
 }
 
-static void heap_pop(State *s) {
+void heap_pop(State *s) {
     s->heap[0] = s->heap[--s->heap_size];
     if (s->heap_size > 0) sift_down(s, 0);
 }
@@ -243,7 +175,7 @@ static int let_in_the_once_seen(State *s) {
 }
 
 /* A pair the merge under way made: into the heap, or to wait with the once-seen. */
-static int offer(State *s, int32_t number) {
+int offer(State *s, int32_t number) {
     if (s->pairs[number].count == 1 && s->seen_once != NULL) {
         return append(&s->seen_once, &s->seen_once_size, &s->seen_once_capacity, number);
     }
@@ -252,11 +184,33 @@ static int offer(State *s, int32_t number) {
 
 /* ---- training ---- */
 
-/* The most frequent pair, the earliest on a tie, taken off the heap: the
- * first entry on top that is up to date (see merge_learning's docstring).
- * NO_PAIR if none is left; -2 out of memory. */
-static int32_t best_pair(State *s) {
+/* Gives each pair seen once its position, where counting left it out
+ * (`unplaced_once_seen`: research.c's count_pairs_by_sorting), before the
+ * once-seen come into the heap: until then nothing reads it (such a pair
+ * can only lose its one occurrence), and in a long text most pairs are seen
+ * once and never get there. */
+static int place_the_once_seen(State *s) {
+    if (!s->unplaced_once_seen || s->seen_once == NULL || (s->heap_size > 0 && s->heap[0].count > 1)) return 0;
+    for (int32_t position = 0; position < s->positions; position++) {
+        int32_t number = s->at[position].pair;
+        if (number == NO_PAIR) continue;
+        Pair *pair = &s->pairs[number];
+        if (pair->count == 1 && pair->where.at == NULL && append_position(&pair->where, position)) return -1;
+    }
+    s->unplaced_once_seen = 0;
+    return 0;
+}
+
+/* The most frequent pair, the earliest on a tie, that `allowed` accepts
+ * (any pair, where it is NULL), left on top of the heap (the merge empties
+ * it, and the next call takes it off): the first entry on top that is up
+ * to date (see merge_learning's docstring; MergeState.best_pair). A pair
+ * the rule refuses leaves the heap; the rule is asked before the first
+ * position is brought up to date, which may move right, never back. NO_PAIR
+ * if none is left; -2 out of memory. */
+int32_t best_pair(State *s, PairRule allowed, void *context) {
     for (;;) {
+        if (place_the_once_seen(s)) return -2;
         int came_in = let_in_the_once_seen(s);
         if (came_in < 0) return -2;
         if (!came_in && s->heap_size == 0) return NO_PAIR;
@@ -267,16 +221,13 @@ static int32_t best_pair(State *s) {
         } else if (count != top->count) {
             top->count = count;
             sift_down(s, 0);
+        } else if (allowed != NULL && !allowed(context, s, top->pair)) {
+            heap_pop(s);
         } else {
             int32_t first = first_position(s, top->pair);
-            if (first != top->first) {
-                top->first = first;
-                sift_down(s, 0);
-            } else {
-                int32_t number = top->pair;
-                heap_pop(s);
-                return number;
-            }
+            if (first == top->first) return top->pair;
+            top->first = first;
+            sift_down(s, 0);
         }
     }
 }
@@ -291,7 +242,7 @@ static int32_t made_pair(State *s, int32_t *slot, int32_t left, int32_t right) {
 
 /* Room in units_of, made_after and made_before for every id below `ids`
  * (each id's units 1 until a merge sets them: the base units have one). */
-static int cover_ids(State *s, int64_t ids) {
+int cover_ids(State *s, int64_t ids) {
     if (ids <= s->ids) return 0;
     int64_t old = s->ids, units_capacity = old, after_capacity = old, before_capacity = old;
     if (grow((void **)&s->units_of, &units_capacity, ids, sizeof(int32_t)) ||
@@ -311,7 +262,7 @@ static int cover_ids(State *s, int64_t ids) {
 /* Replace every occurrence of the pair `merged`, left to right, by
  * `new_id`: at each, "x A B y" becomes "x Z y", so (x, A) and (B, y) lose
  * an occurrence and (x, Z) and (Z, y) gain one (see MergeState.merge). */
-static int merge(State *s, int32_t merged, int32_t new_id) {
+int merge(State *s, int32_t merged, int32_t new_id) {
     if (cover_ids(s, (int64_t)new_id + 1)) return -1;
     s->units_of[new_id] = s->units_of[s->pairs[merged].left] + s->units_of[s->pairs[merged].right];
     Positions where = s->pairs[merged].where; /* taken over: the pair is gone after this */
@@ -368,7 +319,7 @@ static int merge(State *s, int32_t merged, int32_t new_id) {
 
 /* Adds one piece's units. Returns -1 out of memory, 1 if it is beyond
  * what this file handles exactly, 0 when done. */
-static int add_units(State *s, int64_t *room, const int32_t *units, int64_t size, int64_t weight) {
+int add_units(State *s, int64_t *room, const int32_t *units, int64_t size, int64_t weight) {
     int64_t tokens;
     if (size == 0) return 0;
     if (s->positions + size >= INT32_MAX || s->pieces >= INT32_MAX || __builtin_mul_overflow(size, weight, &tokens) ||
@@ -413,7 +364,7 @@ static int32_t *char_ids_of(PyObject *alphabet) {
  * their UTF-8 bytes, or the ids of their characters in `alphabet`. Returns
  * -1 with an exception set, 1 if they are beyond what this file handles
  * exactly, 0 when done. */
-static int read_pieces(State *s, PyObject *pieces, PyObject *alphabet) {
+int read_pieces(State *s, PyObject *pieces, PyObject *alphabet) {
     int32_t *char_ids = NULL, *units = NULL;
     int64_t units_capacity = 0, room = 0;
     int outcome = 0;
@@ -475,8 +426,6 @@ typedef struct {
     int32_t pair;
 } Slot;
 
-#define EMPTY_KEY UINT64_MAX
-
 static Slot *new_slots(uint64_t size) {
     Slot *slots = malloc(size * sizeof *slots);
     for (uint64_t slot = 0; slots != NULL && slot < size; slot++) slots[slot].key = EMPTY_KEY;
@@ -492,7 +441,7 @@ static Slot *find_slot(Slot *slots, uint64_t size, uint64_t key) {
 }
 
 /* Every pair of adjacent positions counted; the heap and the once-seen filled. */
-static int count_pairs(State *s) {
+int count_pairs(State *s) {
     uint64_t size = 1024;
     Slot *slots = new_slots(size);
     int failed = slots == NULL;
@@ -526,7 +475,7 @@ static int count_pairs(State *s) {
     return failed ? -1 : 0;
 }
 
-static double monotonic_seconds(void) {
+double monotonic_seconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now); /* the clock of Python's time.monotonic() */
     return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
@@ -586,7 +535,7 @@ PyObject *native_learn_merges(PyObject *module, PyObject *args) {
                 stop = STOP_DEADLINE;
                 break;
             }
-            int32_t best = best_pair(&s);
+            int32_t best = best_pair(&s, NULL, NULL);
             if (best == NO_PAIR || best == -2) {
                 stop = STOP_NO_PAIR;
                 failed = best == -2;

@@ -6,13 +6,12 @@
  * Picky BPE's merges with its removals.
  *
  * All run on learn.c's merge state (the deduplicated corpus as positions,
- * live pair counts, the lazy heap), included here whole: its functions are
- * static to it, and one copy of that algorithm is better than two. What the
- * algorithms add to plain BPE: a rule that may refuse the best pair
- * (`best_allowed`, MergeState.best_pair with `allowed`), where a refused
- * pair leaves the heap and BoundlessBPE offers some again later
- * (`reconsider`); and Picky BPE's removal, the reverse of a merge (`split`,
- * MergeState.split).
+ * live pair counts, the lazy heap; learn.h says what it holds), one copy of
+ * that algorithm for plain BPE and these. What the algorithms add to plain
+ * BPE: a rule that may refuse the best pair (best_pair's `allowed`,
+ * MergeState.best_pair with `allowed`), where a refused pair leaves the
+ * heap and BoundlessBPE offers some again later (`reconsider`); and Picky
+ * BPE's removal, the reverse of a merge (`split`, MergeState.split).
  *
  * The heap breaks ties between equally frequent pairs by their first
  * position, as Python's does; no two live pairs share one, so the pairs'
@@ -21,10 +20,15 @@
  * (tests/test_native_research.py holds the two equal). An input these loops
  * cannot handle exactly gives None, and Python trains instead.
  */
-#include "learn.c"
+#include "learn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 #include "bpe.h"
 #include "split.h"
 #include "characters.h"
+#include "siphash.h"
 
 /* ---- tokens as bytes, and tables of byte strings ---- */
 
@@ -72,19 +76,14 @@ typedef struct {
     uint64_t size, used;
 } ByteTable;
 
-/* A hash of a byte string, eight bytes at a time. */
-static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) {
-    uint64_t hash = 0x243F6A8885A308D3ull ^ (uint64_t)length, word;
-    for (; length >= 8; bytes += 8, length -= 8) {
-        memcpy(&word, bytes, 8);
-        hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-        hash ^= hash >> 32;
-    }
-    word = 0;
-    memcpy(&word, bytes, (size_t)length);
-    hash = (hash ^ word) * 0x9E3779B97F4A7C15ull;
-    return hash ^ hash >> 29;
-}
+/* The hash of a byte string in these tables: siphash.h's, under a key
+ * drawn once per process (`seed_hash`, from native_research.py as it
+ * imports this module). A table numbers its strings in order of first
+ * appearance, so nothing learned depends on the key. */
+static uint64_t hash_key[2];
+static int table_made; /* from the first table on, the key stays */
+
+static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) { return siphash13(hash_key, bytes, (size_t)length); }
 
 /* The slot of `bytes`, or the free slot where it goes. */
 static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8_t *bytes, int64_t length) {
@@ -96,6 +95,7 @@ static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8
 }
 
 static int start_table(ByteTable *table) {
+    table_made = 1;
     table->size = 1024;
     table->used = 0;
     table->slots = malloc(table->size * sizeof(ByteSlot));
@@ -133,52 +133,7 @@ static int32_t table_put(ByteTable *table, const uint8_t *bytes, int64_t length,
     return value;
 }
 
-/* ---- choosing pairs under a rule ---- */
-
-typedef int (*Rule)(void *context, State *s, int32_t pair);
-
-/* Gives each pair seen once its position, if count_pairs_by_sorting left
- * it out (`places_later`), before the once-seen come into the heap: until
- * then nothing reads it (such a pair can only lose its one occurrence), and
- * in a long text most pairs are seen once and never get there. */
-static int place_the_once_seen(State *s) {
-    if (s->seen_once == NULL || (s->heap_size > 0 && s->heap[0].count > 1)) return 0; /* not their time yet */
-    for (int32_t position = 0; position < s->positions; position++) {
-        int32_t number = s->at[position].pair;
-        if (number == NO_PAIR) continue;
-        Pair *pair = &s->pairs[number];
-        if (pair->count == 1 && pair->where.at == NULL && append_position(&pair->where, position)) return -1;
-    }
-    return 0;
-}
-
-/* The most frequent pair (the earliest on a tie) that `allowed` accepts,
- * left on the heap: merge_learning's MergeState.best_pair. A refused pair
- * leaves the heap (the rule is asked before the first position, which may
- * move right, never back). NO_PAIR if none is left; -2 out of memory. */
-static int32_t best_allowed(State *s, Rule allowed, void *context) {
-    for (;;) {
-        if (place_the_once_seen(s)) return -2;
-        int came_in = let_in_the_once_seen(s);
-        if (came_in < 0) return -2;
-        if (!came_in && s->heap_size == 0) return NO_PAIR;
-        HeapEntry *top = &s->heap[0];
-        int64_t count = s->pairs[top->pair].count;
-        if (count == 0) {
-            heap_pop(s);
-        } else if (count != top->count) {
-            top->count = count;
-            sift_down(s, 0);
-        } else if (allowed != NULL && !allowed(context, s, top->pair)) {
-            heap_pop(s);
-        } else {
-            int32_t first = first_position(s, top->pair);
-            if (first == top->first) return top->pair;
-            top->first = first;
-            sift_down(s, 0);
-        }
-    }
-}
+/* ---- choosing pairs under a rule (learn.c's best_pair) ---- */
 
 /* Offer a pair the rule refused again, if it still occurs (MergeState.reconsider). */
 static int reconsider(State *s, int32_t pair) {
@@ -315,7 +270,7 @@ static unsigned classes_at(const uint8_t *text, int64_t at, int *size, uint32_t 
  * counts, found by sorting the positions by pair instead of looking each up
  * in a hash table, whose slots a corpus of millions of distinct pairs
  * visits at random. With `places_later`, a pair seen once gets no positions
- * yet (see place_the_once_seen). */
+ * yet (see learn.c's place_the_once_seen). */
 static int count_pairs_by_sorting(State *s, int places_later) {
     int64_t found = 0, groups = 0, largest_id = 0;
     for (int32_t position = 0; position < s->positions; position++) {
@@ -324,6 +279,7 @@ static int count_pairs_by_sorting(State *s, int places_later) {
     int bits = 1;
     while ((uint64_t)1 << bits <= (uint64_t)largest_id) bits++;
     if (31 + 2 * bits > 64) return count_pairs(s); /* ids beyond 2^16: a key would not fit in 64 bits */
+    s->unplaced_once_seen = places_later;
     size_t room = (size_t)s->positions + 1; /* + 1: never malloc(0), which may give NULL */
     uint64_t *keys = malloc(room * sizeof(uint64_t)), *sorted = malloc(room * sizeof(uint64_t));
     int32_t *group_of = malloc(room * sizeof(int32_t)); /* each position's pair, as a group of the sorted keys */
@@ -374,10 +330,17 @@ static int count_pairs_by_sorting(State *s, int places_later) {
         s->at[position].pair = number_of[group];
         s->pairs[number_of[group]].count += s->weights[s->at[position].piece];
     }
-    for (int32_t position = 0; position < s->positions && !failed; position++) {
-        int32_t number = s->at[position].pair;
-        if (number == NO_PAIR || (places_later && s->pairs[number].count == 1)) continue; /* see place_the_once_seen */
-        failed = append_position(&s->pairs[number].where, position);
+    /* Each group's positions, ascending in the sorted keys already: copied into one array of the room
+     * append_position expects (capacity), not appended one by one. */
+    for (int64_t first = 0, group = 0, end; first < found && !failed; first = end, group++) {
+        for (end = first + 1; end < found && keys[end] >> 31 == keys[first] >> 31; end++) continue;
+        Positions *where = &s->pairs[number_of[group]].where;
+        if (places_later && s->pairs[number_of[group]].count == 1) continue; /* see learn.c's place_the_once_seen */
+        if ((where->at = malloc((size_t)capacity((int32_t)(end - first)) * sizeof(int32_t))) == NULL) {
+            failed = 1;
+            break;
+        }
+        for (int64_t index = first; index < end; index++) where->at[where->size++] = (int32_t)(keys[index] & INT32_MAX);
     }
     free(keys);
     free(sorted);
@@ -452,31 +415,38 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
     PyObject *result = NULL;
     int stop = STOP_DONE, failed = 0, outcome = read_vocabulary(&vocabulary, tokens) ? -1 : 0;
     if (outcome == 0) outcome = encode_pieces(&s, pieces, (split_pattern)pattern, &vocabulary);
-    if (outcome == 0 && (cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1))) {
-        PyErr_NoMemory();
-        outcome = -1;
+    if (outcome == 0) { /* from here on, C alone: other threads run meanwhile, until a report */
+        Py_BEGIN_ALLOW_THREADS
+        failed = cover_ids(&s, base_size) || count_pairs_by_sorting(&s, 1);
+        Py_END_ALLOW_THREADS
+        if (failed) PyErr_NoMemory();
     }
-    for (int64_t step = 0; outcome == 0 && step < num_merges && !failed; step++) {
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
+    int64_t step = 0;
+    while (outcome == 0 && !failed && stop == STOP_DONE && step < num_merges) {
+        int64_t until = (step / report_every + 1) * report_every;
+        if (until > num_merges) until = num_merges;
+        Py_BEGIN_ALLOW_THREADS
+        for (; step < until; step++) {
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE;
+                break;
+            }
+            int32_t best = best_pair(&s, allowed_superword, &vocabulary);
+            if (best == NO_PAIR) {
+                stop = STOP_NO_PAIR;
+                break;
+            }
+            Pair pair = s.pairs[best];
+            int64_t *row = best == -2 ? NULL : new_row(&rows, 4);
+            failed = row == NULL || merge(&s, best, (int32_t)(base_size + step)) ||
+                     add_token(&vocabulary, vocabulary.bytes[pair.left], vocabulary.length[pair.left],
+                               vocabulary.bytes[pair.right], vocabulary.length[pair.right]);
+            if (failed) break;
+            row[0] = pair.left, row[1] = pair.right, row[2] = pair.count, row[3] = s.corpus_tokens;
         }
-        int32_t best = best_allowed(&s, allowed_superword, &vocabulary);
-        if (best == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
-        }
-        Pair pair = s.pairs[best];
-        int64_t *row = best == -2 ? NULL : new_row(&rows, 4);
-        failed = row == NULL || merge(&s, best, (int32_t)(base_size + step)) ||
-                 add_token(&vocabulary, vocabulary.bytes[pair.left], vocabulary.length[pair.left], vocabulary.bytes[pair.right],
-                           vocabulary.length[pair.right]);
-        if (failed) {
-            PyErr_NoMemory();
-            break;
-        }
-        row[0] = pair.left, row[1] = pair.right, row[2] = pair.count, row[3] = s.corpus_tokens;
-        if ((step + 1) % report_every == 0) failed = report(progress, step + 1, num_merges);
+        Py_END_ALLOW_THREADS
+        if (failed) PyErr_NoMemory();
+        else if (stop == STOP_DONE && step % report_every == 0) failed = report(progress, step, num_merges);
     }
     if (outcome == 0 && !failed) {
         PyObject *steps = PyBytes_FromStringAndSize((const char *)rows.at, (Py_ssize_t)(rows.size * sizeof(int64_t)));
@@ -494,13 +464,27 @@ static PyObject *research_superword_merges(PyObject *module, PyObject *args) {
  * of `length` bytes: -1 past its end. */
 enum { SYMBOL = 1, BLANK = 2, OTHER_SPACE = 4, LETTER = 8, NUMBER = 16 }; /* BLANK: " " */
 
-static int kind_at(const uint8_t *text, int64_t length, int64_t at, int *size) {
-    uint32_t code_point;
-    if (at >= length) return *size = 0, -1;
-    unsigned classes = classes_at(text, at, size, &code_point);
+static int kind_of(uint32_t code_point) {
+    unsigned classes = split_classes(code_point);
     if (code_point == ' ') return BLANK;
     if (classes & CLASS_SPACE) return OTHER_SPACE;
     return classes & CLASS_LETTER ? LETTER : classes & CLASS_NUMBER ? NUMBER : SYMBOL;
+}
+
+/* kind_of each ASCII character, looked up: most of a text is ASCII, and
+ * superword_end asks for most characters' kind twice or more. */
+static uint8_t ascii_kinds[128];
+
+static void fill_ascii_kinds(void) {
+    for (uint32_t code_point = 0; code_point < 128; code_point++) ascii_kinds[code_point] = (uint8_t)kind_of(code_point);
+}
+
+static inline int kind_at(const uint8_t *text, int64_t length, int64_t at, int *size) {
+    uint32_t code_point;
+    if (at >= length) return *size = 0, -1;
+    if (text[at] < 0x80) return *size = 1, ascii_kinds[text[at]];
+    classes_at(text, at, size, &code_point);
+    return kind_of(code_point);
 }
 
 /* Where the run of characters of `kinds` from `at` ends, and how many it holds. */
@@ -907,11 +891,16 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
     }
     if (outcome == -1) PyErr_NoMemory();
     if (outcome == 0) outcome = split_text(&b, segments, (split_pattern)pattern, &sequence);
-    if (outcome == 0) outcome = build_states(&b, &sequence);
-    if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words, 0) ||
-                         cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs, 0) || (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
-                         (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
-        outcome = -1;
+    if (outcome == 0) { /* from here on, C alone: other threads run meanwhile, until a report */
+        Py_BEGIN_ALLOW_THREADS
+        outcome = build_states(&b, &sequence);
+        if (outcome == 0 && (cover_ids(&b.words, 256) || count_pairs_by_sorting(&b.words, 0) ||
+                             cover_ids(&b.runs, b.first_unit + b.units) || count_pairs_by_sorting(&b.runs, 0) ||
+                             (b.whole = malloc((size_t)(b.units + 1) * sizeof(int32_t))) == NULL ||
+                             (b.waiting = calloc((size_t)b.units + 1, sizeof(IdList))) == NULL)) {
+            outcome = -1;
+        }
+        Py_END_ALLOW_THREADS
     }
     if (outcome == -1 && !PyErr_Occurred()) PyErr_NoMemory();
     if (outcome == 0) {
@@ -920,34 +909,38 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
         for (int32_t pair = 0; pair < b.runs.pair_count; pair++) waits(&b, pair);
         b.runs.heap_size = b.runs.seen_once_size = 0;
     }
-    while (outcome == 0 && b.vocabulary.size < wanted && !b.failed) {
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
-        }
-        int32_t word = best_allowed(&b.words, new_word, &b), join = best_allowed(&b.runs, new_superword, &b);
-        if (word == -2 || join == -2 || b.failed) {
-            b.failed = 1;
-            break;
-        }
-        if (word == NO_PAIR && join == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
-        }
-        int64_t *row = new_row(&rows, 5);
-        if (row == NULL) {
-            b.failed = 1;
-            break;
-        }
-        if (join == NO_PAIR || (word != NO_PAIR && b.words.pairs[word].count > b.runs.pairs[join].count)) {
-            row[0] = b.words.pairs[word].left, row[1] = b.words.pairs[word].right, row[2] = b.words.pairs[word].count, row[4] = 0;
-            b.failed = merge_words(&b, word) != 0;
-        } else {
-            row[2] = b.runs.pairs[join].count, row[4] = 1;
-            b.failed = join_pretokens(&b, join, row) != 0;
-        }
-        row[3] = b.words.corpus_tokens - b.joined;
-        if (!b.failed && b.vocabulary.size % 50 == 0 && report(progress, b.vocabulary.size - 256, wanted - 256)) {
+    while (outcome == 0 && stop == STOP_DONE && b.vocabulary.size < wanted && !b.failed) {
+        Py_BEGIN_ALLOW_THREADS
+        do { /* up to the next report: every 50th token */
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE;
+                break;
+            }
+            int32_t word = best_pair(&b.words, new_word, &b), join = best_pair(&b.runs, new_superword, &b);
+            if (word == -2 || join == -2 || b.failed) {
+                b.failed = 1;
+                break;
+            }
+            if (word == NO_PAIR && join == NO_PAIR) {
+                stop = STOP_NO_PAIR;
+                break;
+            }
+            int64_t *row = new_row(&rows, 5);
+            if (row == NULL) {
+                b.failed = 1;
+                break;
+            }
+            if (join == NO_PAIR || (word != NO_PAIR && b.words.pairs[word].count > b.runs.pairs[join].count)) {
+                row[0] = b.words.pairs[word].left, row[1] = b.words.pairs[word].right, row[2] = b.words.pairs[word].count, row[4] = 0;
+                b.failed = merge_words(&b, word) != 0;
+            } else {
+                row[2] = b.runs.pairs[join].count, row[4] = 1;
+                b.failed = join_pretokens(&b, join, row) != 0;
+            }
+            row[3] = b.words.corpus_tokens - b.joined;
+        } while (!b.failed && b.vocabulary.size < wanted && b.vocabulary.size % 50 != 0);
+        Py_END_ALLOW_THREADS
+        if (!b.failed && stop == STOP_DONE && b.vocabulary.size % 50 == 0 && report(progress, b.vocabulary.size - 256, wanted - 256)) {
             outcome = -1;
         }
     }
@@ -1334,22 +1327,33 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
         }
     }
     int64_t size = base, events = 0;
-    for (; outcome == 0 && !failed && events < max_events; events++) {
-        if (size >= wanted) break;
-        if (has_deadline && monotonic_seconds() > deadline) {
-            stop = STOP_DEADLINE;
-            break;
+    int done = 0;
+    while (outcome == 0 && !failed && !done && events < max_events) {
+        Py_BEGIN_ALLOW_THREADS /* C alone, up to the next report (every 50th merge): other threads run meanwhile */
+        while (events < max_events) {
+            if (size >= wanted) {
+                done = 1;
+                break;
+            }
+            if (has_deadline && monotonic_seconds() > deadline) {
+                stop = STOP_DEADLINE, done = 1;
+                break;
+            }
+            int32_t best = best_pair(&p.s, NULL, NULL);
+            if (best == NO_PAIR) {
+                stop = STOP_NO_PAIR, done = 1;
+                break;
+            }
+            int64_t *row = best == -2 ? NULL : new_row(&merges, 4);
+            int removed = row == NULL ? -1 : merge_and_remove(&p, best, row, events + 1);
+            if ((failed = removed < 0)) break;
+            size += 1 - removed;
+            if (++events % 50 == 0) break;
         }
-        int32_t best = best_allowed(&p.s, NULL, NULL);
-        if (best == NO_PAIR) {
-            stop = STOP_NO_PAIR;
-            break;
+        Py_END_ALLOW_THREADS
+        if (!failed && !done && events % 50 == 0 && report(progress, (size < wanted ? size : wanted) - base, wanted - base)) {
+            outcome = -1;
         }
-        int64_t *row = best == -2 ? NULL : new_row(&merges, 4);
-        int removed = row == NULL ? -1 : merge_and_remove(&p, best, row, events + 1);
-        if ((failed = removed < 0)) break;
-        size += 1 - removed;
-        if ((events + 1) % 50 == 0 && report(progress, (size < wanted ? size : wanted) - base, wanted - base)) outcome = -1;
     }
     if (outcome == 0 && !failed && events == max_events) stop = 4; /* out of events, even if the last one reached `wanted` */
     if (failed && !PyErr_Occurred()) PyErr_NoMemory();
@@ -1381,11 +1385,29 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
 
 /* ---- the module ---- */
 
+const char research_seed_hash_doc[] =
+    "seed_hash(key0, key1): the key of the hash that places byte strings in this module's tables (two 64-bit\n"
+    "numbers), before the first table is made (native_research.py draws it from os.urandom as it imports the\n"
+    "module); RuntimeError after.";
+
+static PyObject *research_seed_hash(PyObject *module, PyObject *args) {
+    (void)module;
+    unsigned long long key0, key1;
+    if (!PyArg_ParseTuple(args, "KK:seed_hash", &key0, &key1)) return NULL;
+    if (table_made) {
+        PyErr_SetString(PyExc_RuntimeError, "seed_hash() after a table was made: its strings are placed by the old key");
+        return NULL;
+    }
+    hash_key[0] = key0, hash_key[1] = key1;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef functions[] = {
     {"superword_pieces", research_superword_pieces, METH_O, research_superword_pieces_doc},
     {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
     {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
     {"picky", research_picky, METH_VARARGS, research_picky_doc},
+    {"seed_hash", research_seed_hash, METH_VARARGS, research_seed_hash_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1397,4 +1419,7 @@ static struct PyModuleDef module = {
     .m_methods = functions,
 };
 
-PyMODINIT_FUNC PyInit__native_research(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native_research(void) {
+    fill_ascii_kinds();
+    return PyModule_Create(&module);
+}

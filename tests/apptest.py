@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from html.parser import HTMLParser
@@ -12,6 +13,20 @@ from streamlit.proto.Block_pb2 import Block as BlockProto
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
+
+
+def _scan_installed_components_once() -> None:
+    """Each new AppTest asks every installed package whether it ships a
+    Streamlit component, reading all their metadata again (a third of a
+    second or more per AppTest, most of a page test's time). A server asks
+    once, when it starts; so does a test process: the packages installed
+    do not change while the tests run."""
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+_scan_installed_components_once()
 
 
 def open_page(path: str | None = None, *, query: dict[str, str] | None = None, **session) -> AppTest:

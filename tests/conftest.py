@@ -5,6 +5,7 @@ the suite runs in about a minute; HYPOTHESIS_PROFILE=fuzz runs 10,000 per
 property (see "Fuzzing" in docs/hardening.md).
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,20 +23,69 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-@pytest.hookimpl(trylast=True)  # after tests/tiktoken_suite marks its tests slow
-def pytest_collection_modifyitems(items):
-    """Files with browser tests first, then files with slow tests, then the
-    rest, each group in its usual order. Two workers take whole files in this
-    order (pyproject.toml's addopts), so the long files start at once and the
-    many short ones fill the end instead of one long file running alone."""
+FILE_SECONDS = ROOT / "tests" / "file_seconds.json"
 
-    def group(item) -> int:
-        return 0 if item.get_closest_marker("browser") else 1 if item.get_closest_marker("slow") else 2
 
-    file_group = {}
+def pytest_addoption(parser):
+    parser.addoption("--record-file-seconds", action="store_true",
+                     help=f"write how long each file's tests took, by kind, to {FILE_SECONDS.name} (the run order's measure)")
+
+
+def test_kind(item) -> str:
+    return "browser" if item.get_closest_marker("browser") else "slow" if item.get_closest_marker("slow") else "fast"
+
+
+@pytest.hookimpl(trylast=True)  # after -m has deselected, and after tests/tiktoken_suite marks its tests slow
+def pytest_collection_modifyitems(config, items):
+    """The longest files first. Two workers take whole files in this order
+    (pyproject.toml's addopts), so the long files start at once and the many
+    short ones fill the end instead of one long file running alone. A file's
+    length is measured, not guessed: the seconds its selected kinds of tests
+    (browser, slow, fast) took in a recorded run (`--record-file-seconds`,
+    tests/file_seconds.json); files not yet recorded go first, those with
+    browser tests, then those with slow ones, then the rest."""
+    recorded = json.loads(FILE_SECONDS.read_text()) if FILE_SECONDS.exists() else {}
+    kinds = {}
     for item in items:
-        file_group[item.path] = min(file_group.get(item.path, 2), group(item))
-    items.sort(key=lambda item: file_group[item.path])  # stable: a file's tests keep their order
+        kinds.setdefault(_file_key(item.path), set()).add(test_kind(item))
+        item.user_properties.append(("kind", test_kind(item)))  # travels to the controller in each report
+
+    def seconds(path) -> float:
+        file = _file_key(path)
+        if file not in recorded:
+            return float("inf")
+        return sum(recorded[file].get(kind, 0.0) for kind in kinds[file])
+
+    def unrecorded_order(path) -> int:
+        return min(("browser", "slow", "fast").index(kind) for kind in kinds[_file_key(path)])
+
+    # stable: a file's tests keep their order
+    items.sort(key=lambda item: (-seconds(item.path), unrecorded_order(item.path)))
+
+
+def _file_key(path) -> str:
+    return Path(path).relative_to(ROOT).as_posix()
+
+
+_measured: dict[str, dict[str, float]] = {}
+
+
+def pytest_runtest_logreport(report):
+    """With --record-file-seconds: add each phase's time to its file and kind
+    (in the controller under xdist, which hears every worker's reports)."""
+    kind = dict(report.user_properties).get("kind")
+    if kind is not None:
+        file = report.nodeid.split("::")[0]
+        _measured.setdefault(file, {}).setdefault(kind, 0.0)
+        _measured[file][kind] += report.duration
+
+
+def pytest_sessionfinish(session):
+    if session.config.getoption("record_file_seconds") and not hasattr(session.config, "workerinput"):
+        recorded = json.loads(FILE_SECONDS.read_text()) if FILE_SECONDS.exists() else {}
+        for file, by_kind in _measured.items():
+            recorded.setdefault(file, {}).update({kind: round(seconds, 2) for kind, seconds in by_kind.items()})
+        FILE_SECONDS.write_text(json.dumps(dict(sorted(recorded.items())), indent=1) + "\n")
 
 
 @pytest.fixture

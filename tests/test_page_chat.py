@@ -10,15 +10,21 @@ import pytest
 from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import CHAT_NAMES, chat_prompt
 from bpe_core.vocabularies.chat import OPENAI_COUNT_NOTE, Message
-from pages.chat import DEFAULT_TEXTS, JINJA_NOTE, slots
+from pages.common.chat_views import DEFAULT_TEXTS
 from tests.apptest import all_html, messages, open_page, shown
 from tests.openai_cookbook import num_tokens_from_messages
 
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>x</script> ![p](http://evil.example/p.png) :red[r]'
 
 
+JINJA_NOTE = "as transformers' apply_chat_template renders it"  # the caption under a prompt from a Jinja template
+
+
 def conversation(texts: dict[str, str], with_system: bool = True, exchanges: int = 1) -> list[Message]:
-    return [Message(role, texts[slot]) for slot, role in slots(with_system, exchanges)]
+    """A system turn, user/assistant pairs, the last question: each turn's text is its slot's ("user1", ...)."""
+    turns = ["system"] if with_system else []
+    turns += [f"{role}{number}" for number in range(1, exchanges + 1) for role in ("user", "assistant")]
+    return [Message(slot.rstrip("0123456789"), texts[slot]) for slot in [*turns, f"user{exchanges + 1}"]]
 
 
 def token_counts(at) -> list[str]:
@@ -114,7 +120,7 @@ def test_two_families_side_by_side(left, right, tokens, caption, jinja_notes):
     assert all(token in html for token in tokens)
     captions = [shown(caption) for caption in messages(at.caption)]
     assert any(caption in shown_caption for shown_caption in captions)
-    assert captions.count(JINJA_NOTE) == jinja_notes
+    assert sum(JINJA_NOTE in caption for caption in captions) == jinja_notes
     assert not at.exception
 
 
@@ -150,12 +156,13 @@ def test_the_prompt_as_text_waits_in_a_menu():
 
 
 def test_the_menus_say_what_is_chosen_on_a_link_and_after_a_change():
-    at = open_page("pages/chat.py", query={"chat_left": "tekken", "chat_system": "false", "chat_exchanges": "2"})
-    assert menu_labels(at)[:2] == ["Families: tekken beside qwen", "No system turn, 2 earlier exchanges"]
-    at.selectbox(key="chat_right").set_value("tekken").run()
+    # DeepSeek V3: a family the side-by-side test above loaded already (Mistral's Tekken took seconds)
+    at = open_page("pages/chat.py", query={"chat_left": "deepseek_v3", "chat_system": "false", "chat_exchanges": "2"})
+    assert menu_labels(at)[:2] == ["Families: deepseek_v3 beside qwen", "No system turn, 2 earlier exchanges"]
+    at.selectbox(key="chat_right").set_value("deepseek_v3").run()
     at.toggle(key="chat_system").set_value(True).run()
     at.number_input(key="chat_exchanges").set_value(1).run()
-    assert menu_labels(at)[:2] == ["Families: tekken", "System turn, 1 earlier exchange"]
+    assert menu_labels(at)[:2] == ["Families: deepseek_v3", "System turn, 1 earlier exchange"]
     damaged = open_page("pages/chat.py", query={"chat_left": "nope", "chat_system": "maybe", "chat_exchanges": "99"})
     assert menu_labels(damaged)[:2] == ["Families: llama3 beside qwen", "System turn, 1 earlier exchange"]
 

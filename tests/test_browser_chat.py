@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from bpe_core import load_encoding
 from bpe_core.vocabularies.catalogue import chat_prompt
 from bpe_core.vocabularies.chat import Message
-from pages.chat import DEFAULT_TEXTS
+from pages.common.chat_views import DEFAULT_TEXTS
 from tests.browser import assert_no_exception, one_tab_per_file, open_page, screenshot
 from tests.openai_cookbook import num_tokens_from_messages
 

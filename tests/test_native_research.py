@@ -12,6 +12,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -21,7 +23,7 @@ from bpe_core.algorithms import boundless, native_research, picky, superbpe
 from bpe_core.corpora.samples import catalog
 from bpe_core.engine import native_training
 from bpe_core.engine.corpus import count_pieces
-from bpe_core.engine.patterns import SUPERWORD_PATTERN
+from bpe_core.engine.patterns import CL100K_PATTERN, SUPERWORD_PATTERN
 from tests.conftest import ROOT
 from tests.test_native_counting import siphash
 
@@ -273,3 +275,53 @@ def test_the_tables_of_pairs_are_placed_under_each_modules_key_and_nothing_learn
         assert refused == [True, True]  # once its tables were made, a module's key stays
         assert learned == runs[0][0] and all(learned)
     assert oracle(paper) != oracle(other)
+
+
+def counted_while_in_c(call, attempts=100):
+    """Whether this thread counted while another ran `call` (a C function),
+    from the call's start to its end, in one of up to `attempts` calls.
+    This thread gives up the GIL at every count (sleep(0)), and no thread
+    takes it by force meanwhile (the switch interval is made far longer than
+    a call): so a call that keeps the GIL sees no count, every time, and one
+    that releases it sees this thread count as soon as the machine runs it
+    during a call (the attempts give a busy machine time to)."""
+    ticks, counted, done = [0], [], threading.Event()
+
+    def in_c():
+        for _ in range(attempts):
+            before = ticks[0]
+            call()
+            if ticks[0] > before:
+                counted.append(True)
+                break
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(5)
+    try:
+        thread = threading.Thread(target=in_c)
+        thread.start()
+        while not done.is_set():
+            ticks[0] += 1
+            time.sleep(0)
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return bool(counted)
+
+
+@pytest.mark.parametrize("algorithm", ["superbpe", "boundless", "picky"])
+def test_the_research_loops_let_other_threads_run_while_they_train(algorithm):
+    """research.c's loops train without the GIL (between progress reports,
+    none here), so that the server's other threads draw pages meanwhile: this
+    thread counts on while one trains (one holding the GIL would never let
+    it). Nothing is timed: see counted_while_in_c."""
+    module, text = native_research._native_research, CORPORA["english"] * 4
+    split, units = native_training._native_training.SPLIT_CL100K, [bytes([byte]) for byte in range(256)]
+    phrases, pieces = count_pieces(text, SUPERWORD_PATTERN), count_pieces(text, CL100K_PATTERN)
+    calls = {  # the C functions themselves, to 3,000 tokens
+        "superbpe": lambda: module.superword_merges(phrases, split, units, 3_000 - 256, None, None, 3_000),
+        "boundless": lambda: module.boundless([text], split, 3_000, None, None),
+        "picky": lambda: module.picky(pieces, None, 0.9, 3_000, 10**6, None, None),
+    }
+    assert counted_while_in_c(calls[algorithm])

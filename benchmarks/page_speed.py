@@ -98,6 +98,7 @@ def drawn_time(browser, url: str, timeout: float = 300) -> float:
     """Seconds from a fresh session's page load until the page is fully drawn."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = track_runs(context.new_page())
+    page.set_default_navigation_timeout(timeout * 1000)  # the page's own load, too, may take a busy room's while
     started = time.perf_counter()
     run(page, lambda: page.goto(url), timeout=timeout)
     seconds = time.perf_counter() - started

@@ -25,6 +25,7 @@ from bpe_core.analysis.atlas import (
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.script_share import script_shares
 from bpe_core.analysis.shipped_health import shipped_health
+from bpe_core.analysis.token_cards import token_origins
 from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
@@ -71,7 +72,7 @@ from bpe_core.drawing.tax import (
     premium_frame,
     script_share_frame,
 )
-from bpe_core.drawing.tokens import figures_html
+from bpe_core.drawing.tokens import figures_html, token_html
 from bpe_core.engine.patterns import PRESET_LABELS
 from bpe_core.jobs.budgeted_training import OverBudgetError
 from pages.common.declaration_counts import declaration_counts
@@ -105,7 +106,7 @@ from pages.common.url_state import (
     whole_number_input,
 )
 from pages.common.vocabulary_tables import table_of
-from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
+from pages.common.widgets import MAX_RENDERED_TOKENS, encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
 SENTENCES = len(parallel_lines("en"))
@@ -585,6 +586,11 @@ def show_passage() -> None:
 # --------------------------------------------------------------- the atlas
 
 UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
+# Tokens each declaration's view draws at first: two or three of its boxes' screenfuls. A whole
+# declaration is 2,000 to 10,000 tokens, each an element to sanitize, lay out and paint: both whole
+# were four fifths of the atlas's work in the browser, for text a visitor scrolls to only when asked.
+FIRST_TOKENS = 400
+WHOLE_KEY = "tax_udhr_whole"  # whether the declarations' views show every token
 MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
 DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
 ATLAS_COLUMNS = {
@@ -648,15 +654,28 @@ def show_language(rows, about, base: str, mapped: str) -> None:
                    "understates the tax.")
     tokenizer = tokenizer_by_name(mapped)
     texts = declaration_texts()
+    whole = st.session_state.get(WHOLE_KEY, False)
+    longest = 0
     for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language), strict=True):
         text = texts[code]
         spans = encode_for_view(tokenizer, text, allow_special=False)
+        longest = max(longest, len(spans))
         with column:
             st.metric(declaration_label(code), f"{len(spans):,} tokens", help=f"{len(text):,} characters")
             with st.container(height=UDHR_TEXT_HEIGHT, key=f"tax_udhr_text_{side}"):
-                show_tokens(text, spans, tokenizer)
+                show_declaration_tokens(text, spans, tokenizer, MAX_RENDERED_TOKENS if whole else FIRST_TOKENS)
+    if longest > FIRST_TOKENS:
+        st.button(f"Only the first {FIRST_TOKENS:,} tokens of each" if whole else "Every token of both declarations",
+                  key="tax_udhr_whole_switch", on_click=lambda: st.session_state.update({WHOLE_KEY: not whole}),
+                  help=None if whole else "Each view draws its first tokens at once; all of them are thousands of "
+                  "elements for the browser to draw (seconds on a laptop).")
     show_table(language_frame(rows, language), hide_index=True, column_config=ATLAS_COLUMNS)
 
+
+def show_declaration_tokens(text: str, spans, tokenizer, first: int) -> None:
+    """A declaration's token view: its `first` tokens, then how many more there are."""
+    st.html(token_html(text, spans, cards=token_origins(tokenizer, [span.id for span in spans[:first]]),
+                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values())))
 
 
 def show_atlas() -> None:

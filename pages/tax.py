@@ -591,6 +591,8 @@ UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
 # were four fifths of the atlas's work in the browser, for text a visitor scrolls to only when asked.
 FIRST_TOKENS = 400
 WHOLE_KEY = "tax_udhr_whole"  # whether the declarations' views show every token
+MOST_TAXED = 10  # declarations in the plain table; all of them are in the grid below it
+TABLE_OPEN = "tax_udhr_table_open"  # the expander with every declaration in a data grid
 MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
 DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
 ATLAS_COLUMNS = {
@@ -669,7 +671,7 @@ def show_language(rows, about, base: str, mapped: str) -> None:
                   key="tax_udhr_whole_switch", on_click=lambda: st.session_state.update({WHOLE_KEY: not whole}),
                   help=None if whole else "Each view draws its first tokens at once; all of them are thousands of "
                   "elements for the browser to draw (seconds on a laptop).")
-    show_table(language_frame(rows, language), hide_index=True, column_config=ATLAS_COLUMNS)
+    show_table(language_frame(rows, language), grid=False, column_config=ATLAS_COLUMNS)
 
 
 def show_declaration_tokens(text: str, spans, tokenizer, first: int) -> None:
@@ -708,11 +710,17 @@ def show_atlas() -> None:
                "median under the first tokenizer.")
     st.subheader("Every declaration")
     table = atlas_frame(rows, about, mapped)
-    st.caption(f"Premiums against {markdown_literal(about[base].name)} under each tokenizer; the last columns are "
-               f"{markdown_literal(mapped)}'s. Click a column header to sort.")
-    show_table(table, hide_index=True, column_config={**ATLAS_COLUMNS, **premium_columns(list(counts))})
-    st.download_button("Every declaration (CSV)", lambda: frame_csv(table), "udhr_premiums.csv", "text/csv",
-                       key="tax_udhr_csv", on_click="ignore")
+    columns = {**ATLAS_COLUMNS, **premium_columns(list(counts))}
+    st.caption(f"The {MOST_TAXED} most taxed: premiums against {markdown_literal(about[base].name)} under each "
+               f"tokenizer; the last columns are {markdown_literal(mapped)}'s.")
+    show_table(table.head(MOST_TAXED), grid=False, column_config=columns)
+    # All of them in the data grid, drawn only while open: its code and 527 rows are a second of a laptop's load.
+    with st.expander(f"All {len(table)} declarations, to sort, search or download (CSV)", key=TABLE_OPEN,
+                     on_change="rerun") as grid:
+        if grid.open:
+            show_table(table, hide_index=True, column_config=columns)
+            st.download_button("Every declaration (CSV)", lambda: frame_csv(table), "udhr_premiums.csv", "text/csv",
+                               key="tax_udhr_csv", on_click="ignore")
     explain_atlas(about, base)
 
 

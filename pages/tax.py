@@ -54,6 +54,7 @@ from bpe_core.drawing.atlas import (
     language_frame,
     parts,
     script_figure,
+    tokens_to_show,
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tables import table_html
@@ -586,10 +587,10 @@ def show_passage() -> None:
 # --------------------------------------------------------------- the atlas
 
 UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
-# Tokens each declaration's view draws at first: two or three of its boxes' screenfuls. A whole
-# declaration is 2,000 to 10,000 tokens, each an element to sanitize, lay out and paint: both whole
-# were four fifths of the atlas's work in the browser, for text a visitor scrolls to only when asked.
-FIRST_TOKENS = 400
+# What each declaration's view draws at first: the tokens of its first characters, about two of its
+# box's screenfuls. A whole declaration is 2,000 to 17,000 tokens, each an element to sanitize, lay out
+# and paint: both whole were most of the atlas's work in the browser, for text read only when asked.
+FIRST_CHARACTERS = 800
 WHOLE_KEY = "tax_udhr_whole"  # whether the declarations' views show every token
 MOST_TAXED = 10  # declarations in the plain table; all of them are in the grid below it
 TABLE_OPEN = "tax_udhr_table_open"  # the expander with every declaration in a data grid
@@ -657,17 +658,18 @@ def show_language(rows, about, base: str, mapped: str) -> None:
     tokenizer = tokenizer_by_name(mapped)
     texts = declaration_texts()
     whole = st.session_state.get(WHOLE_KEY, False)
-    longest = 0
+    cut = False
     for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language), strict=True):
         text = texts[code]
         spans = encode_for_view(tokenizer, text, allow_special=False)
-        longest = max(longest, len(spans))
+        first = tokens_to_show(text, spans, FIRST_CHARACTERS)
+        cut = cut or first < len(spans)
         with column:
             st.metric(declaration_label(code), f"{len(spans):,} tokens", help=f"{len(text):,} characters")
             with st.container(height=UDHR_TEXT_HEIGHT, key=f"tax_udhr_text_{side}"):
-                show_declaration_tokens(text, spans, tokenizer, MAX_RENDERED_TOKENS if whole else FIRST_TOKENS)
-    if longest > FIRST_TOKENS:
-        st.button(f"Only the first {FIRST_TOKENS:,} tokens of each" if whole else "Every token of both declarations",
+                show_declaration_tokens(text, spans, tokenizer, MAX_RENDERED_TOKENS if whole else first)
+    if cut:
+        st.button(f"Only the first {FIRST_CHARACTERS:,} characters of each" if whole else "Every token of both declarations",
                   key="tax_udhr_whole_switch", on_click=lambda: st.session_state.update({WHOLE_KEY: not whole}),
                   help=None if whole else "Each view draws its first tokens at once; all of them are thousands of "
                   "elements for the browser to draw (seconds on a laptop).")

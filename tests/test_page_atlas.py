@@ -14,6 +14,7 @@ import bpe_core.corpora.udhr
 from bpe_core.corpora.udhr import declaration_texts, declarations
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.openai import tiktoken_encoding
+from pages.common.widgets import MAX_RENDERED_TOKENS
 from tests.apptest import all_html, charts, html_tables
 from tests.apptest import open_page as open_app
 
@@ -121,22 +122,33 @@ def test_one_language_shows_its_tokens_beside_the_bases_and_its_premiums_under_e
     assert views.count('class="bpe-text') == 2 and "text: reamble\">reamble<" in views
 
 
-def test_the_declarations_token_views_draw_their_first_tokens_and_every_token_once_asked():
+def test_the_declarations_token_views_draw_their_first_characters_and_every_token_once_asked():
     """Two whole declarations are thousands of elements for the browser: each
-    view draws its first FIRST_TOKENS and says how many more, until the button."""
-    at = open_atlas(tax_tokenizers=["o200k_base"])
-    first = 400  # pages/tax.py FIRST_TOKENS
-    hindi, english = tokens("o200k_base", "hin"), tokens("o200k_base", "eng")
+    view draws the tokens of its first 800 characters and says how many more, until the button."""
+    at = open_atlas({"tax_map_tokenizer": "gpt2"}, tax_tokenizers=["gpt2"])
+    encoding, texts = tiktoken_encoding("gpt2"), declaration_texts()
+    whole = {code: len(encoding.encode(texts[code])) for code in ("hin", "eng")}
+    # The first tokens: those that start in the first 800 characters (by tiktoken's own token bytes).
+    first = {}
+    for code in whole:
+        end, offset, count = len(texts[code][:800].encode("utf-8")), 0, 0
+        for token in encoding.encode(texts[code]):
+            if offset >= end:
+                break
+            offset, count = offset + len(encoding.decode_single_token_bytes(token)), count + 1
+        first[code] = count
     views = all_html(at)
-    assert views.count('class="bpe-tok') == 2 * first
-    for count in (hindi, english):
-        assert f"… and {count - first:,} more tokens" in views
+    assert views.count('class="bpe-tok') == first["hin"] + first["eng"]
+    assert first["hin"] > 3 * first["eng"]  # Hindi under gpt2: mostly pieces of characters
+    for code in whole:
+        assert f"… and {whole[code] - first[code]:,} more tokens" in views
     at.button(key="tax_udhr_whole_switch").click().run()
     assert not at.exception, at.exception
     views = all_html(at)
-    assert views.count('class="bpe-tok') == hindi + english
-    assert "more tokens" not in views
-    assert at.button(key="tax_udhr_whole_switch").label == f"Only the first {first} tokens of each"
+    capped = {code: min(count, MAX_RENDERED_TOKENS) for code, count in whole.items()}  # as every token view is
+    assert views.count('class="bpe-tok') == capped["hin"] + capped["eng"]
+    assert views.count("more tokens") == sum(count > MAX_RENDERED_TOKENS for count in whole.values())
+    assert at.button(key="tax_udhr_whole_switch").label == "Only the first 800 characters of each"
 
 
 def test_the_most_taxed_are_a_plain_table_and_the_grid_of_every_declaration_opens_on_demand():

@@ -714,8 +714,10 @@ def show_atlas() -> None:
     table = atlas_frame(rows, about, mapped)
     columns = {**ATLAS_COLUMNS, **premium_columns(list(counts))}
     st.caption(f"The {MOST_TAXED} most taxed: premiums against {markdown_literal(about[base].name)} under each "
-               f"tokenizer; the last columns are {markdown_literal(mapped)}'s.")
-    show_table(table.head(MOST_TAXED), grid=False, column_config=columns)
+               f"tokenizer; tokens and tokens per word under {markdown_literal(mapped)}. All of them, with every "
+               "column, below.")
+    show_table(table.head(MOST_TAXED), grid=False, column_config=columns,  # the columns that fit the page's width
+               column_order=["code", "language", "script", *counts, "tokens", "tokens per word"])
     # All of them in the data grid, drawn only while open: its code and 527 rows are a second of a laptop's load.
     with st.expander(f"All {len(table)} declarations, to sort, search or download (CSV)", key=TABLE_OPEN,
                      on_change="rerun") as grid:

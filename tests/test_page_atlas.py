@@ -140,8 +140,8 @@ def test_the_declarations_token_views_draw_their_first_characters_and_every_toke
     views = all_html(at)
     assert views.count('class="bpe-tok') == first["hin"] + first["eng"]
     assert first["hin"] > 3 * first["eng"]  # Hindi under gpt2: mostly pieces of characters
-    for code in whole:
-        assert f"… and {whole[code] - first[code]:,} more tokens" in views
+    for code, count in whole.items():
+        assert f"… and {count - first[code]:,} more tokens" in views
     at.button(key="tax_udhr_whole_switch").click().run()
     assert not at.exception, at.exception
     views = all_html(at)

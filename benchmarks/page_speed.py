@@ -102,6 +102,7 @@ def drawn_time(browser, url: str, timeout: float = 300, cpu: list[float] | None 
     added to it (`browser_cpu_seconds`)."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = track_runs(context.new_page())
+    page.set_default_navigation_timeout(timeout * 1000)  # the page's own load, too, may take a busy room's while
     session = context.new_cdp_session(page) if cpu is not None else None
     if session is not None:
         session.send("Performance.enable", {"timeDomain": "threadTicks"})

@@ -70,6 +70,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.measure import load_average
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
@@ -373,10 +374,6 @@ async def one_wave(client: str, url: str, first: int, sessions: int, steps: int,
     return list(outcomes)
 
 
-def load_average() -> str:
-    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
-
-
 def memory_line(pid: int | None, before: StreamlitServer | None, bare_server: BareServer | None) -> str:
     """This server's memory, and the other code's and the bare app's when they run beside it."""
     line = memory_report(pid)
@@ -399,7 +396,7 @@ async def run(args) -> None:
                 started_server.wait_until_warmed()  # "before" includes what every server keeps from its start
         if bare_server is not None:
             await bare_server.wait_until_up(args.timeout)
-        print(f"at start ({load_average()}): {memory_line(pid, before, bare_server)}")
+        print(f"at start (load average {load_average()}): {memory_line(pid, before, bare_server)}")
         outcomes: list[Outcome] = []
         before_outcomes: list[Outcome] = []
         bare: list[Outcome] = []
@@ -416,7 +413,7 @@ async def run(args) -> None:
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
             sessions = first + args.sessions
-            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, {load_average()}): "
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, load average {load_average()}): "
                   f"{memory_line(pid, before, bare_server)}", flush=True)
         report(args.client, outcomes, bare, args.steps, time.perf_counter() - started)
         if before is not None:
@@ -424,7 +421,7 @@ async def run(args) -> None:
             report(args.client, before_outcomes, [], args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)
-            print(f"after {args.idle:g} s idle, past closed sessions' time to live ({load_average()}): "
+            print(f"after {args.idle:g} s idle, past closed sessions' time to live (load average {load_average()}): "
                   f"{memory_line(pid, before, bare_server)}")
     finally:
         for started_server in (server, before):

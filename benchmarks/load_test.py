@@ -66,6 +66,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.exceptions import WebSocketException
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -84,6 +85,11 @@ BARE_APP = 'import streamlit as st\n\nst.title("Bare")\nst.write("A bare Streaml
 def train_query(number: int) -> str:
     """Each session's own corpus and vocabulary size: every one trains."""
     return f"train_sample={SAMPLES[number % len(SAMPLES)]}&train_vocab={500 + 37 * number}"
+
+
+# What ends a visitor's session early, counted as its error: a timeout, a
+# connection refused or broken (the server's, under load).
+SESSION_FAILURES = (TimeoutError, OSError, WebSocketException)
 
 
 @dataclass
@@ -177,7 +183,7 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
                 if run.exceptions:
                     outcome.errors.append(f"step {step} showed an exception")
                 outcome.latencies.append(time.perf_counter() - told)
-    except Exception as error:  # a timeout or a broken connection is what this script counts
+    except SESSION_FAILURES as error:  # what this script counts
         outcome.errors.append(f"{type(error).__name__}: {error}")
     return outcome
 
@@ -193,7 +199,7 @@ async def bare_session(url: str, reruns: int, timeout: float) -> Outcome:
                 asked = time.perf_counter()
                 await asyncio.wait_for(run_script(socket, "", ""), timeout)
                 outcome.latencies.append(time.perf_counter() - asked)
-    except Exception as error:
+    except SESSION_FAILURES as error:  # what this script counts
         outcome.errors.append(f"{type(error).__name__}: {error}")
     return outcome
 
@@ -234,6 +240,8 @@ class BareServer:
 
 
 async def browser_session(browser, url: str, number: int, steps: int, timeout: float) -> Outcome:
+    from playwright.async_api import Error as PlaywrightError
+
     outcome = Outcome()
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     page = await context.new_page()
@@ -250,7 +258,7 @@ async def browser_session(browser, url: str, number: int, steps: int, timeout: f
             outcome.latencies.append(time.perf_counter() - pressed)
         if await page.locator('[data-testid="stException"]').count():
             outcome.errors.append("exception shown on the page")
-    except Exception as error:
+    except PlaywrightError as error:  # a timeout, or the page or browser closing under it: what this script counts
         outcome.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
     finally:
         await context.close()

@@ -20,7 +20,8 @@ from setuptools import Extension, setup
 
 NATIVE = "bpe_core/engine/native"
 OPTIMIZE = ["-O3"] if os.name == "posix" else []
-# learn.c's functions are shared by two files of an extension (learn.h), not with other libraries.
+# learn.c's functions and siphash.c's key are shared by the files of an extension (learn.h, siphash.h), not with
+# other libraries: each extension has its own key.
 HIDDEN = ["-fvisibility=hidden"] if os.name == "posix" else []
 
 setup(
@@ -34,7 +35,7 @@ setup(
         ),
         Extension(
             "bpe_core.engine._native_training",
-            sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c")],
+            sources=[f"{NATIVE}/{name}" for name in ("training_module.c", "learn.c", "count.c", "split.c", "siphash.c")],
             depends=[f"{NATIVE}/{name}" for name in ("native.h", "learn.h", "split.h", "unicode_classes.h", "unsettled.h",
                                                      "characters.h", "siphash.h")],
             extra_compile_args=[*OPTIMIZE, *HIDDEN, "-std=c11"],
@@ -42,7 +43,7 @@ setup(
         ),
         Extension(  # the research algorithms' loops, on learn.c's merge state (learn.h)
             "bpe_core.algorithms._native_research",
-            sources=[f"{NATIVE}/{name}" for name in ("research.c", "learn.c", "bpe.c", "split.c")],
+            sources=[f"{NATIVE}/{name}" for name in ("research.c", "learn.c", "bpe.c", "split.c", "siphash.c")],
             depends=[f"{NATIVE}/{name}" for name in ("learn.h", "native.h", "bpe.h", "split.h", "unicode_classes.h",
                                                      "unsettled.h", "characters.h", "siphash.h")],
             extra_compile_args=[*OPTIMIZE, *HIDDEN, "-std=c11"],

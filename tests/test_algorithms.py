@@ -306,14 +306,15 @@ def test_tokens_drawn_on_the_algorithms_page_are_escaped():
 
 def test_the_language_effect_is_each_languages_premium_and_their_gini():
     from bpe_core.analysis.algorithms import gini, language_effect
-    from bpe_core.drawing.algorithms import language_frame
+    from bpe_core.drawing.algorithms import language_rows
 
     bpe = language_effect("bpe", {"en": 100, "de": 120, "hi": 300})
     superbpe = language_effect("superbpe", {"en": 90, "de": 114, "hi": 300})
     assert bpe.premiums == {"en": 1.0, "de": 1.2, "hi": 3.0} and bpe.gini == gini([100, 120, 300])
-    frame = language_frame([bpe, superbpe]).set_index("language")
-    assert list(frame.index[:1]) == ["Hindi"]  # the highest premium first
-    assert frame.loc["English", "SuperBPE vs BPE"] == "-10.0%" and frame.loc["Hindi", "SuperBPE vs BPE"] == "+0.0%"
+    rows = language_rows([bpe, superbpe])
+    assert rows[0]["language"] == "Hindi"  # the highest premium first
+    by_language = {row["language"]: row for row in rows}
+    assert by_language["English"]["SuperBPE vs BPE"] == "-10.0%" and by_language["Hindi"]["SuperBPE vs BPE"] == "+0.0%"
     with pytest.raises(ValueError):
         language_effect("bpe", {"de": 3})
 

@@ -16,6 +16,7 @@ from bpe_core.drawing.atlas import (
     atlas_summary,
     language_frame,
     script_figure,
+    tokens_to_show,
 )
 
 
@@ -96,3 +97,13 @@ def test_one_language_under_every_tokenizer_and_the_maps_sentence(rows):
     premiums = [row.premium for row in rows if row.tax.tokenizer == "o200k_base"]
     assert summary.startswith(f"Under o200k_base, the median declaration costs {statistics.median(premiums):.2f}×")
     assert f"{sum(p >= 2 for p in premiums)} of 527 cost twice as many or more" in summary
+
+
+def test_a_declarations_view_shows_the_tokens_of_its_first_characters():
+    from bpe_core.engine.tokenizer import TokenSpan
+
+    text = "aé€𝄞b"  # 1, 2, 3, 4 and 1 bytes
+    spans = [TokenSpan(1, 0, 2), TokenSpan(2, 2, 3), TokenSpan(3, 3, 6), TokenSpan(4, 6, 10), TokenSpan(5, 10, 11)]
+    assert tokens_to_show(text, spans, 2) == 2  # "aé" ends at byte 3: the token holding é's last byte is in
+    assert tokens_to_show(text, spans, 3) == 3 and tokens_to_show(text, spans, 0) == 0
+    assert tokens_to_show(text, spans, 99) == len(spans)

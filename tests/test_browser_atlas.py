@@ -84,7 +84,9 @@ def test_the_map_draws_offline_a_click_on_a_point_opens_that_language_and_its_li
     assert page.locator(".scattergeo").first.locator("path.point").count() == len(declarations())
     assert (f"{server.url}/app/static/topojson/world_110m.json", 200) in fetched
     expect(page.get_by_text("The tax follows scripts")).to_be_visible()
-    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    expect(page.locator(".bpe-table")).to_have_count(2)  # plain: the chosen language's premiums, the most taxed
+    expect(page.get_by_text(f"All {len(declarations())} declarations, to sort")).to_be_visible()  # the grid, on demand
+    expect(page.locator(".bpe-more")).to_have_count(2)  # each declaration's first tokens, and how many more
     expect(page.locator(".bpe-text")).to_have_count(2)
     assert_no_exception(page)
     screenshot(page, "tax-atlas-1440")

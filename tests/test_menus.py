@@ -112,3 +112,36 @@ def test_a_number_in_a_link_is_read_strictly_never_crashing_a_menu_label():
                       ("pages/compression.py", "compression_vocab")):
         at = open_page(path, query={key: "--5"})
         assert not at.exception, (path, [e.value for e in at.exception])
+
+
+def _presented_tables():
+    import pandas as pd
+    import streamlit as st
+
+    from pages.common.presenter import show_table
+
+    st.session_state["present"] = True
+    rows = [{"token": f"t{number}", "uses": number * 1000, "kept": number % 2 == 0} for number in range(45)]
+    show_table(rows, grid=False, tokens=("token",))
+    show_table(pd.DataFrame(rows), hide_index=True, column_config={"uses": {"label": "times used"}})
+
+
+def test_a_projector_table_shows_its_first_rows_and_says_how_many_are_left_out():
+    """Presenter mode draws any table (rows as dicts, or a DataFrame the grid
+    would draw) as a plain table of its first 40 rows, numbers and ticks
+    written as the grid writes them, and says what it leaves out."""
+    from streamlit.testing.v1 import AppTest
+
+    from pages.common.presenter import PRESENT
+    from tests.apptest import html_tables
+
+    assert PRESENT == "present"
+    at = AppTest.from_function(_presented_tables).run()
+    assert not at.exception
+    first, second = html_tables(at)
+    assert len(first) == len(second) == 40
+    assert list(first.columns) == ["token", "uses", "kept"] and list(second.columns) == ["token", "times used", "kept"]
+    assert first["uses"].tolist()[:3] == [0, 1000, 2000] == second["times used"].tolist()[:3]
+    assert first["kept"].tolist()[:2] == ["✓", "✗"] == second["kept"].tolist()[:2]
+    assert [caption.value for caption in at.caption] == [
+        "The first 40 of 45 rows; leave presenter mode for all of them."] * 2

@@ -8,7 +8,12 @@ Without the extension module built these tests skip, with the reason; CI
 sets REQUIRE_NATIVE=1, where its absence fails instead.
 """
 
+import json
 import os
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -18,7 +23,9 @@ from bpe_core.algorithms import boundless, native_research, picky, superbpe
 from bpe_core.corpora.samples import catalog
 from bpe_core.engine import native_training
 from bpe_core.engine.corpus import count_pieces
-from bpe_core.engine.patterns import SUPERWORD_PATTERN
+from bpe_core.engine.patterns import CL100K_PATTERN, SUPERWORD_PATTERN
+from tests.conftest import ROOT
+from tests.test_native_counting import siphash
 
 if not native_research.NATIVE:
     if os.environ.get("REQUIRE_NATIVE"):
@@ -216,3 +223,107 @@ def test_boundless_counts_the_runs_as_python_does_with_ids_past_65_536():
     trained = boundless.train_boundless(text, vocab_size=70_000)
     assert trained.supermerges and trained.stop_reason.startswith("no adjacent pair is left")
     assert steps(trained) == steps(in_python(boundless.train_boundless, text, vocab_size=70_000))
+
+
+# In a process of its own: each module's key set before its first table, then it trains and says its pairs' hashes.
+TRAIN_UNDER_KEYS = """
+import json, sys
+from bpe_core.engine import _native_training
+from bpe_core.algorithms import _native_research, boundless, picky
+from bpe_core.engine.training import train
+keys, pairs, text = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+_native_training.seed_hash(*keys[0])
+_native_research.seed_hash(*keys[1])
+learned = [[(step.pair, step.count) for step in trained.trace] for trained in
+           (train(text, vocab_size=600), picky.train_picky(text, vocab_size=600, threshold=0.5),
+            boundless.train_boundless(text[:2000], vocab_size=70_000))]
+refused = []
+for module in (_native_training, _native_research):
+    try:
+        module.seed_hash(1, 2)
+    except RuntimeError:
+        refused.append(True)
+hashes = [[module.pair_hash(*pair) for pair in pairs] for module in (_native_training, _native_research)]
+print(json.dumps([learned, hashes, refused]))
+"""
+PAIRS = [(0, 0), (97, 98), (256, 97), (70_000, 1), (2**31 - 1, 2**31 - 2)]
+
+
+def test_the_tables_of_pairs_are_placed_under_each_modules_key_and_nothing_learned_depends_on_it():
+    """learn.c's count_pairs and Picky BPE's pair map place pairs by SipHash-1-3
+    of the two ids under the module's key, as count.c places pieces, so that
+    no corpus can be made whose pairs collide there. pair_hash is the hash
+    those tables call (learn.c's, compiled into each module): it follows the
+    key seed_hash gives that module, and the merges do not (plain BPE, Picky
+    BPE, and BoundlessBPE past 2^16 ids, where count_pairs counts its runs)."""
+    paper = [0x0706050403020100, 0x0F0E0D0C0B0A0908]  # the SipHash paper's key
+    other = [0x243F6A8885A308D3, 0x13198A2E03707344]
+    settings_ = ([paper, other], [other, paper])  # each module under each key, never the other's
+    processes = [subprocess.Popen([sys.executable, "-c", TRAIN_UNDER_KEYS, json.dumps(keys), json.dumps(PAIRS),
+                                   CORPORA["english"][:10_000]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}) for keys in settings_]
+    runs = []
+    for process in processes:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err[-2000:]
+        runs.append(json.loads(out))
+
+    def oracle(key):
+        key_bytes = key[0].to_bytes(8, "little") + key[1].to_bytes(8, "little")
+        return [siphash(1, 3, key_bytes, (left << 32 | right).to_bytes(8, "little")) for left, right in PAIRS]
+
+    for (learned, hashes, refused), keys in zip(runs, settings_):
+        assert hashes == [oracle(keys[0]), oracle(keys[1])]  # each module's own key, in learn.c too
+        assert refused == [True, True]  # once its tables were made, a module's key stays
+        assert learned == runs[0][0] and all(learned)
+    assert oracle(paper) != oracle(other)
+
+
+def counted_while_in_c(call, attempts=100):
+    """Whether this thread counted while another ran `call` (a C function),
+    from the call's start to its end, in one of up to `attempts` calls.
+    This thread gives up the GIL at every count (sleep(0)), and no thread
+    takes it by force meanwhile (the switch interval is made far longer than
+    a call): so a call that keeps the GIL sees no count, every time, and one
+    that releases it sees this thread count as soon as the machine runs it
+    during a call (the attempts give a busy machine time to)."""
+    ticks, counted, done = [0], [], threading.Event()
+
+    def in_c():
+        for _ in range(attempts):
+            before = ticks[0]
+            call()
+            if ticks[0] > before:
+                counted.append(True)
+                break
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(5)
+    try:
+        thread = threading.Thread(target=in_c)
+        thread.start()
+        while not done.is_set():
+            ticks[0] += 1
+            time.sleep(0)
+        thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return bool(counted)
+
+
+@pytest.mark.parametrize("algorithm", ["superbpe", "boundless", "picky"])
+def test_the_research_loops_let_other_threads_run_while_they_train(algorithm):
+    """research.c's loops train without the GIL (between progress reports,
+    none here), so that the server's other threads draw pages meanwhile: this
+    thread counts on while one trains (one holding the GIL would never let
+    it). Nothing is timed: see counted_while_in_c."""
+    module, text = native_research._native_research, CORPORA["english"] * 4
+    split, units = native_training._native_training.SPLIT_CL100K, [bytes([byte]) for byte in range(256)]
+    phrases, pieces = count_pieces(text, SUPERWORD_PATTERN), count_pieces(text, CL100K_PATTERN)
+    calls = {  # the C functions themselves, to 3,000 tokens
+        "superbpe": lambda: module.superword_merges(phrases, split, units, 3_000 - 256, None, None, 3_000),
+        "boundless": lambda: module.boundless([text], split, 3_000, None, None),
+        "picky": lambda: module.picky(pieces, None, 0.9, 3_000, 10**6, None, None),
+    }
+    assert counted_while_in_c(calls[algorithm])

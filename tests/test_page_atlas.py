@@ -14,7 +14,8 @@ import bpe_core.corpora.udhr
 from bpe_core.corpora.udhr import declaration_texts, declarations
 from bpe_core.vocabularies.catalogue import CATALOGUE, LISTED
 from bpe_core.vocabularies.openai import tiktoken_encoding
-from tests.apptest import all_html, charts
+from pages.common.widgets import MAX_RENDERED_TOKENS
+from tests.apptest import all_html, charts, html_tables
 from tests.apptest import open_page as open_app
 
 pytestmark = pytest.mark.slow  # each opens the page: seconds
@@ -24,7 +25,8 @@ OPENAI = ["gpt2", "cl100k_base", "o200k_base"]
 
 
 def open_atlas(query: dict | None = None, **session) -> AppTest:
-    return open_app(PAGE, query={"tax_corpus": "udhr", **(query or {})}, **session)
+    """The atlas with its grid of every declaration open (it is drawn only once asked for)."""
+    return open_app(PAGE, query={"tax_corpus": "udhr", **(query or {})}, **{"tax_udhr_table_open": True, **session})
 
 
 def tokens(name: str, code: str, nfc: bool = False) -> int:
@@ -113,11 +115,54 @@ def test_one_language_shows_its_tokens_beside_the_bases_and_its_premiums_under_e
     notice = " ".join(info.value for info in at.info)
     as_written, nfc = (tokens("o200k_base", "vie", nfc=flag) / tokens("o200k_base", "eng") for flag in (False, True))
     assert "not in Unicode's NFC" in notice and f"{as_written:.2f}×" in notice and f"{nfc:.2f}×" in notice
-    row = next(frame.value for frame in at.dataframe if "tokenizer" in frame.value.columns).set_index("tokenizer")
+    row = next(table for table in html_tables(at) if "tokenizer" in table.columns).set_index("tokenizer")
     assert list(row.index) == OPENAI
-    assert row.loc["gpt2", "premium"] == tokens("gpt2", "vie") / tokens("gpt2", "eng")
+    assert row.loc["gpt2", "premium"] == f"{tokens('gpt2', 'vie') / tokens('gpt2', 'eng'):.2f}×"
     views = all_html(at)
     assert views.count('class="bpe-text') == 2 and "text: reamble\">reamble<" in views
+
+
+def test_the_declarations_token_views_draw_their_first_characters_and_every_token_once_asked():
+    """Two whole declarations are thousands of elements for the browser: each
+    view draws the tokens of its first 800 characters and says how many more, until the button."""
+    at = open_atlas({"tax_map_tokenizer": "gpt2"}, tax_tokenizers=["gpt2"])
+    encoding, texts = tiktoken_encoding("gpt2"), declaration_texts()
+    whole = {code: len(encoding.encode(texts[code])) for code in ("hin", "eng")}
+    # The first tokens: those that start in the first 800 characters (by tiktoken's own token bytes).
+    first = {}
+    for code in whole:
+        end, offset, count = len(texts[code][:800].encode("utf-8")), 0, 0
+        for token in encoding.encode(texts[code]):
+            if offset >= end:
+                break
+            offset, count = offset + len(encoding.decode_single_token_bytes(token)), count + 1
+        first[code] = count
+    views = all_html(at)
+    assert views.count('class="bpe-tok') == first["hin"] + first["eng"]
+    assert first["hin"] > 3 * first["eng"]  # Hindi under gpt2: mostly pieces of characters
+    for code, count in whole.items():
+        assert f"… and {count - first[code]:,} more tokens" in views
+    at.button(key="tax_udhr_whole_switch").click().run()
+    assert not at.exception, at.exception
+    views = all_html(at)
+    capped = {code: min(count, MAX_RENDERED_TOKENS) for code, count in whole.items()}  # as every token view is
+    assert views.count('class="bpe-tok') == capped["hin"] + capped["eng"]
+    assert views.count("more tokens") == sum(count > MAX_RENDERED_TOKENS for count in whole.values())
+    assert at.button(key="tax_udhr_whole_switch").label == "Only the first 800 characters of each"
+
+
+def test_the_most_taxed_are_a_plain_table_and_the_grid_of_every_declaration_opens_on_demand():
+    at = open_atlas(tax_tokenizers=OPENAI, tax_udhr_table_open=False)
+    assert not at.dataframe and not at.get("download_button")
+    plain = next(table for table in html_tables(at) if "code" in table.columns)
+    assert list(plain.columns) == ["code", "language", "script", *OPENAI, "tokens", "tokens per word"]
+    at.session_state["tax_udhr_table_open"] = True  # what a click on the expander tells the page
+    at.run()
+    grid = declaration_table(at)
+    assert len(plain) == 10 and len(grid) == 527
+    assert list(plain["code"]) == list(grid.index[:10])  # the ten most taxed, in the grid's order
+    worst = plain["code"][0]
+    assert plain["o200k_base"][0] == f"{tokens('o200k_base', worst) / tokens('o200k_base', 'eng'):.2f}×"
 
 
 def test_the_script_view_ranks_writing_systems_per_tokenizer():

@@ -18,8 +18,6 @@ exactly, the functions here give None and Python trains instead.
 
 from __future__ import annotations
 
-import os
-import struct
 from collections.abc import Sequence
 
 from ..engine import native_training
@@ -37,9 +35,7 @@ except ImportError:  # not built: no C compiler when pip installed the project
 
 NATIVE = _native_research is not None
 if _native_research is not None:
-    # The key of the hash that places byte strings in C's tables, new in every process, so that no corpus can be
-    # made of strings that collide there (see native/siphash.h); nothing learned depends on it.
-    _native_research.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
+    native_training.draw_hash_key(_native_research)
 
 _DONE, _OUT_OF_TIME, _NO_PAIR_LEFT = 0, 1, 2  # why a C loop stopped (native/learn.c's numbers)
 _OUT_OF_EVENTS = 4  # Picky BPE's merges and removals kept undoing each other

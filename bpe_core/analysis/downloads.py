@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import TYPE_CHECKING
 
 from ..engine.tokenizer import Tokenizer
 
-if TYPE_CHECKING:  # the pages' tables; writing one takes only its own to_csv
+if TYPE_CHECKING:  # the pages' tables: a DataFrame is written by its own to_csv, rows by the csv module
     import pandas as pd
 
 # A spreadsheet runs a cell that starts with one of these as a formula.
@@ -27,9 +28,22 @@ def spreadsheet_safe(value):
     return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_STARTS) else value
 
 
-def frame_csv(frame: pd.DataFrame) -> str:
-    """A table as CSV for download, its text cells spreadsheet-safe."""
-    return frame.map(spreadsheet_safe).to_csv(index=False)
+def frame_csv(table: list[dict] | pd.DataFrame) -> str:
+    """A table (rows as dicts, every row with the first one's columns, or a
+    DataFrame) as CSV for download, its text cells spreadsheet-safe."""
+    if not isinstance(table, list):
+        return table.map(spreadsheet_safe).to_csv(index=False)
+    columns = list(table[0]) if table else []
+    written = io.StringIO()
+    writer = csv.writer(written, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([_written(row[column]) for column in columns] for row in table)
+    return written.getvalue()
+
+
+def _written(value):
+    """A cell as `to_csv` writes it: nothing for a missing number (NaN)."""
+    return "" if isinstance(value, float) and math.isnan(value) else spreadsheet_safe(value)
 
 
 def merges_csv(tokenizer: Tokenizer) -> str:

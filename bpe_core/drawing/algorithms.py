@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pandas as pd
-
 from ..analysis.algorithms import ALGORITHMS, AlgorithmCost, LanguageEffect, OnlyHere, Removal, Superword
 from ..analysis.tax import languages
 from .bars import Bar, bars_html, bars_panel
@@ -17,9 +15,9 @@ from .palette import PALETTE, colour_for
 from .tokens import CHIP_CSS, chip_html, label_html, vocabulary_html
 
 
-def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
+def algorithm_rows(costs: Sequence[AlgorithmCost]) -> list[dict]:
     """One row per algorithm: its vocabulary, and what it made of the text."""
-    return pd.DataFrame([
+    return [
         {
             "algorithm": ALGORITHMS[cost.algorithm],
             "vocabulary": cost.n_vocab,
@@ -33,7 +31,7 @@ def algorithm_frame(costs: Sequence[AlgorithmCost]) -> pd.DataFrame:
             "decodes to the text": cost.round_trip,
         }
         for cost in costs
-    ])
+    ]
 
 
 def bar_name(algorithm: str) -> str:
@@ -115,7 +113,7 @@ def gini_bars(effects: Sequence[LanguageEffect]) -> str:
     ]))
 
 
-def language_frame(effects: Sequence[LanguageEffect]) -> pd.DataFrame:
+def language_rows(effects: Sequence[LanguageEffect]) -> list[dict]:
     """A row per language (the highest premium under the first effect's
     algorithm first): its premium under each algorithm, and for each after
     the first, its tokens against the first's (plain BPE's)."""
@@ -130,4 +128,4 @@ def language_frame(effects: Sequence[LanguageEffect]) -> pd.DataFrame:
             change = effect.tokens[code] / base.tokens[code] - 1
             row[f"{ALGORITHMS[effect.algorithm]} vs {ALGORITHMS[base.algorithm]}"] = f"{change:+.1%}"
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows

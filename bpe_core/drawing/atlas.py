@@ -10,7 +10,8 @@ and the declarations' metadata (`udhr.declarations()`):
   scripts;
 - `atlas_frame`: every declaration, sortable by any column;
 - `language_frame`: one declaration under every tokenizer;
-- `atlas_summary`: the map in a sentence.
+- `atlas_summary`: the map in a sentence;
+- `tokens_to_show`: how many tokens of a declaration its view draws at first.
 
 The map's base layer (coastlines, countries) is plotly's world topojson,
 which plotly.js fetches from `topojsonURL`: pages serve it from the app
@@ -239,3 +240,17 @@ def atlas_summary(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], to
     return (f"Under {tokenizer}, the median declaration costs {statistics.median(premiums):.2f}× as many tokens as "
             f"{about[base].name}; {double} of {len(premiums)} cost twice as many or more, and "
             f"{about[worst.code].name} the most: {worst.premium:.1f}×.")
+
+
+def tokens_to_show(text: str, spans: Sequence, characters: int) -> int:
+    """How many of `spans` (token spans over `text`'s UTF-8 bytes) a view
+    draws to show the text's first `characters`: a screenful is so many
+    characters whatever the tokenizer, and as many tokens as they take
+    (Hindi under gpt2 takes five times more than under o200k_base)."""
+    end = len(text[:characters].encode("utf-8"))
+    shown = 0
+    for span in spans:  # in order: only the first few are looked at (a long text's offsets are made as asked for)
+        if span.start >= end:
+            break
+        shown += 1
+    return shown

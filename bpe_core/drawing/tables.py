@@ -11,9 +11,14 @@ each character, never reordered with its neighbours.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # a page that draws only lists of rows never loads pandas (half a second of a first visit)
+    import pandas as pd
+
+Rows = list[Mapping[str, object]]  # one dict per row, column -> value, every row with the same columns
 
 TABLE_CSS = """<style>
 .bpe-table-wrap { overflow-x: auto; }
@@ -30,9 +35,17 @@ TOKEN_CHARS_SHOWN = 80  # of a longer token, the start and "…" (a token's own 
 Format = str | Callable[[object], str]  # "{:.2f}×", or a function of the value
 
 
-def table_html(frame: pd.DataFrame, formats: Mapping[str, Format], helps: Mapping[str, str] | None = None,
+def table_rows(table: Rows | pd.DataFrame) -> Rows:
+    """`table`'s rows as dicts: a list of them as it is, a pandas DataFrame's
+    with its missing values (NaN, NA) as None and its numbers as Python's."""
+    if isinstance(table, list):
+        return table
+    return table.astype(object).where(table.notna(), None).to_dict("records")
+
+
+def table_html(table: Rows | pd.DataFrame, formats: Mapping[str, Format], helps: Mapping[str, str] | None = None,
                tokens: Collection[str] = ()) -> str:
-    """`frame` as a plain HTML table, every name and value escaped: the
+    """`table` (rows as dicts, or a DataFrame) as a plain HTML table, every name and value escaped: the
     columns in `formats` (column -> a format such as "{:.2f}×", or a
     function) are numbers, written so and aligned right, empty where
     missing; the columns in `tokens` hold tokens' text (whitespace already
@@ -49,8 +62,8 @@ def table_html(frame: pd.DataFrame, formats: Mapping[str, Format], helps: Mappin
 
     def cell(column: str, value) -> str:
         if column in formats:
-            return f'<td class="num">{"" if pd.isna(value) else html.escape(written(formats[column], value))}</td>'
-        text = "" if value is None or value is pd.NA else str(value)
+            return f'<td class="num">{"" if missing(value) else html.escape(written(formats[column], value))}</td>'
+        text = "" if value is None else str(value)
         if column in tokens:
             return f'<td class="tok">{html.escape(token(text))}</td>'
         return f"<td>{html.escape(text)}</td>"
@@ -60,8 +73,14 @@ def table_html(frame: pd.DataFrame, formats: Mapping[str, Format], helps: Mappin
         title = f' title="{html.escape(helps[column])}"' if helps.get(column) else ""
         return f"<th{number}{title}>{html.escape(str(column))}</th>"
 
-    head = "".join(header(column) for column in frame.columns)
-    body = "".join("<tr>" + "".join(cell(column, value) for column, value in zip(frame.columns, row)) + "</tr>"
-                   for row in frame.itertuples(index=False))
+    rows = table_rows(table)
+    columns = list(rows[0]) if rows else list(getattr(table, "columns", []))
+    head = "".join(header(column) for column in columns)
+    body = "".join("<tr>" + "".join(cell(column, row[column]) for column in columns) + "</tr>" for row in rows)
     return (f'{TABLE_CSS}<div class="bpe-table-wrap"><table class="bpe-table"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
+
+
+def missing(value) -> bool:
+    """No value: None, or a number that is not one (NaN)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))

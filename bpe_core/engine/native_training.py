@@ -41,10 +41,17 @@ except ImportError:  # not built: no C compiler when pip installed the project
 
 NATIVE = _native_training is not None
 
+
+def draw_hash_key(module) -> None:
+    """Give a C extension module (this one, `_native_research`) a new key
+    for the hash that places pieces and pairs in its tables, from
+    os.urandom: no corpus can then be made of pieces or pairs that all
+    collide there (see native/siphash.h). Nothing learned depends on it."""
+    module.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
+
+
 if _native_training is not None:
-    # The key of the hash that places pieces in C's tables, new in every process, so that no corpus can be
-    # made of pieces that collide there (see native/count.c); the counts and the merges do not depend on it.
-    _native_training.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
+    draw_hash_key(_native_training)
 
 # The presets split.c knows, by their numbers there.
 _SPLITS = {} if _native_training is None else {

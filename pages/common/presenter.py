@@ -21,11 +21,12 @@ import streamlit as st
 
 from bpe_core.drawing.deck import DECK_KEYS_JS
 from bpe_core.drawing.standalone import PRESENTER_FONT_SIZE
+from bpe_core.drawing.tables import missing, table_html, table_rows
 from pages.common.chart import plotly_figure
 from pages.common.names import PAGES, PRESENT, PageInfo
 from pages.common.url_state import keep_in_link
 
-if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, not with every page
+if TYPE_CHECKING:  # plotly loads with the first chart, not with every page
     import plotly.graph_objects as go
 
 # The root font as a saved page's presenter mode sizes it; everything in rem follows.
@@ -109,44 +110,43 @@ def show_table(data, *, grid: bool = True, tokens: Collection[str] = (), **dataf
     (first rows only) in the presenter's type size. With `grid=False`, a
     plain table always (`light_table`): for a few rows nobody needs to sort
     or search, without the grid's code (a third of a second of a page's
-    load). A plain table draws the columns named in `tokens` as tokens."""
+    load). A plain table draws the columns named in `tokens` as tokens;
+    given a list of rows (dicts), it needs no pandas."""
     if not presenting():
         if grid:
             st.dataframe(data, **dataframe_options)
         else:
             light_table(data, tokens=tokens, **dataframe_options)
         return
-    import pandas as pd
-
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    light_table(frame.head(TABLE_ROWS_PRESENTED), tokens=tokens, **dataframe_options)
-    if len(frame) > TABLE_ROWS_PRESENTED:
-        st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(frame):,} rows; leave presenter mode for all of them.")
+    rows = table_rows(data)
+    light_table(rows[:TABLE_ROWS_PRESENTED], tokens=tokens, **dataframe_options)
+    if len(rows) > TABLE_ROWS_PRESENTED:
+        st.caption(f"The first {TABLE_ROWS_PRESENTED} of {len(rows):,} rows; leave presenter mode for all of them.")
 
 
 def light_table(data, *, column_order=None, column_config: dict | None = None, tokens: Collection[str] = (),
                 **_grid_only) -> None:
-    """`data` as a plain HTML table (`bpe_core.drawing.tables`, no index)
-    with what the grid's options say of it: its columns' order, labels,
-    number formats and help texts (on hovering a header); the columns in
-    `tokens` drawn as tokens."""
-    import pandas as pd
-
-    from bpe_core.drawing.tables import table_html
-
-    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    if column_order:
-        frame = frame[list(column_order)]
-    config = {name: column for name, column in (column_config or {}).items() if name in frame}
+    """`data` (rows as dicts, or a DataFrame) as a plain HTML table
+    (`bpe_core.drawing.tables`, no index) with what the grid's options say
+    of it: its columns' order, labels, number formats and help texts (on
+    hovering a header); the columns in `tokens` drawn as tokens. Numbers
+    and ticks are told by their values, as the grid tells them by type."""
+    rows = table_rows(data)
+    columns = list(column_order or (rows[0] if rows else getattr(data, "columns", [])))
+    config = {name: column for name, column in (column_config or {}).items() if name in columns}
     labels = {name: column.get("label") or name for name, column in config.items()}
     formats = {labels[name]: number_format(column["type_config"].get("format"))
                for name, column in config.items() if column.get("type_config", {}).get("type") == "number"}
-    frame = frame.rename(columns=labels)
-    formats.update({name: number_format(None) for name in frame.columns  # numbers the grid's options leave alone
-                    if pd.api.types.is_numeric_dtype(frame[name]) and frame[name].dtype != bool and name not in formats})
-    formats.update({name: tick for name in frame.columns if frame[name].dtype == bool})  # as the grid's checkbox
+    for name in columns:
+        values = [row[name] for row in rows if not missing(row[name])]
+        label = labels.get(name, name)
+        if values and all(isinstance(value, bool) for value in values):
+            formats[label] = tick  # as the grid's checkbox
+        elif values and all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
+            formats.setdefault(label, number_format(None))  # numbers the grid's options leave alone
     helps = {labels.get(name, name): column["help"] for name, column in config.items() if column.get("help")}
-    st.html(table_html(frame, formats, helps, tokens={labels.get(name, name) for name in tokens}))
+    shown = [{labels.get(name, name): row[name] for name in columns} for row in rows]
+    st.html(table_html(shown, formats, helps, tokens={labels.get(name, name) for name in tokens}))
 
 
 def tick(value: bool) -> str:

@@ -58,15 +58,11 @@ typedef struct {
 /* ---- the hash ---- */
 
 /* Where a piece goes in the table is decided by a hash of its bytes:
- * SipHash-1-3 under a key drawn once per process (`seed_hash`:
- * native_training.py draws it from os.urandom as it imports this module;
- * siphash.h says why). The table keeps its pieces in order of first
- * appearance whatever the key, so the counts, their order and the merges
- * learned from them do not depend on it. */
-static uint64_t hash_key[2];
-static int table_made; /* from the first table on, the key stays: tables add up their pieces' hashes */
-
-static uint64_t hash_bytes(const unsigned char *data, size_t length) { return siphash13(hash_key, data, length); }
+ * siphash.h's, under the module's key (native_training.py draws it as it
+ * imports this module; siphash.h says why). The table keeps its pieces in
+ * order of first appearance whatever the key, so the counts, their order
+ * and the merges learned from them do not depend on it. Tables add up
+ * their pieces' hashes: the key stays from the first table on. */
 
 static int grow(void **array, size_t *capacity, size_t needed, size_t item) {
     if (needed <= *capacity) return 0;
@@ -313,7 +309,7 @@ static int PieceCounts_init(PieceCounts *self, PyObject *args, PyObject *kwargs)
         PyErr_NoMemory();
         return -1;
     }
-    table_made = 1;
+    keep_hash_key();
     return 0;
 }
 
@@ -396,23 +392,6 @@ PyObject *native_character_classes(PyObject *module, PyObject *Py_UNUSED(ignored
         bits[code_point] = (char)(split_classes(code_point) | (unsettled(code_point) ? 128 : 0));
     }
     return classes;
-}
-
-const char native_seed_hash_doc[] =
-    "seed_hash(key0, key1): the key of the hash that places pieces in every table (two 64-bit numbers), before "
-    "the first table is made; RuntimeError after.";
-
-PyObject *native_seed_hash(PyObject *module, PyObject *args) {
-    (void)module;
-    unsigned long long key0, key1;
-    if (!PyArg_ParseTuple(args, "KK:seed_hash", &key0, &key1)) return NULL;
-    if (table_made) {
-        PyErr_SetString(PyExc_RuntimeError, "seed_hash() after a table was made: its pieces are placed by the old key");
-        return NULL;
-    }
-    hash_key[0] = key0;
-    hash_key[1] = key1;
-    Py_RETURN_NONE;
 }
 
 const char native_piece_hash_doc[] = "piece_hash(data) -> int: the hash that places the piece `data` (UTF-8 bytes) in a table.";

@@ -22,6 +22,7 @@
  */
 #include "native.h"
 #include "learn.h"
+#include "siphash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -420,9 +421,11 @@ int read_pieces(State *s, PyObject *pieces, PyObject *alphabet) {
 }
 
 /* Pairs by their two ids, only while the corpus is first counted (after
- * that, each position knows the pair that starts there): open addressing. */
+ * that, each position knows the pair that starts there): open addressing,
+ * placed by siphash.h's keyed hash, so that no corpus can be made whose
+ * pairs all land in one run of slots. */
 typedef struct {
-    uint64_t key; /* left and right as one number; EMPTY_KEY where free */
+    uint64_t key; /* pair_key(left, right); EMPTY_KEY where free */
     int32_t pair;
 } Slot;
 
@@ -434,8 +437,7 @@ static Slot *new_slots(uint64_t size) {
 
 /* Where the pair `key` is, or the free slot where it goes. */
 static Slot *find_slot(Slot *slots, uint64_t size, uint64_t key) {
-    uint64_t mixed = key * 0x9E3779B97F4A7C15ull;
-    uint64_t slot = (mixed ^ mixed >> 32) & (size - 1);
+    uint64_t slot = hash_word(key) & (size - 1);
     while (slots[slot].key != key && slots[slot].key != EMPTY_KEY) slot = (slot + 1) & (size - 1);
     return &slots[slot];
 }
@@ -443,13 +445,14 @@ static Slot *find_slot(Slot *slots, uint64_t size, uint64_t key) {
 /* Every pair of adjacent positions counted; the heap and the once-seen filled. */
 int count_pairs(State *s) {
     uint64_t size = 1024;
+    keep_hash_key();
     Slot *slots = new_slots(size);
     int failed = slots == NULL;
     for (int32_t position = 0; position < s->positions && !failed; position++) {
         int32_t right = next_of(s, position);
         if (right == UNLINKED) continue;
         int32_t left_id = s->at[position].token, right_id = s->at[right].token;
-        uint64_t key = ((uint64_t)(uint32_t)left_id << 32) | (uint32_t)right_id;
+        uint64_t key = pair_key(left_id, right_id);
         Slot *slot = find_slot(slots, size, key);
         if (slot->key == EMPTY_KEY) {
             if (2 * ((uint64_t)s->pair_count + 1) > size) { /* at most half full */
@@ -473,6 +476,17 @@ int count_pairs(State *s) {
     failed |= s->seen_once == NULL;
     for (int32_t number = 0; number < s->pair_count && !failed; number++) failed = offer(s, number);
     return failed ? -1 : 0;
+}
+
+const char pair_hash_doc[] =
+    "pair_hash(left, right) -> int: the hash that places the pair of ids (left, right) in this module's tables of "
+    "pairs (count_pairs'; Picky BPE's).";
+
+PyObject *pair_hash(PyObject *module, PyObject *args) {
+    (void)module;
+    int32_t left, right;
+    if (!PyArg_ParseTuple(args, "ii:pair_hash", &left, &right)) return NULL;
+    return PyLong_FromUnsignedLongLong(hash_word(pair_key(left, right)));
 }
 
 double monotonic_seconds(void) {

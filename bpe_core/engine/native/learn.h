@@ -68,7 +68,11 @@ typedef struct {
     int64_t made_size, made_capacity, emptied_size, emptied_capacity;
 } State;
 
-#define EMPTY_KEY UINT64_MAX /* a free slot of a table keyed by two ids (left << 32 | right) */
+#define EMPTY_KEY UINT64_MAX /* a free slot of a table keyed by two ids (pair_key) */
+
+/* The pair of ids (left, right) as one number, the key of a table of pairs
+ * (placed by siphash.h's hash_word). */
+static inline uint64_t pair_key(int32_t left, int32_t right) { return (uint64_t)(uint32_t)left << 32 | (uint32_t)right; }
 
 /* Room for `size` positions in a Positions' array: 4, 8, 16, ... (kept
  * implicit: millions of pairs hold a few positions each). */
@@ -104,6 +108,8 @@ int merge(State *s, int32_t merged, int32_t new_id);
 int add_units(State *s, int64_t *room, const int32_t *units, int64_t size, int64_t weight);
 int read_pieces(State *s, PyObject *pieces, PyObject *alphabet);
 int count_pairs(State *s);
+extern const char pair_hash_doc[];
+PyObject *pair_hash(PyObject *module, PyObject *args);
 double monotonic_seconds(void);
 
 #endif

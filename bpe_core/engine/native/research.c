@@ -76,14 +76,10 @@ typedef struct {
     uint64_t size, used;
 } ByteTable;
 
-/* The hash of a byte string in these tables: siphash.h's, under a key
- * drawn once per process (`seed_hash`, from native_research.py as it
- * imports this module). A table numbers its strings in order of first
- * appearance, so nothing learned depends on the key. */
-static uint64_t hash_key[2];
-static int table_made; /* from the first table on, the key stays */
-
-static inline uint64_t hash_bytes(const uint8_t *bytes, int64_t length) { return siphash13(hash_key, bytes, (size_t)length); }
+/* A string's place in these tables is siphash.h's hash_bytes, under the
+ * module's key (native_research.py draws it as it imports this module). A
+ * table numbers its strings in order of first appearance, so nothing
+ * learned depends on the key. */
 
 /* The slot of `bytes`, or the free slot where it goes. */
 static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8_t *bytes, int64_t length) {
@@ -95,7 +91,7 @@ static ByteSlot *find_slot_of(const ByteTable *table, uint64_t hash, const uint8
 }
 
 static int start_table(ByteTable *table) {
-    table_made = 1;
+    keep_hash_key();
     table->size = 1024;
     table->used = 0;
     table->slots = malloc(table->size * sizeof(ByteSlot));
@@ -971,15 +967,16 @@ static PyObject *research_boundless(PyObject *module, PyObject *args) {
 
 /* Pairs by their two ids (learn.c forgets them once the corpus is counted:
  * a merge's new pairs all hold its new token; a removal brings back pairs
- * that may have existed before). Open addressing, at most half full. */
+ * that may have existed before). Open addressing, at most half full, placed
+ * by siphash.h's keyed hash_word as learn.c's count_pairs places them. */
 typedef struct {
-    uint64_t *keys; /* left and right as one number; EMPTY_KEY where free */
+    uint64_t *keys; /* pair_key(left, right); EMPTY_KEY where free */
     int32_t *numbers;
     uint64_t size, used;
 } PairMap;
 
 static uint64_t *pair_slot(const PairMap *map, uint64_t key) {
-    uint64_t mixed = key * 0x9E3779B97F4A7C15ull, slot = (mixed ^ mixed >> 32) & (map->size - 1);
+    uint64_t slot = hash_word(key) & (map->size - 1);
     while (map->keys[slot] != key && map->keys[slot] != EMPTY_KEY) slot = (slot + 1) & (map->size - 1);
     return &map->keys[slot];
 }
@@ -1004,7 +1001,7 @@ static int map_put(PairMap *map, int32_t left, int32_t right, int32_t number) {
         free(map->numbers);
         *map = larger;
     }
-    uint64_t key = (uint64_t)(uint32_t)left << 32 | (uint32_t)right, *at = pair_slot(map, key);
+    uint64_t key = pair_key(left, right), *at = pair_slot(map, key);
     map->used += *at == EMPTY_KEY;
     *at = key;
     map->numbers[at - map->keys] = number;
@@ -1013,7 +1010,7 @@ static int map_put(PairMap *map, int32_t left, int32_t right, int32_t number) {
 
 /* The number of the pair (left, right), made if it has none: NO_PAIR out of memory. */
 static int32_t pair_number(State *s, PairMap *map, int32_t left, int32_t right) {
-    uint64_t *at = pair_slot(map, (uint64_t)(uint32_t)left << 32 | (uint32_t)right);
+    uint64_t *at = pair_slot(map, pair_key(left, right));
     if (*at != EMPTY_KEY) return map->numbers[at - map->keys];
     int32_t number = new_pair(s, left, right);
     return number == NO_PAIR || map_put(map, left, right, number) ? NO_PAIR : number;
@@ -1385,29 +1382,13 @@ static PyObject *research_picky(PyObject *module, PyObject *args) {
 
 /* ---- the module ---- */
 
-const char research_seed_hash_doc[] =
-    "seed_hash(key0, key1): the key of the hash that places byte strings in this module's tables (two 64-bit\n"
-    "numbers), before the first table is made (native_research.py draws it from os.urandom as it imports the\n"
-    "module); RuntimeError after.";
-
-static PyObject *research_seed_hash(PyObject *module, PyObject *args) {
-    (void)module;
-    unsigned long long key0, key1;
-    if (!PyArg_ParseTuple(args, "KK:seed_hash", &key0, &key1)) return NULL;
-    if (table_made) {
-        PyErr_SetString(PyExc_RuntimeError, "seed_hash() after a table was made: its strings are placed by the old key");
-        return NULL;
-    }
-    hash_key[0] = key0, hash_key[1] = key1;
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef functions[] = {
     {"superword_pieces", research_superword_pieces, METH_O, research_superword_pieces_doc},
     {"superword_merges", research_superword_merges, METH_VARARGS, research_superword_merges_doc},
     {"boundless", research_boundless, METH_VARARGS, research_boundless_doc},
     {"picky", research_picky, METH_VARARGS, research_picky_doc},
-    {"seed_hash", research_seed_hash, METH_VARARGS, research_seed_hash_doc},
+    {"seed_hash", seed_hash, METH_VARARGS, seed_hash_doc},
+    {"pair_hash", pair_hash, METH_VARARGS, pair_hash_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -27,6 +27,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.measure import load_average  # noqa: E402
 from benchmarks.page_speed import BARE_APP  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
@@ -100,8 +101,7 @@ def main() -> None:
                     print(describe(name or label, results[name or label]), flush=True)
             finally:
                 server.stop()
-    load_average = Path("/proc/loadavg").read_text().split()[:3]
-    print(f"load average at the end: {' '.join(load_average)}")
+    print(f"load average at the end: {load_average()}")
     drawn = {name: statistics.median(measured["drawn"] for measured in loads) for name, loads in results.items()}
     print("median drawn over the loads: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in drawn.items()))
     if args.json:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import statistics
 import sys
 import threading
@@ -32,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.measure import load_average  # noqa: E402
 from bpe_core.jobs.budgeted_reading import folder_from_upload  # noqa: E402
 from bpe_core.sandbox import hosts  # noqa: E402
 from bpe_core.sandbox.untrusted_tokenizer import _VERDICTS, check_untrusted_tokenizer  # noqa: E402
@@ -103,7 +103,7 @@ def main() -> None:
     parser.add_argument("--keystrokes", type=int, default=50)
     options = parser.parse_args()
     data = zipped(options.model)
-    print(f"{options.model}: {len(data) / 1e6:.1f} MB zipped; load {os.getloadavg()[0]:.1f}")
+    print(f"{options.model}: {len(data) / 1e6:.1f} MB zipped; load average {load_average()}")
     found = {}
     for way, untrusted in (("in place", False), ("hosted", True)):
         tokenizer, upload_cost = upload(data, untrusted)
@@ -112,7 +112,7 @@ def main() -> None:
     for measure in found["in place"]:
         before, after = found["in place"][measure], found["hosted"][measure]
         print(f"{measure:>14}: in place {before * 1000:9.1f} ms   hosted {after * 1000:9.1f} ms   ({after / before:.2f}x)")
-    print(f"load at the end {os.getloadavg()[0]:.1f}")
+    print(f"load average at the end {load_average()}")
     hosts.HOSTS.close()
 
 

@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 from load_test import SERVER_ENVIRONMENT, descendants, resident_mb, run_script
+from measure import load_average
 
 from tests.browser import StreamlitServer
 
@@ -206,8 +207,7 @@ def main() -> None:
                         help="skip the heavy pages' first visits at their defaults before measuring: they load every "
                         "bundled tokenizer and measure it, the same work for every visitor")
     args = parser.parse_args()
-    with open("/proc/loadavg", encoding="ascii") as load:
-        print(f"load average before: {' '.join(load.read().split()[:3])}")
+    print(f"load average before: {load_average()}")
     with tempfile.TemporaryDirectory() as turns:
         server = StreamlitServer(extra_env={**SERVER_ENVIRONMENT, "TMPDIR": turns})
         try:
@@ -215,8 +215,7 @@ def main() -> None:
             asyncio.run(room(server.url, server.process.pid, args.visitors, args.home_runs, warm=not args.cold))
         finally:
             server.stop()
-    with open("/proc/loadavg", encoding="ascii") as load:
-        print(f"load average after: {' '.join(load.read().split()[:3])}")
+    print(f"load average after: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -66,10 +66,12 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.exceptions import WebSocketException
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.measure import load_average
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, free_port
 
 SAMPLES = ["english_prose", "python_code", "japanese", "tiny_shakespeare"]
@@ -83,6 +85,11 @@ BARE_APP = 'import streamlit as st\n\nst.title("Bare")\nst.write("A bare Streaml
 def train_query(number: int) -> str:
     """Each session's own corpus and vocabulary size: every one trains."""
     return f"train_sample={SAMPLES[number % len(SAMPLES)]}&train_vocab={500 + 37 * number}"
+
+
+# What ends a visitor's session early, counted as its error: a timeout, a
+# connection refused or broken (the server's, under load).
+SESSION_FAILURES = (TimeoutError, OSError, WebSocketException)
 
 
 @dataclass
@@ -176,7 +183,7 @@ async def websocket_session(url: str, number: int, steps: int, timeout: float) -
                 if run.exceptions:
                     outcome.errors.append(f"step {step} showed an exception")
                 outcome.latencies.append(time.perf_counter() - told)
-    except Exception as error:  # a timeout or a broken connection is what this script counts
+    except SESSION_FAILURES as error:  # what this script counts
         outcome.errors.append(f"{type(error).__name__}: {error}")
     return outcome
 
@@ -192,7 +199,7 @@ async def bare_session(url: str, reruns: int, timeout: float) -> Outcome:
                 asked = time.perf_counter()
                 await asyncio.wait_for(run_script(socket, "", ""), timeout)
                 outcome.latencies.append(time.perf_counter() - asked)
-    except Exception as error:
+    except SESSION_FAILURES as error:  # what this script counts
         outcome.errors.append(f"{type(error).__name__}: {error}")
     return outcome
 
@@ -233,6 +240,8 @@ class BareServer:
 
 
 async def browser_session(browser, url: str, number: int, steps: int, timeout: float) -> Outcome:
+    from playwright.async_api import Error as PlaywrightError
+
     outcome = Outcome()
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
     page = await context.new_page()
@@ -249,7 +258,7 @@ async def browser_session(browser, url: str, number: int, steps: int, timeout: f
             outcome.latencies.append(time.perf_counter() - pressed)
         if await page.locator('[data-testid="stException"]').count():
             outcome.errors.append("exception shown on the page")
-    except Exception as error:
+    except PlaywrightError as error:  # a timeout, or the page or browser closing under it: what this script counts
         outcome.errors.append(f"{type(error).__name__}: {str(error).splitlines()[0]}")
     finally:
         await context.close()
@@ -373,10 +382,6 @@ async def one_wave(client: str, url: str, first: int, sessions: int, steps: int,
     return list(outcomes)
 
 
-def load_average() -> str:
-    return "load average " + " ".join(f"{value:.1f}" for value in os.getloadavg())
-
-
 def memory_line(pid: int | None, before: StreamlitServer | None, bare_server: BareServer | None) -> str:
     """This server's memory, and the other code's and the bare app's when they run beside it."""
     line = memory_report(pid)
@@ -399,7 +404,7 @@ async def run(args) -> None:
                 started_server.wait_until_warmed()  # "before" includes what every server keeps from its start
         if bare_server is not None:
             await bare_server.wait_until_up(args.timeout)
-        print(f"at start ({load_average()}): {memory_line(pid, before, bare_server)}")
+        print(f"at start (load average {load_average()}): {memory_line(pid, before, bare_server)}")
         outcomes: list[Outcome] = []
         before_outcomes: list[Outcome] = []
         bare: list[Outcome] = []
@@ -416,7 +421,7 @@ async def run(args) -> None:
             outcomes += wave_outcomes
             errors = sum(len(outcome.errors) for outcome in wave_outcomes)
             sessions = first + args.sessions
-            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, {load_average()}): "
+            print(f"after wave {wave + 1} ({sessions} sessions, {errors} errors, load average {load_average()}): "
                   f"{memory_line(pid, before, bare_server)}", flush=True)
         report(args.client, outcomes, bare, args.steps, time.perf_counter() - started)
         if before is not None:
@@ -424,7 +429,7 @@ async def run(args) -> None:
             report(args.client, before_outcomes, [], args.steps, time.perf_counter() - started)
         if args.idle:
             await asyncio.sleep(args.idle)
-            print(f"after {args.idle:g} s idle, past closed sessions' time to live ({load_average()}): "
+            print(f"after {args.idle:g} s idle, past closed sessions' time to live (load average {load_average()}): "
                   f"{memory_line(pid, before, bare_server)}")
     finally:
         for started_server in (server, before):

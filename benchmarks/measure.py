@@ -169,10 +169,15 @@ def process_rss_mb(pid: int) -> float:
         return 0.0
 
 
+def load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes, to print beside
+    a figure (every benchmark reads them here, the same way)."""
+    return " / ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def machine_load() -> str:
     """The load averages and CPU count, to print beside the figures."""
-    one, five, fifteen = os.getloadavg()
-    return f"{os.cpu_count()} cores, load average {one:.2f} / {five:.2f} / {fifteen:.2f} (1 / 5 / 15 min)"
+    return f"{os.cpu_count()} cores, load average {load_average()} (1 / 5 / 15 min)"
 
 
 def ratio(ours: float, peer: float) -> str:

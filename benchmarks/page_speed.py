@@ -49,6 +49,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.measure import load_average  # noqa: E402
 from pages.common.names import PAGES  # noqa: E402
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
 
@@ -185,7 +186,7 @@ def compared(measures: dict, bare, rounds: int) -> dict[str, tuple[list[float], 
 def print_compared(title: str, results: dict[str, tuple[list[float], list[float]]]) -> None:
     for label, (ours, bare) in results.items():
         print(f"  {title:<17} {label + ' ' if len(results) > 1 else ''}" + summary(ours, bare)
-              + f" (load average {os.getloadavg()[0]:.1f})", flush=True)
+              + f" (load average {load_average()})", flush=True)
 
 
 def print_cpu(cpu: dict[str, list[float]]) -> None:

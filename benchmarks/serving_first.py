@@ -43,16 +43,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 from heavy_links import MemoryWatch, heavy_links, tree_memory  # noqa: E402
 from load_test import SERVER_ENVIRONMENT, descendants  # noqa: E402
+from measure import load_average  # noqa: E402
 from page_speed import drawn_time  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
 
 LOWEST_PRIORITY = 19
-
-
-def load_average() -> str:
-    with open("/proc/loadavg", encoding="ascii") as load:
-        return " ".join(load.read().split()[:3])
 
 
 def drawn_seconds(browser, url: str) -> float:

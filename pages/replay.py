@@ -162,7 +162,7 @@ def show_dropout(tokenizer, text: str) -> None:
         except ValueError as error:
             st.error(markdown_literal(str(error)))
             return
-        with st.spinner("Reading the merges…"):  # a large vocabulary's merge list is made once, the first time
+        with st.spinner("Drawing segmentations…"):  # the merge table is the tokenizer's, made once (bpe_core.algorithms.dropout)
             drawn = sampled_ids(tokenizer, text, p, int(samples), int(seed))
         shown = drawn[:SEGMENTATIONS_SHOWN]
         rest = sum(count for _, count in drawn[SEGMENTATIONS_SHOWN:])

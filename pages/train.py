@@ -293,6 +293,12 @@ def try_it(tokenizer, step: int) -> None:
     show_tokens(text, spans, tokenizer)
 
 
+def cannot_show(error: PatternError) -> None:
+    """A finished training whose text the server could not split in time
+    (a custom pattern; its worker had more time): one line, no traceback."""
+    st.error(f"Cannot show this training: {markdown_literal(str(error))}")
+
+
 def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, int]) -> None:
     """The step control over the training run (`corpus_key`: its corpus's
     fingerprint; `pieces`: its piece counts), and the try-it box that
@@ -309,7 +315,7 @@ def step_through(trained: TrainedTokenizer, corpus_key: str, pieces: dict[str, i
             view = kept_view(STEPPER_KEY, view_key, lambda: training_view(
                 tokenizer.fingerprint, corpus_key, steps.start, steps[-1], trained, pieces))
         except PatternError as error:  # the pieces were counted in time once; this span's text is split anew
-            st.error(f"Cannot show this training: {markdown_literal(str(error))}")
+            cannot_show(error)
             return
         stepper(view, view_key=view_key, key=STEPPER_KEY, step=step, speed=speed, param=STEP_PARAM,
                 speed_param=SPEED_PARAM, steps=steps, playable=True)
@@ -399,7 +405,7 @@ else:
     try:
         pieces = corpus_pieces(corpus_key, trained.corpus, tokenizer.pattern, tuple(tokenizer.special_tokens))
     except PatternError as error:  # a custom split that its worker finished in time, and the server does not
-        st.error(f"Cannot show this training: {markdown_literal(str(error))}")
+        cannot_show(error)
         st.stop()
     with toolbar.popover("Download", icon=":material/download:", key="train_download_menu"):
         downloads(trained, pieces)

@@ -1,8 +1,9 @@
 """Rebuild `algorithm_measures.json`: what the Algorithms page measures of
 its default view's tokenizers (the six algorithms shipped in
 `algorithms.json`, trained on the default corpus) on that corpus's held-out
-text, so that the page's first view encodes nothing. Run it after
-`build_algorithms.py`: the measures are keyed by the tokenizers' fingerprints.
+text, so that the page's first view encodes nothing. The measures are
+keyed by the tokenizers' fingerprints, so `build_algorithms.py` runs this
+script after it rebuilds them; run it alone when only the measuring changed.
 
     python sample_corpora/build_algorithm_measures.py
 

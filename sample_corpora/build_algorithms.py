@@ -1,13 +1,16 @@
 """Rebuild `algorithms.json`: every algorithm of the Algorithms page trained
 on its default corpus to its default size, and on the 30-language passage
 (of which only each language's tokens are kept), so that the page's first
-view trains nothing.
+view trains nothing. It then rebuilds `algorithm_measures.json`
+(`build_algorithm_measures.py`), whose measures are keyed by these
+tokenizers' fingerprints: measures of the old ones would never be used.
 
     python sample_corpora/build_algorithms.py
 
 See `bpe_core.analysis.shipped_algorithms` for how the page uses the file.
 """
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,6 +51,8 @@ def main() -> None:
         tokenizers.append((algorithm, default_text, settings, trained(algorithm, default_text, settings)))
         counts.append((algorithm, languages_text, settings, language_tokens(trained(algorithm, languages_text, settings))))
     write_shipped(tokenizers, counts)
+    # In a process of its own, which reads the file just written (this one may have read the old one).
+    subprocess.run([sys.executable, str(Path(__file__).with_name("build_algorithm_measures.py"))], check=True)
 
 
 if __name__ == "__main__":

@@ -212,7 +212,6 @@ def dropout_rows(at: AppTest) -> list[tuple[int, list[int]]]:
 
 
 def test_a_link_with_p_and_a_seed_opens_the_words_sampled_segmentations():
-    # GPT-2: dropout recovers every merge from the ranks first, half as many as cl100k_base's (seconds)
     link = {"replay_tokenizer": "gpt2", "replay_p": "0.2", "replay_samples": "300"}
     at = open_page(PAGE, query={**link, "replay_seed": "3"})
     rows = dropout_rows(at)

@@ -407,10 +407,12 @@ def test_every_algorithm_saves_loads_and_steps(research_tokenizers, name, tmp_pa
 
 
 def test_algorithms_that_split_the_text_anew_refuse_word_counts():
-    with pytest.raises(ValueError, match="not word counts"):
+    with pytest.raises(TypeError, match="not word counts"):
         train_superbpe({"low": 5, "lower": 2}, vocab_size=300, transition=280)
-    with pytest.raises(ValueError, match="not word counts"):
+    with pytest.raises(TypeError, match="not word counts"):
         train_boundless({"low": 5, "lower": 2}, vocab_size=300)
+    with pytest.raises(TypeError, match="a whole number"):  # a wrong type is a TypeError, as Python's own are
+        train_superbpe("low lower", vocab_size=300, transition=280.0)
 
 
 def test_files_with_broken_extras_are_refused(research_tokenizers):

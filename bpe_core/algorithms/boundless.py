@@ -95,7 +95,7 @@ def train_boundless(
 ) -> SuperwordTokenizer:
     """BoundlessBPE, byte-level, to `vocab_size` tokens (special tokens on top)."""
     if not isinstance(corpus, str):
-        raise ValueError("BoundlessBPE learns from a text (which pretokens are adjacent), not word counts.")
+        raise TypeError("BoundlessBPE learns from a text (which pretokens are adjacent), not word counts.")
     if pattern_name(pattern) in ("custom", "none"):
         raise ValueError("BoundlessBPE joins pretokens that tile the text: choose a preset split (gpt2, cl100k, o200k).")
     special_tokens = checked_specials(special_tokens)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import random
+import weakref
 
 from ..engine.merge_loop import merge_lowest_rank_first
 from ..engine.patterns import split_pieces
@@ -58,24 +59,34 @@ def encode_with_dropout(tokenizer: Tokenizer, text: str, p: float, seed: int = 0
     check_dropout(p)
     if p == 0 and isinstance(tokenizer, Tokenizer):
         return tokenizer.encode(text, allowed_special=allowed_special, disallowed_special=())
-    return _DropoutEncoder(tokenizer)(text, p, random.Random(seed).random, allowed_special)
+    return _encoder_for(tokenizer)(tokenizer, text, p, random.Random(seed).random, allowed_special)
 
 
 class _DropoutEncoder:
-    """Encoding with dropout for one tokenizer: its merge table, made once
-    (a hundred thousand merges take a moment), for as many draws as asked."""
+    """Encoding with dropout for one tokenizer: its merge table, for as many
+    draws as asked. One per tokenizer (`_encoder_for`), so a page that reruns
+    builds it once; it keeps no reference to the tokenizer (passed at each
+    call), so that cache lets a tokenizer go when nothing else holds it."""
 
     def __init__(self, tokenizer: Tokenizer):
         problem = dropout_problem(tokenizer)
         if problem:
             raise ValueError(problem)
-        self.tokenizer = tokenizer
         self.joins = isinstance(tokenizer, SuperwordTokenizer)
-        self.within = tokenizer.within_pieces if self.joins else tokenizer
-        self.merge_of = {pair: new_id for pair, new_id in self.within.merges}
+        within = self._within(tokenizer)
+        # (left, right) -> the id their merge makes, or None.
+        if within.merges_recorded:
+            self.merge_id = {pair: new_id for pair, new_id in within.merges}.get
+        else:
+            self.merge_id = _MergesFromRanks(within).get
 
-    def __call__(self, text: str, p: float, draw, allowed_special: frozenset[str] = frozenset()) -> list[int]:
-        tokenizer, within, merge_of = self.tokenizer, self.within, self.merge_of
+    def _within(self, tokenizer: Tokenizer) -> Tokenizer:
+        """What encodes each piece: BoundlessBPE's without its supermerges."""
+        return tokenizer.within_pieces if self.joins else tokenizer
+
+    def __call__(self, tokenizer: Tokenizer, text: str, p: float, draw,
+                 allowed_special: frozenset[str] = frozenset()) -> list[int]:
+        within, merge_id = self._within(tokenizer), self.merge_id
 
         def dropped() -> bool:
             return draw() < p
@@ -96,7 +107,7 @@ class _DropoutEncoder:
             for piece in split_pieces(segment, tokenizer.pattern):
                 parts = [token_id for token_id, _, _ in merge_lowest_rank_first(
                     within.unit_ids(within.units_of(piece)),
-                    lambda left, right, start, end: merge_of.get((left, right)),
+                    lambda left, right, start, end: merge_id((left, right)),
                     dropped=dropped,
                 )]
                 if self.joins and len(parts) == 1:
@@ -108,6 +119,43 @@ class _DropoutEncoder:
         if self.joins:
             join_run()
         return ids
+
+
+class _MergesFromRanks:
+    """The merges of a tokenizer that keeps ranks alone (tiktoken's files),
+    each recovered when first asked: recovering all 100,000 of cl100k_base
+    up front took 2.5 s, while one text asks about a few hundred pairs.
+
+    A pair merges when its concatenation is a token whose own merge
+    (`merge_parts`) is this pair, as in the table `merges` recovers. Only
+    merges are kept (at most one per token); a pair that makes no token
+    costs two lookups each time it is asked."""
+
+    def __init__(self, tokenizer: Tokenizer):
+        self.tokenizer = weakref.proxy(tokenizer)  # kept by `_encoders`, which must not keep the tokenizer
+        self.recovered: dict[tuple[int, int], int] = {}
+
+    def get(self, pair: tuple[int, int]) -> int | None:
+        new_id = self.recovered.get(pair)
+        if new_id is None:
+            tokenizer = self.tokenizer
+            left, right = (tokenizer.vocab.get(token_id) for token_id in pair)
+            merged = None if left is None or right is None else tokenizer.mergeable_ranks.get(left + right)
+            if merged is not None and tokenizer.merge_parts(merged) == pair:
+                new_id = self.recovered[pair] = merged
+        return new_id
+
+
+_encoders: weakref.WeakKeyDictionary[Tokenizer, _DropoutEncoder] = weakref.WeakKeyDictionary()
+
+
+def _encoder_for(tokenizer: Tokenizer) -> _DropoutEncoder:
+    """The tokenizer's dropout encoder, made on first use and kept while
+    the tokenizer lives (a weak key: this cache keeps no tokenizer alive)."""
+    encoder = _encoders.get(tokenizer)
+    if encoder is None:
+        encoder = _encoders[tokenizer] = _DropoutEncoder(tokenizer)
+    return encoder
 
 
 def segmentations(tokenizer: Tokenizer, word: str, p: float, samples: int, seed: int = 0) -> list[tuple[tuple[bytes, ...], int]]:
@@ -123,8 +171,8 @@ def sampled_ids(tokenizer: Tokenizer, word: str, p: float, samples: int, seed: i
     check_dropout(p)
     if p == 0:
         return [(tuple(tokenizer.encode(word, disallowed_special=())), samples)]
-    encode = _DropoutEncoder(tokenizer)
+    encode = _encoder_for(tokenizer)
     counts = collections.Counter(
-        tuple(encode(word, p, random.Random(seed + offset).random)) for offset in range(samples)
+        tuple(encode(tokenizer, word, p, random.Random(seed + offset).random)) for offset in range(samples)
     )
     return counts.most_common()

@@ -42,7 +42,7 @@ def allowed_superword(token: bytes) -> bool:
 def check_transition(transition: int, vocab_size: int) -> None:
     """Refuse a transition that leaves either stage nothing to do."""
     if isinstance(transition, bool) or not isinstance(transition, int):
-        raise ValueError(f"The transition is a vocabulary size, a whole number; got {transition!r}.")
+        raise TypeError(f"The transition is a vocabulary size, a whole number; got {transition!r}.")
     if not 256 <= transition < vocab_size:
         raise ValueError(
             f"The transition must be at least 256 (the byte tokens) and below the vocabulary size "
@@ -64,7 +64,7 @@ def train_superbpe(
     stage 2 (superwords) to `vocab_size`. Steps 1..T-256 of the trace are
     stage 1's merges; `settings["transition"]` is T."""
     if not isinstance(corpus, str):
-        raise ValueError("SuperBPE learns from a text (its second stage splits it anew), not word counts.")
+        raise TypeError("SuperBPE learns from a text (its second stage splits it anew), not word counts.")
     check_transition(transition, vocab_size)
     special_tokens = checked_specials(special_tokens)
     stage_one_merges = transition - 256

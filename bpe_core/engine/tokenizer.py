@@ -291,6 +291,13 @@ class Tokenizer(EncodingBase):
             self._merges = self._recover_merges()
         return self._merges
 
+    @property
+    def merges_recorded(self) -> bool:
+        """Whether the merges were given (learned, or read from a file), so
+        `merges` costs nothing; False for ranks alone, whose merges `merges`
+        recovers (seconds) and `merge_parts` recovers one at a time."""
+        return self._learned_merges is not None
+
     def clear_cache(self) -> None:
         """Forget the pieces encoded so far (the next encode starts cold)."""
         self._cache.clear()

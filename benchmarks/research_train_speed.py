@@ -20,6 +20,7 @@ sample_corpora/english_prose.txt) against plain BPE's.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from measure import ROOT, machine_load, ratio, run_in_turns
 from train_speed import python_source

@@ -127,6 +127,23 @@ def job_worker_gone():
 # ------------------------------------------------------------ browser tests
 
 
+@pytest.fixture
+def sentencepiece_missing(monkeypatch):
+    """As on a machine without `sentencepiece`: importing it fails, and
+    Mistral v3 (which needs it) loads afresh, as in a new process (a new
+    catalogue entry is a new key of the loaded tokenizers' cache)."""
+    import dataclasses
+    import functools
+
+    from bpe_core.vocabularies.catalogue import CATALOGUE
+
+    for module in [key for key in sys.modules if key == "sentencepiece" or key.startswith("sentencepiece.")]:
+        monkeypatch.delitem(sys.modules, module)
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)
+    real = CATALOGUE["mistral_v3"]
+    monkeypatch.setitem(CATALOGUE, "mistral_v3", dataclasses.replace(real, load=functools.partial(real.load)))
+
+
 @pytest.fixture(scope="session")
 def server():
     """The app, served once for every browser test."""

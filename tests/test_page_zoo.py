@@ -4,10 +4,7 @@ Streamlit's AppTest. Mistral v3 (SentencePiece, the odd one out) runs in
 the quick loop; the byte-level models, which are Tokenizers like the OpenAI
 encodings the other page tests use, with the slow tests."""
 
-import dataclasses
-import functools
 import re
-import sys
 
 import pytest
 
@@ -104,12 +101,7 @@ def test_compare_counts_the_makers_tokens(name):  # the Tax page measures every 
     assert summary.loc[name, "tokens"] == len(maker_encode(name)(DEMO_TEXT))
 
 
-def test_a_missing_package_stops_the_page_with_its_pip_command(monkeypatch):
-    for module in [key for key in sys.modules if key == "sentencepiece" or key.startswith("sentencepiece.")]:
-        monkeypatch.delitem(sys.modules, module)
-    monkeypatch.setitem(sys.modules, "sentencepiece", None)
-    real = CATALOGUE["mistral_v3"]  # a new entry is a new key of the loaded cache: loaded afresh, as by a new process
-    monkeypatch.setitem(CATALOGUE, "mistral_v3", dataclasses.replace(real, load=functools.partial(real.load)))
+def test_a_missing_package_stops_the_page_with_its_pip_command(sentencepiece_missing):
     at = open_page("pages/inspect.py")
     at.selectbox(key="inspect_tokenizer").set_value("mistral_v3").run()
     assert not at.exception

@@ -7,7 +7,6 @@ Tekken take a second or two to load twice (ours and the maker's), so they
 run with the slow tests; Llama 3 and Mistral v3 stand for them in the quick loop.
 """
 
-import dataclasses
 import functools
 import importlib
 import json
@@ -203,12 +202,7 @@ def test_the_command_line_encodes_and_compares_with_zoo_models(tmp_path):
 
 
 @pytest.mark.slow  # loads every vocabulary (in this process: what the worker loaded before is kept)
-def test_the_tax_command_leaves_out_a_zoo_model_whose_package_is_missing_and_says_so(monkeypatch):
-    for module in [key for key in sys.modules if key == "sentencepiece" or key.startswith("sentencepiece.")]:
-        monkeypatch.delitem(sys.modules, module)
-    monkeypatch.setitem(sys.modules, "sentencepiece", None)
-    real = CATALOGUE["mistral_v3"]  # a new entry is a new key of the loaded cache: loaded afresh, as by a new process
-    monkeypatch.setitem(CATALOGUE, "mistral_v3", dataclasses.replace(real, load=functools.partial(real.load)))
+def test_the_tax_command_leaves_out_a_zoo_model_whose_package_is_missing_and_says_so(sentencepiece_missing):
     code, out, err = run_cli("tax", "--json")
     assert code == 0, err
     assert list(json.loads(out)["tokenizers"]) == [name for name in LISTED if name != "mistral_v3"]

@@ -16,6 +16,14 @@ from hypothesis import HealthCheck, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The test run keeps what it compiles, even where PYTHONDONTWRITEBYTECODE is
+# set (as on CI's machines and this project's shared ones): else each pytest
+# worker compiles the project's modules, and pytest rewrites the asserts of
+# every test module, afresh on every run (about 6 s of CPU per worker, half
+# of collecting the suite). The files go to __pycache__ folders, which git
+# ignores; the processes the tests start still write none, but read these.
+sys.dont_write_bytecode = False
+
 settings.register_profile("default", max_examples=40, deadline=None)
 settings.register_profile(
     "fuzz", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow]

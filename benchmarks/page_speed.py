@@ -50,9 +50,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.measure import load_average  # noqa: E402
-from pages.common.names import PAGES  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
+from benchmarks.measure import load_average
+from pages.common.names import PAGES
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs
 
 BARE_APP = textwrap.dedent(
     """
@@ -239,10 +239,9 @@ def main() -> None:
                   f"{args.first_visits} rounds:")
             for page in pages:
                 cpu: dict[str, list[float]] = {label: [] for label in [*checkouts, "bare"]}
-                measures = {label: lambda app_dir=app_dir, label=label: first_visit(browser, app_dir,
-                                                                                    page.url_path + query, cpu[label])
-                            for label, app_dir in checkouts.items()}
-                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, "", cpu["bare"]),
+                measures = {label: lambda app_dir=app_dir, label=label, path=page.url_path + query, cpu=cpu: first_visit(
+                    browser, app_dir, path, cpu[label]) for label, app_dir in checkouts.items()}
+                print_compared(page.title, compared(measures, lambda cpu=cpu: first_visit(browser, bare, "", cpu["bare"]),
                                                     args.first_visits))
                 bare_cpu = statistics.median(cpu["bare"])
                 print(f"  {'':<17} server CPU by then, median: " + ", ".join(
@@ -264,17 +263,17 @@ def main() -> None:
                   "each against the bare app's loads just after it:")
             for page in pages:
                 cpu = {label: [] for label in [*servers, "bare"]}
-                measures = {label: lambda server=server, label=label: drawn_time(
-                    browser, f"{server.url}/{page.url_path}{query}", cpu=cpu[label]) for label, server in servers.items()}
-                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url,
-                                                                                 cpu=cpu["bare"]), rounds))
+                measures = {label: lambda server=server, label=label, path=page.url_path, cpu=cpu: drawn_time(
+                    browser, f"{server.url}/{path}{query}", cpu=cpu[label]) for label, server in servers.items()}
+                print_compared(page.title, compared(measures, lambda cpu=cpu: drawn_time(browser, bare_server.url,
+                                                                                         cpu=cpu["bare"]), rounds))
                 print_cpu(cpu)
             if args.visits_only:
                 return
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
                 url = f"{app.url}/{page.url_path}"
-                print(f"  {page.title:<17} " + summary(*paired(lambda: title_time(browser, url),
+                print(f"  {page.title:<17} " + summary(*paired(lambda url=url: title_time(browser, url),
                                                                lambda: title_time(browser, bare_server.url), rounds)))
 
             page = browser.new_page(viewport={"width": 1440, "height": 900})

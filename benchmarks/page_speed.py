@@ -239,7 +239,8 @@ def main() -> None:
                   f"{args.first_visits} rounds:")
             for page in pages:
                 cpu: dict[str, list[float]] = {label: [] for label in [*checkouts, "bare"]}
-                measures = {label: lambda app_dir=app_dir, label=label, path=page.url_path + query, cpu=cpu: first_visit(
+                path = page.url_path + query
+                measures = {label: lambda app_dir=app_dir, label=label, path=path, cpu=cpu: first_visit(
                     browser, app_dir, path, cpu[label]) for label, app_dir in checkouts.items()}
                 print_compared(page.title, compared(measures, lambda cpu=cpu: first_visit(browser, bare, "", cpu["bare"]),
                                                     args.first_visits))

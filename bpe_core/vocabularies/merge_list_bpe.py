@@ -135,7 +135,8 @@ class MergeList:
         header = json.dumps({"model_pieces": self.model_pieces, "added": self.added, "joins": self.joins,
                              "pieces": self.pieces, "arrays": [len(getattr(self, name)) for name in self._ARRAYS]},
                             ensure_ascii=False).encode("utf-8")
-        return struct.pack("<I", len(header)) + header + b"".join(getattr(self, name).tobytes() for name in self._ARRAYS)
+        arrays = b"".join(getattr(self, name).tobytes() for name in self._ARRAYS)
+        return struct.pack("<I", len(header)) + header + arrays
 
     @classmethod
     def unpack(cls, data: bytes) -> MergeList:

@@ -109,14 +109,14 @@ def pytest_sessionfinish(session):
 def quick_regex_deadlines(monkeypatch):
     """Regex deadlines of milliseconds: a test of what happens when a pattern
     runs out of time need not wait the seconds a user is given."""
-    from bpe_core.analysis import vocabulary
+    from bpe_core.analysis import vocabulary_search
     from bpe_core.engine import patterns
     from bpe_core.sandbox import untrusted_regex
 
     monkeypatch.setattr(patterns, "CUSTOM_PATTERN_TIMEOUT_SECONDS", 0.05)
     monkeypatch.setattr(untrusted_regex, "PROBE_MATCH_SECONDS", 0.05)
-    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_PER_TOKEN", 0.01)
-    monkeypatch.setattr(vocabulary, "REGEX_SECONDS_IN_ALL", 0.2)
+    monkeypatch.setattr(vocabulary_search, "REGEX_SECONDS_PER_TOKEN", 0.01)
+    monkeypatch.setattr(vocabulary_search, "REGEX_SECONDS_IN_ALL", 0.2)
     untrusted_regex._verdict.cache_clear()  # verdicts reached under these deadlines stay in this test
     yield
     untrusted_regex._verdict.cache_clear()

@@ -166,16 +166,6 @@ def test_a_split_deadline_counts_its_own_threads_time_not_the_servers():
     assert results == [len(text)] * 4
 
 
-def test_a_tokenizer_file_that_found_no_probe_is_tried_again_not_refused_for_good(monkeypatch):
-    from bpe_core.sandbox import untrusted_tokenizer
-
-    document = hf_tokenizer_json(train("aaab aaab", num_merges=2, pattern="gpt2"))
-    monkeypatch.setattr(untrusted_tokenizer, "helper_context", lambda: NoProcesses)
-    assert "no process to try it in" in untrusted_tokenizer.check_untrusted_tokenizer(document)
-    monkeypatch.undo()
-    assert untrusted_tokenizer.check_untrusted_tokenizer(document) is None
-
-
 @pytest.mark.slow  # a probe's wait
 def test_a_visitors_chat_template_takes_its_turn_in_the_line_for_checks(monkeypatch, tmp_path):
     from bpe_core.sandbox import jinja_chat

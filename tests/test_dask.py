@@ -33,7 +33,6 @@ if importlib.util.find_spec("distributed") is None:
         raise ImportError("Dask is not installed; .ci/run installs requirements-dask.txt")
     pytest.skip("Dask is not installed (pip install -r requirements-dask.txt)", allow_module_level=True)
 
-import distributed  # noqa: E402
 import fsspec  # noqa: E402
 
 import bpe_core.corpora  # noqa: E402
@@ -183,6 +182,8 @@ class Cluster:
             self.processes.append(start("distributed.cli.dask_worker", self.address, "--host", "127.0.0.1", "--nthreads",
                                         "1", "--no-dashboard", "--name", f"worker{index}", *extra,
                                         checkout=workers_checkout, python=python, path=path))
+        import distributed  # here, not at the top: importing it costs every pytest worker 0.5 s at collection
+
         self.client = distributed.Client(self.address, timeout=WAIT_SECONDS)
         self.client.wait_for_workers(workers, timeout=WAIT_SECONDS)
 

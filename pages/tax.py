@@ -679,7 +679,7 @@ def show_language(rows, about, base: str, mapped: str) -> None:
 def show_declaration_tokens(text: str, spans, tokenizer, first: int) -> None:
     """A declaration's token view: its `first` tokens, then how many more there are."""
     st.html(token_html(text, spans, cards=token_origins(tokenizer, [span.id for span in spans[:first]]),
-                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values())))
+                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values()), styled=False))
 
 
 def show_atlas() -> None:

@@ -110,7 +110,7 @@ def _visible_char(char: str) -> str:
     """One character of a token label, escaped, with whitespace made visible."""
     marker = visible_marker(char)
     if marker is None:
-        return html.escape(char)
+        return html.escape(char, quote=False)  # text, not an attribute: quotes need no escape
     return f'<span class="bpe-ws">{marker}</span>' + ("\n" if char == "\n" else "")
 
 
@@ -122,6 +122,13 @@ def label_html(token_bytes: bytes) -> str:
         f'<span class="bpe-bytes">&lt;{run}&gt;</span>' if stray else "".join(map(_visible_char, run))
         for run, stray in split_stray_bytes(token_bytes)
     )
+
+
+def _attribute(text: str) -> str:
+    """`text` escaped for an attribute value in double quotes: & < > and "
+    (an apostrophe is harmless there, and as &#x27; it took six bytes of
+    many a card, which quotes the tokens a token was merged from)."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
 
 
 def _hex(data: bytes, limit: int = 24) -> str:
@@ -253,13 +260,16 @@ def token_html(
     pieces: bool = False,
     highlight_ids: Collection[int] = (),
     max_tokens: int | None = None,
+    styled: bool = True,
 ) -> str:
     """`text` as a row of coloured tokens (spans from `encode_with_offsets`).
 
     `cards` says where each id comes from (see `analysis.token_cards`), for
     its card; `highlight_ids` are outlined (e.g. the token the current merge
     made); with `max_tokens`, the view stops there and says how many are
-    left. With `pieces`, the spans are pre-token pieces and have no ids."""
+    left. With `pieces`, the spans are pre-token pieces and have no ids.
+    Without `styled`, the view comes without its stylesheet (TOKEN_CSS):
+    for a page that carries it once for all its views."""
     data = encodable(text).encode("utf-8")
     shown = spans if max_tokens is None or len(spans) <= max_tokens else spans[:max_tokens]
     view = _View(data, cards or {}, frozenset(special_ids), frozenset(highlight_ids), show_ids, colour_by, pieces)
@@ -272,7 +282,7 @@ def token_html(
     elif not shown and data:
         body += view.dropped(0, len(data))
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
-    return f'{TOKEN_CSS}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
+    return f'{TOKEN_CSS if styled else ""}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
 
 
 def token_markup(data: bytes, spans: Sequence[TokenSpan], *, special_ids: Collection[int] = ()) -> list[str]:
@@ -379,7 +389,7 @@ class _View:
             number = f"token {token.index + 1} · " if self.numbered else ""
             about = self.cards.get(span.id) if self.cards is not None else None
             card = card_text(f"{number}id {span.id}", token_bytes, about, part_of)
-        card_attribute = f' data-card="{html.escape(card)}"' if card else ""
+        card_attribute = f' data-card="{_attribute(card)}"' if card else ""
         style_attribute = f' style="{style}"' if style else ""
         return (
             f'<span class="{classes} {colour_class(self.colour(token))}" tabindex="-1" data-id="{span.id}"'
@@ -480,7 +490,7 @@ CHIP_CSS = """
 def chip_html(token_bytes: bytes, token_id: int, colour: str) -> str:
     """One token as a labelled chip: its text (or bytes) and its id, on
     `colour` (one of PALETTE)."""
-    card = html.escape(card_text(f"id {token_id}", token_bytes, None))
+    card = _attribute(card_text(f"id {token_id}", token_bytes, None))
     return (
         f'<span class="bpe-chip {colour_class(colour)}" title="{card}">'
         f"{label_html(token_bytes)}<small>{token_id}</small></span>"

@@ -54,10 +54,10 @@ BARS_CSS = """
   border-left: none; border-radius: 0 2px 2px 0; }
 .bpe-hbar-value { font-size: 0.75rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bpe-hbar:only-child .bpe-hbar-value { font-size: 0.875rem; }
-.bpe-spreads .bpe-hbars-group { background: var(--bpe-grid); }
-.bpe-spread { position: relative; height: 0.8rem; margin: 1px 0; }
-.bpe-spread-range { position: absolute; top: 0.3rem; height: 0.2rem; min-width: 2px; }
-.bpe-spread-median { position: absolute; top: 0.05rem; width: 0.7rem; height: 0.7rem; margin-left: -0.35rem;
+.bpe-spreads .bpe-hbars-group { background: var(--bpe-grid); padding: 0.2rem 0; }
+.bpe-spread { position: relative; height: 0.45rem; }
+.bpe-spread-range { position: absolute; top: 0.15rem; height: 0.15rem; min-width: 2px; }
+.bpe-spread-median { position: absolute; top: -0.075rem; width: 0.6rem; height: 0.6rem; margin-left: -0.3rem;
   box-sizing: border-box; border-radius: 50%; border: 1px solid #333; }
 .bpe-spread-axis { position: relative; height: 1.3rem; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 .bpe-spread-axis > span { position: absolute; bottom: 0.2rem; transform: translateX(-50%); }

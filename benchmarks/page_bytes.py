@@ -4,7 +4,7 @@ token views' markup), for each page, against the same page of other code
 (`--before PATH`, a checkout of the code before a change) served in the
 same run.
 
-    python benchmarks/page_bytes.py [--pages home algorithms tax inspect] [--before ../main]
+    python benchmarks/page_bytes.py [--pages home algorithms tax "tax?tax_corpus=udhr"] [--before ../main]
 
 Every byte the server sends is one the browser receives, parses and, for
 HTML, sanitizes and lays out: a count that a busy machine does not change,
@@ -60,10 +60,15 @@ def sent(browser, url: str) -> Counter:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", type=Path, metavar="PATH", help="another checkout of the app, measured beside it")
-    parser.add_argument("--pages", nargs="+", metavar="PATH", choices=[page.url_path or "home" for page in PAGES],
-                        help="only these pages (by address, Home as home); every page by default")
+    parser.add_argument("--pages", nargs="+", metavar="PATH",
+                        help="only these pages, by address (Home as home), each with a query string if wanted "
+                        "(tax?tax_corpus=udhr: the atlas); every page by default")
     args = parser.parse_args()
-    pages = [page for page in PAGES if args.pages is None or (page.url_path or "home") in args.pages]
+    addresses = {page.url_path or "home": page.title for page in PAGES}
+    if unknown := [path for path in args.pages or () if path.split("?")[0] not in addresses]:
+        parser.error(f"no page at {', '.join(unknown)}")
+    pages = {path: addresses[path.split("?")[0]] + ("?" + path.split("?", 1)[1] if "?" in path else "")
+             for path in args.pages or addresses}  # address -> what to call it
     checkouts = {"ours": ROOT, **({"before": args.before.resolve()} if args.before else {})}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -71,15 +76,16 @@ def main() -> None:
         try:
             print(f"A page's first load in a fresh session: websocket bytes (frames), of which HTML "
                   f"(elements), (load average {load_average()})")
-            for page in pages:
-                counts = {label: sent(browser, f"{server.url}/{page.url_path}") for label, server in servers.items()}
+            for path, title in pages.items():
+                address = "" if path == "home" else path.removeprefix("home")
+                counts = {label: sent(browser, f"{server.url}/{address}") for label, server in servers.items()}
                 line = "; ".join(
                     f"{label} {count['bytes'] / 1000:,.1f} KB ({count['frames']}), HTML {count['html'] / 1000:,.1f} KB "
                     f"({count['elements']})" for label, count in counts.items())
                 if "before" in counts:
                     line += (f"; ours/before: bytes {counts['ours']['bytes'] / counts['before']['bytes']:.2f}x, "
                              f"HTML {counts['ours']['html'] / max(counts['before']['html'], 1):.2f}x")
-                print(f"  {page.title:<17} {line}", flush=True)
+                print(f"  {title:<17} {line}", flush=True)
         finally:
             for server in servers.values():
                 server.stop()

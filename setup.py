@@ -28,9 +28,9 @@ setup(
     ext_modules=[
         Extension(
             "bpe_core.engine._native",
-            sources=[f"{NATIVE}/module.c", f"{NATIVE}/bpe.c", f"{NATIVE}/split.c"],
-            depends=[f"{NATIVE}/bpe.h", f"{NATIVE}/split.h", f"{NATIVE}/unicode_classes.h"],
-            extra_compile_args=OPTIMIZE,
+            sources=[f"{NATIVE}/{name}" for name in ("module.c", "bpe.c", "split.c", "siphash.c")],
+            depends=[f"{NATIVE}/{name}" for name in ("bpe.h", "split.h", "unicode_classes.h", "siphash.h")],
+            extra_compile_args=[*OPTIMIZE, *HIDDEN],
             optional=True,
         ),
         Extension(

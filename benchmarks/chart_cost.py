@@ -27,9 +27,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.measure import load_average  # noqa: E402
-from benchmarks.page_speed import BARE_APP  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
+from benchmarks.measure import load_average
+from benchmarks.page_speed import BARE_APP
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs
 
 CHART_PAGES = ["compression"]  # Compare, Algorithms, Vocabulary and Tax draw their bars as HTML
 

@@ -39,12 +39,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from heavy_links import MemoryWatch, tree_memory  # noqa: E402
-from load_test import SERVER_ENVIRONMENT, resident_mb  # noqa: E402
-from measure import load_average  # noqa: E402
-from serving_first import LOWEST_PRIORITY, drawn_seconds  # noqa: E402
+from heavy_links import MemoryWatch, tree_memory
+from load_test import SERVER_ENVIRONMENT, resident_mb
+from measure import load_average
+from serving_first import LOWEST_PRIORITY, drawn_seconds
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
 
 REFUSAL = '[data-testid="stAlertContentError"]'
 

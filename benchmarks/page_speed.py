@@ -3,6 +3,7 @@ measured in the same run, in headless Chromium (Debian's /usr/bin/chromium).
 
     python benchmarks/page_speed.py [--rounds 7]
     python benchmarks/page_speed.py --first-visits 5 --pages chat vocabulary --before ../main  # ... and other code
+    python benchmarks/page_speed.py --first-visits 5 --visits-only --pages chat --query chat_right=gemma3
 
 - fully drawn, first visit: from starting a fresh server to each page drawn
   (Streamlit's "script finished", its script state idle, no element still
@@ -49,9 +50,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.measure import load_average  # noqa: E402
-from pages.common.names import PAGES  # noqa: E402
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs  # noqa: E402
+from benchmarks.measure import load_average
+from pages.common.names import PAGES
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer, run, track_runs
 
 BARE_APP = textwrap.dedent(
     """
@@ -214,9 +215,13 @@ def main() -> None:
                         help="another checkout of the app (the code before a change), measured beside it")
     parser.add_argument("--pages", nargs="+", metavar="PATH", choices=[page.url_path or "home" for page in PAGES],
                         help="only these pages (by address, Home as home); every page by default")
+    parser.add_argument("--query", default="", metavar="KEY=VALUE&...",
+                        help="a link's parameters for the first and second visits (chat_right=gemma3: Gemma 3 "
+                             "beside Llama 3 on the Chat page)")
     args = parser.parse_args()
     rounds = args.rounds
     pages = [page for page in PAGES if args.pages is None or (page.url_path or "home") in args.pages]
+    query = f"?{args.query}" if args.query else ""
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         bare = Path(folder)  # the bare app: its app.py alone, with Streamlit's default settings
         (bare / "app.py").write_text(BARE_APP)
@@ -234,10 +239,10 @@ def main() -> None:
                   f"{args.first_visits} rounds:")
             for page in pages:
                 cpu: dict[str, list[float]] = {label: [] for label in [*checkouts, "bare"]}
-                measures = {label: lambda app_dir=app_dir, label=label: first_visit(browser, app_dir, page.url_path,
-                                                                                    cpu[label])
-                            for label, app_dir in checkouts.items()}
-                print_compared(page.title, compared(measures, lambda: first_visit(browser, bare, "", cpu["bare"]),
+                path = page.url_path + query
+                measures = {label: lambda app_dir=app_dir, label=label, path=path, cpu=cpu: first_visit(
+                    browser, app_dir, path, cpu[label]) for label, app_dir in checkouts.items()}
+                print_compared(page.title, compared(measures, lambda cpu=cpu: first_visit(browser, bare, "", cpu["bare"]),
                                                     args.first_visits))
                 bare_cpu = statistics.median(cpu["bare"])
                 print(f"  {'':<17} server CPU by then, median: " + ", ".join(
@@ -259,17 +264,17 @@ def main() -> None:
                   "each against the bare app's loads just after it:")
             for page in pages:
                 cpu = {label: [] for label in [*servers, "bare"]}
-                measures = {label: lambda server=server, label=label: drawn_time(
-                    browser, f"{server.url}/{page.url_path}", cpu=cpu[label]) for label, server in servers.items()}
-                print_compared(page.title, compared(measures, lambda: drawn_time(browser, bare_server.url,
-                                                                                 cpu=cpu["bare"]), rounds))
+                measures = {label: lambda server=server, label=label, path=page.url_path, cpu=cpu: drawn_time(
+                    browser, f"{server.url}/{path}{query}", cpu=cpu[label]) for label, server in servers.items()}
+                print_compared(page.title, compared(measures, lambda cpu=cpu: drawn_time(browser, bare_server.url,
+                                                                                         cpu=cpu["bare"]), rounds))
                 print_cpu(cpu)
             if args.visits_only:
                 return
             print(f"First paint (load to title), {rounds} fresh sessions each, each against the bare app's:")
             for page in pages:
                 url = f"{app.url}/{page.url_path}"
-                print(f"  {page.title:<17} " + summary(*paired(lambda: title_time(browser, url),
+                print(f"  {page.title:<17} " + summary(*paired(lambda url=url: title_time(browser, url),
                                                                lambda: title_time(browser, bare_server.url), rounds)))
 
             page = browser.new_page(viewport={"width": 1440, "height": 900})

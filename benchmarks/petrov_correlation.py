@@ -25,10 +25,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bpe_core.analysis.atlas import atlas_rows, precomputed  # noqa: E402
-from bpe_core.analysis.tax import premiums  # noqa: E402
-from bpe_core.corpora.udhr import declarations  # noqa: E402
-from bpe_core.vocabularies.catalogue import load_encoding  # noqa: E402
+from bpe_core.analysis.atlas import atlas_rows, precomputed
+from bpe_core.analysis.tax import premiums
+from bpe_core.corpora.udhr import declarations
+from bpe_core.vocabularies.catalogue import load_encoding
 
 PETROV = Path(__file__).parent / "petrov2023" / "tokenization_lengths.csv"
 TOKENIZERS = {"gpt2": "r50k_base", "cl100k_base": "cl100k_base"}  # ours: theirs

@@ -59,7 +59,7 @@ def job(trainer: str, corpus: Path = ENGLISH) -> str:
 def held_out_tokens(trainer: str) -> int:
     """The tokens of the held-out text, trained once more here (untimed)."""
     scope: dict = {}
-    exec(SETUP + job(trainer), scope)  # noqa: S102 - this file's own code
+    exec(SETUP + job(trainer), scope)  # noqa: S102  (this file's own code)
     return len(scope["tokenizer"].encode(HELD_OUT.read_text(encoding="utf-8")))
 
 

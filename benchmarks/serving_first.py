@@ -41,12 +41,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from heavy_links import MemoryWatch, heavy_links, tree_memory  # noqa: E402
-from load_test import SERVER_ENVIRONMENT, descendants  # noqa: E402
-from measure import load_average  # noqa: E402
-from page_speed import drawn_time  # noqa: E402
+from heavy_links import MemoryWatch, heavy_links, tree_memory
+from load_test import SERVER_ENVIRONMENT, descendants
+from measure import load_average
+from page_speed import drawn_time
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer  # noqa: E402
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, StreamlitServer
 
 LOWEST_PRIORITY = 19
 

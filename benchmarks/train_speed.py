@@ -49,7 +49,7 @@ from pathlib import Path
 from measure import ROOT, machine_load, ratio, run_in_turns, run_isolated
 
 sys.path.insert(0, str(ROOT))
-from bpe_core.engine.patterns import CL100K_PATTERN  # noqa: E402
+from bpe_core.engine.patterns import CL100K_PATTERN
 
 ENGLISH = ROOT / "sample_corpora" / "tiny_shakespeare.txt"
 

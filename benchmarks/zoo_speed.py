@@ -77,6 +77,11 @@ def timed(imports: str, load: str, encode: str | None = None) -> dict:
     return run_isolated(setup=f"{imports}\n{load}\n{TEXT}", job=f"result = len({encode})")
 
 
+def cell(run: dict) -> str:
+    """One timing as the table shows it: seconds (CPU seconds)."""
+    return f"{run['seconds']:.3f} ({run['cpu_seconds']:.3f})"
+
+
 def main() -> None:
     print("Fresh processes, medians of three; imports untimed. Wall clock (CPU) seconds; "
           "ratio = ours / maker's, by CPU time (a shared machine's clock is noisy).")
@@ -87,7 +92,6 @@ def main() -> None:
         ours_load, maker_load = timed(*ours[:2]), timed(*maker[:2])
         ours_encode, maker_encode = timed(*ours), timed(*maker)
         assert ours_encode["result"] == maker_encode["result"], name  # the same tokens, or the timing means nothing
-        cell = lambda run: f"{run['seconds']:.3f} ({run['cpu_seconds']:.3f})"  # noqa: E731
         print(f"{name:<{width}} {cell(ours_load):>15} {cell(maker_load):>15} "
               f"{ratio(ours_load['cpu_seconds'], maker_load['cpu_seconds']):>7}   "
               f"{cell(ours_encode):>15} {cell(maker_encode):>15} "

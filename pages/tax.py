@@ -355,7 +355,7 @@ def tokens_per_script(name: str) -> dict[str, int]:
     entry = shipped_health(name) if name in BUNDLED_ENCODINGS else None
     if entry is not None:
         return entry.scripts
-    return script_counts(table_of(tokenizer_by_name(name))).to_dict()
+    return script_counts(table_of(tokenizer_by_name(name))["script"])
 
 
 def show_scripts(base: str) -> None:

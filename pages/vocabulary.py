@@ -17,26 +17,21 @@ draws it, the better part of a second on the grid, and a popover's body is
 drawn only when it opens.
 """
 
-import functools
-from collections.abc import Callable
-from typing import NamedTuple
+from __future__ import annotations
 
-import pandas as pd
+import functools
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING, NamedTuple
+
 import streamlit as st
 
 from bpe_core import Tokenizer
 from bpe_core.analysis.downloads import frame_csv
 from bpe_core.analysis.vocab_health import HEALTH_CORPUS, MAX_RATIO, MIN_SEEN
-from bpe_core.analysis.vocabulary import (
-    CATEGORIES,
-    SORTS,
-    code_points,
-    filter_tokens,
-    sort_tokens,
-    token_detail,
-)
+from bpe_core.analysis.vocabulary import CATEGORIES, SORTS, code_points, token_detail
 from bpe_core.drawing.health import ROWS_SHOWN, health_figures_html, residues_html, unreachable_html
 from bpe_core.drawing.markdown import markdown_literal
+from bpe_core.drawing.tables import Rows, table_rows
 from bpe_core.drawing.tokens import figures_html, merge_html, vocabulary_html
 from bpe_core.vocabularies.sentencepiece_model import SentencePieceTokenizer
 from pages.common.health_checks import KnownHealth, check_health, known_health
@@ -49,11 +44,14 @@ from pages.common.vocabulary_tables import (
     Figures,
     figures_of,
     first_rows_of,
+    matches_in,
     script_bars_of,
-    search_in,
     table_of,
 )
 from pages.common.widgets import pick_tokenizer, tokenizer_upload
+
+if TYPE_CHECKING:  # the first view, every token in id order, reads no DataFrame (see vocabulary_tables)
+    import pandas as pd
 
 MAX_QUERY_CHARS = 200
 LABEL_CHARS = 24  # of a search shown in its popover's label
@@ -146,7 +144,7 @@ class Matches(NamedTuple):
     (made when the grid asks: before any search, that is the whole table)."""
 
     count: int
-    first_rows: pd.DataFrame
+    first_rows: Rows
     every: Callable[[], pd.DataFrame]
 
 
@@ -163,12 +161,11 @@ def matching_tokens(tokenizer: Tokenizer, criteria: dict, filters: dict, sort: s
     if unsearched(criteria, filters, sort):
         return Matches(figures_of(tokenizer).tokens, first_rows_of(tokenizer), lambda: table_of(tokenizer))
     try:
-        found = search_in(tokenizer, criteria)
+        found = matches_in(tokenizer, criteria, filters, sort)
     except ValueError as error:  # quotes the user's regex: shown literally
         st.error(markdown_literal(str(error)))
         return None
-    found = sort_tokens(filter_tokens(found, **filters), sort)
-    return Matches(len(found), found.head(FIRST_ROWS), lambda: found)
+    return Matches(len(found), table_rows(found.head(FIRST_ROWS)), lambda: found)
 
 
 COLUMNS = {  # the grid's, and the plain table's of the first rows
@@ -191,14 +188,14 @@ COLUMNS = {  # the grid's, and the plain table's of the first rows
 TOKENS = ("text", "piece", "character")  # columns of tokens' text (and of a token's characters)
 
 
-def shown_columns(tokenizer: Tokenizer, matches: pd.DataFrame) -> list[str]:
-    return [name for name in COLUMNS if name in matches and (name != "learned_at_step" or tokenizer.trace)]
+def shown_columns(tokenizer: Tokenizer, columns: Collection[str]) -> list[str]:
+    return [name for name in COLUMNS if name in columns and (name != "learned_at_step" or tokenizer.trace)]
 
 
 def show_first_rows(tokenizer: Tokenizer, matches: Matches) -> None:
     """The first matches as a plain table: most visits look no further."""
     rows = matches.first_rows
-    columns = [name for name in shown_columns(tokenizer, rows) if name != "special"]  # its script says so
+    columns = [name for name in shown_columns(tokenizer, rows[0]) if name != "special"]  # its script says so
     show_table(rows, grid=False, column_order=columns, column_config=COLUMNS, tokens=TOKENS)
     if matches.count > FIRST_ROWS:
         st.caption(f"The first {FIRST_ROWS} of {matches.count:,} matches; all of them in the grid below.")
@@ -212,7 +209,7 @@ def show_grid(tokenizer: Tokenizer, found: Matches) -> None:
         if not grid.open:
             return
         matches = found.every()
-        show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches),
+        show_table(matches, hide_index=True, column_order=shown_columns(tokenizer, matches.columns),
                    column_config=COLUMNS, tokens=TOKENS, lazy=True, height=460)
         st.download_button(
             "Download these tokens (CSV)", functools.partial(frame_csv, matches),
@@ -375,7 +372,7 @@ if matches is not None and matches.count:
     show_grid(tokenizer, matches)  # the page's whole width, for a grid of many columns
 
 st.subheader("One token")
-first_match = None if matches is None or not matches.count else int(matches.first_rows["id"].iloc[0])
+first_match = None if matches is None or not matches.count else matches.first_rows[0]["id"]
 chosen = shown_value("vocab_detail", None, whole_number(0, None))
 with st.popover(f"Token id {chosen}" if chosen is not None else
                 "Token: the first match" + ("" if first_match is None else f" (id {first_match})")):

@@ -246,10 +246,13 @@ def test_lone_surrogates_become_replacement_characters_like_tiktoken():
     assert load_encoding("gpt2").encode(text) == tiktokens_own("gpt2").encode(text)
 
 
-@pytest.mark.parametrize("bad", [[10**9], [-1], ["12"], [1.5], [None]])
-def test_decoding_an_invalid_id_says_which_and_the_valid_range(bad):
+@pytest.mark.parametrize(("bad", "error"), [([10**9], ValueError), ([-1], ValueError),
+                                            (["12"], TypeError), ([1.5], TypeError), ([None], TypeError), ([True], TypeError)])
+def test_decoding_an_invalid_id_says_which_and_the_valid_range(bad, error):
+    """A number that is no id is a ValueError; anything else a TypeError, as
+    tiktoken's decode makes it."""
     tok = load_encoding("gpt2")
-    with pytest.raises(ValueError, match="is not a token id of 'gpt2': ids run from 0 to 50256"):
+    with pytest.raises(error, match="is not a token id of 'gpt2': ids run from 0 to 50256"):
         tok.decode(bad)
 
 

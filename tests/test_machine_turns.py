@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from bpe_core.sandbox import machine_turns
 from bpe_core.sandbox.machine_turns import MACHINE_TURNS, MachineTurns, NoTurnError, UnsafeFolderError, job_turns
 from tests.conftest import ROOT
 
@@ -122,9 +123,11 @@ def test_jobs_leave_a_core_for_the_server_on_a_machine_with_more_than_one(tmp_pa
 
 
 def test_a_waiter_looks_at_a_few_files_per_look_however_long_the_line(tmp_path, monkeypatch):
-    """30 jobs wait for the one core; the 31st looks at the folder four
-    times a second, and each look opens a file or two (the ticket just
+    """30 jobs wait for the one core; the 31st looks at the folder every
+    POLL_SECONDS, and each look opens a file or two (the ticket just
     before its own), not every ticket ahead of it."""
+    # Looks every 20 ms, not 250: the line of 30 drains one waiter's look after another.
+    monkeypatch.setattr(machine_turns, "POLL_SECONDS", 0.02)
     line, holding, release = MachineTurns(tmp_path, cores=1), threading.Event(), threading.Event()
 
     def hold():
@@ -162,7 +165,7 @@ def test_a_waiter_looks_at_a_few_files_per_look_however_long_the_line(tmp_path, 
     with pytest.raises(GiveUp):
         with line.turn(wait_seconds=60, waiting=look):
             pass
-    monkeypatch.undo()
+    monkeypatch.setattr(os, "open", real_open)
     release.set()
     for thread in threads:
         thread.join(60)

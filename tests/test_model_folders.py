@@ -302,19 +302,3 @@ def test_every_page_with_a_tokenizer_picker_shows_a_folders_tokenizer_or_says_wh
         assert metric(at, "Tokens") == f"{len(tokenizer.vocab) + len(tokenizer.special_tokens):,}"
     else:
         assert 'class="bpe-tok' in all_html(at)
-
-
-def test_a_files_verdict_is_kept_by_its_fingerprint_not_the_file(monkeypatch):
-    """The server keeps what it concluded of a visitor's tokenizer.json (a
-    rerun does not try it again) without keeping the file: up to 50 MB
-    each, for the server's lifetime."""
-    from bpe_core.sandbox import untrusted_tokenizer
-
-    tried = []
-    monkeypatch.setattr(untrusted_tokenizer, "_probe_now", lambda text: tried.append(text) or None)
-    monkeypatch.setattr(untrusted_tokenizer, "_VERDICTS", {})
-    big = '{"model": {"vocab": {}}, "padding": "' + "x" * 1_000_000 + '"}'
-    assert untrusted_tokenizer.check_untrusted_tokenizer(big) is None
-    assert untrusted_tokenizer.check_untrusted_tokenizer(big) is None
-    assert len(tried) == 1
-    assert all(len(key) == 64 and big not in (key, verdict) for key, verdict in untrusted_tokenizer._VERDICTS.items())

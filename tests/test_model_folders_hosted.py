@@ -3,7 +3,10 @@ in a host process (see `bpe_core.sandbox.hosts`), every encoding within a
 deadline of that process's own processor time, while the server's other
 threads (every other visitor's page) keep running."""
 
+import errno
 import json
+import multiprocessing
+import multiprocessing.process
 import threading
 import time
 
@@ -12,8 +15,9 @@ import tokenizers
 
 from bpe_core.engine.patterns import PatternError
 from bpe_core.formats.hf_folder import folder_from_files, read_folder
+from bpe_core.formats.reading import TokenizerFileError
 from bpe_core.jobs.budgeted_encoding import encode_within_budget
-from bpe_core.sandbox import hosts
+from bpe_core.sandbox import hosts, untrusted_tokenizer
 from bpe_core.vocabularies import model_folders
 from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer, tokenizer_from_folder
 from tests.test_model_folders import small_folder
@@ -197,3 +201,105 @@ def test_a_host_nobody_calls_ends_by_itself_and_starts_again_when_called(tmp_pat
     assert not _running(host)
     reference = tokenizers.Tokenizer.from_str(folder.tokenizer_json)
     assert tokenizer.encode("Héllo wörld") == reference.encode("Héllo wörld", add_special_tokens=False).ids
+
+
+class CountingParses:
+    """`tokenizers.Tokenizer` in this process, counting the files parsed."""
+
+    parsed = 0
+
+    @classmethod
+    def from_str(cls, document):
+        cls.parsed += 1
+        return REAL_TOKENIZER.from_str(document)
+
+
+REAL_TOKENIZER = tokenizers.Tokenizer
+
+
+def test_a_tokenizer_json_is_parsed_once_and_reads_special_tokens_both_ways(tmp_path, monkeypatch):
+    """A visitor's file, loaded in place as in a visitor's job: tried on
+    awkward text and kept, one parse of it for everything (a second
+    instance for special tokens read as text would parse it again:
+    Gemma 3's 1.9 s). Special-token text is read as text only when asked,
+    as `encode_special_tokens` reads it."""
+    document = (small_folder(tmp_path / "model") / "tokenizer.json").read_text()
+    monkeypatch.setattr(tokenizers, "Tokenizer", CountingParses)
+    monkeypatch.setattr(CountingParses, "parsed", 0)
+    loaded = model_folders.LoadedTokenizer(document, tried=True)
+    as_text = REAL_TOKENIZER.from_str(document)
+    as_text.encode_special_tokens = True
+    text = "<|user|>Héllo<s> wörld</s>"
+    for _ in range(2):  # back and forth: each call reads them its own way
+        assert loaded.encoding(text, specials_as_text=True)[0] == as_text.encode(text, add_special_tokens=False).ids
+        assert loaded.encoding(text, specials_as_text=False)[0] == REAL_TOKENIZER.from_str(document).encode(
+            text, add_special_tokens=False).ids
+    assert CountingParses.parsed == 1
+
+
+def test_an_upload_starts_one_process_its_host_which_tries_and_keeps_the_file(tmp_path, monkeypatch):
+    """No throwaway process parses the file before its host parses it again:
+    the host's making of it is the trial (Gemma 3's upload: one parse, not
+    two). The host's limits are the trial's: see the tests of its time and
+    memory below and above."""
+    started = []
+    real_start = multiprocessing.process.BaseProcess.start
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start",
+                        lambda process: started.append(process.name) or real_start(process))
+    tokenizer = tokenizer_from_folder(folder_from_files("once", slow_folder(tmp_path, pattern=r"\s+|[^\so]+|o")))
+    assert isinstance(tokenizer._tokenizer, model_folders.HostedTokenizer)
+    assert tokenizer.encode("Héllo wörld") == tokenizers.Tokenizer.from_str(tokenizer.tokenizer_json).encode(
+        "Héllo wörld").ids
+    assert started == ["host"]
+
+
+def test_loading_a_visitors_file_stops_at_its_processor_time_in_one_line(tmp_path, monkeypatch):
+    """Loading and trying a file has the processor time the probe had (here
+    a twentieth of a second, against 100,000 more tokens: about 0.15 s to parse)."""
+    document = json.loads(slow_folder(tmp_path, pattern=r"\s+")["tokenizer.json"])
+    document["model"]["vocab"].update({f"unused{number}": 1_000 + number for number in range(100_000)})
+    monkeypatch.setattr(model_folders, "LOADING_SECONDS", 0.05)
+    with pytest.raises(TokenizerFileError, match="took more than 0.05 s of processor time") as raised:
+        tokenizer_from_folder(folder_from_files("slow", {"tokenizer.json": json.dumps(document).encode()}))
+    assert "\n" not in str(raised.value)
+
+
+def test_a_refused_file_is_refused_at_once_when_brought_again_and_kept_by_its_fingerprint(tmp_path, monkeypatch):
+    """The server keeps why it refused a visitor's tokenizer.json (bringing
+    it again starts no process) without keeping the file: up to 50 MB each,
+    for the server's lifetime."""
+    monkeypatch.setattr(untrusted_tokenizer, "_REFUSALS", {})
+    files = slow_folder(tmp_path, pattern="(a|aa)+$")  # Oniguruma gives up on the sample: a Rust panic
+    with pytest.raises(TokenizerFileError, match="gave up encoding a short text") as first:
+        tokenizer_from_folder(folder_from_files("slow", files))
+    started = []
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", lambda process: started.append(process))
+    with pytest.raises(TokenizerFileError) as again:
+        tokenizer_from_folder(folder_from_files("slow", files))
+    assert str(again.value) == str(first.value) and started == []
+    document = files["tokenizer.json"].decode()
+    assert all(len(key) == 64 and document not in (key, why) for key, why in untrusted_tokenizer._REFUSALS.items())
+
+
+class NoProcesses:
+    """A machine where no process can be started (too many open files)."""
+
+    Pipe = staticmethod(multiprocessing.Pipe)
+
+    class Process:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def start(self):
+            raise OSError(errno.EMFILE, "Too many open files")
+
+
+def test_a_file_that_found_no_process_is_tried_again_not_refused_for_good(tmp_path, monkeypatch):
+    monkeypatch.setattr(untrusted_tokenizer, "_REFUSALS", {})
+    files = slow_folder(tmp_path, pattern=r"\s+|[^\sz]+|z")
+    monkeypatch.setattr(hosts, "worker_context", lambda: NoProcesses)
+    with pytest.raises(TokenizerFileError, match="found no process to run in"):
+        tokenizer_from_folder(folder_from_files("model", files))
+    monkeypatch.undo()
+    assert tokenizer_from_folder(folder_from_files("model", files)).encode("z z") == [
+        *tokenizers.Tokenizer.from_str(files["tokenizer.json"].decode()).encode("z z").ids]

@@ -7,8 +7,11 @@ each file's SHA-256 against the hash tiktoken pins. Nothing of bpe_core
 builds it.
 """
 
+import json
 import os
 import random
+import subprocess
+import sys
 
 import pytest
 import regex
@@ -282,3 +285,48 @@ def test_the_c_encoder_refuses_what_it_cannot_encode():
     assert c_encoder.encode_pieces(encoder, ["a", "é", b"a"]) == [0, 1, 0]
     with pytest.raises(ValueError, match="no token"):
         c_encoder.encode_pieces(encoder, ["b"])
+
+
+# In a process of its own: the key is set before the first table, then cl100k_base encodes.
+ENCODE_UNDER_KEY = """
+import json, sys
+from bpe_core.engine import _native, c_encoder  # c_encoder draws a key as it is imported: before ours
+key = json.loads(sys.argv[1])
+if key is not None:
+    _native.seed_hash(*key)
+from bpe_core.vocabularies.catalogue import load_encoding
+ids = load_encoding("cl100k_base").encode(sys.argv[2])
+try:
+    _native.seed_hash(1, 2)
+    refused = False
+except RuntimeError:
+    refused = True
+print(json.dumps([[_native.token_hash(token.encode()) for token in json.loads(sys.argv[3])], ids, refused]))
+"""
+TOKENS = ["", "a", " the", "\u6f22\u5b57", "12345678", "a much longer token than eight bytes"]
+
+
+@built
+def test_the_encoders_tables_are_placed_under_a_key_drawn_per_process_and_the_ids_never_depend_on_it():
+    """bpe.c places tokens (and the pieces it caches) by SipHash-1-3 under the
+    module's key, drawn as c_encoder is imported, so that no uploaded
+    vocabulary can be made of tokens that all collide there (every lookup
+    would walk them all). token_hash is the hash those tables call: it
+    follows the key seed_hash gives, the ids do not, and once an encoder's
+    table is made the key stays."""
+    from tests.test_native_counting import siphash
+
+    text = "Hello, world! Здравствуй, мир! 你好，世界！ " * 20
+    keys = [[0x0706050403020100, 0x0F0E0D0C0B0A0908], None]  # the SipHash paper's key, then one drawn
+    processes = [subprocess.Popen([sys.executable, "-c", ENCODE_UNDER_KEY, json.dumps(key), text, json.dumps(TOKENS)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)}) for key in keys]
+    runs = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err[-2000:]
+        runs.append(json.loads(out))
+    assert runs[0][0] == [siphash(1, 3, bytes(range(16)), token.encode()) for token in TOKENS]
+    assert runs[1][0] != runs[0][0]  # a key of its own
+    assert all(ids == tiktokens_own("cl100k_base").encode(text) for _, ids, _ in runs)
+    assert all(refused for _, _, refused in runs)

@@ -1,9 +1,11 @@
 """The Vocabulary page, run headless with Streamlit's AppTest."""
 
 import functools
+import json
 import re
+import subprocess
+import sys
 
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -11,6 +13,7 @@ from bpe_core import train
 from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.tokenizers import TrainedTokenizer
 from tests import apptest
+from tests.conftest import ROOT
 from tests.test_page_vocab_health import shows_the_shipped_health_of_cl100k_base
 from tests.test_vocabulary import decodes_alone
 
@@ -182,7 +185,7 @@ def test_the_script_bars_count_the_tokenizers_table_and_are_made_once():
     made = script_bars_of(tokenizer)
     assert made is script_bars_of(tokenizer)  # shared by every rerun and session, not made again
     drawn = script_bars(at)
-    assert drawn == script_counts(table_of(tokenizer)).to_dict()
+    assert drawn == script_counts(table_of(tokenizer)["script"])
     assert list(drawn.values()) == sorted(drawn.values(), reverse=True)  # the largest on top
     assert not apptest.charts(at)  # no plotly.js to load for a few bars
 
@@ -267,7 +270,9 @@ def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatc
     """A first visit reads none of the vocabulary's table (most of a second
     of it): its figures, first rows and bars of scripts are had without it,
     and the page is the very page drawn from the table; a search reads it."""
-    from bpe_core.analysis.vocabulary import script_counts, vocabulary_table
+    from bpe_core.analysis.vocabulary import script_counts
+    from bpe_core.analysis.vocabulary_search import vocabulary_table
+    from bpe_core.drawing.tables import table_rows
     from bpe_core.drawing.vocabulary import script_bars_html
     from pages.common import vocabulary_tables
     from pages.common.shared_cache import SharedCache
@@ -284,11 +289,12 @@ def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatc
     def from_the_table(tokenizer):
         return vocabulary_table(tokenizer)
 
-    monkeypatch.setattr(vocabulary_tables, "first_rows_of", lambda tokenizer: from_the_table(tokenizer).head(FIRST_ROWS))
+    monkeypatch.setattr(vocabulary_tables, "first_rows_of",
+                        lambda tokenizer: table_rows(from_the_table(tokenizer).head(FIRST_ROWS)))
     monkeypatch.setattr(vocabulary_tables, "figures_of", lambda tokenizer: Figures(
         len(table := from_the_table(tokenizer)), int((~table["valid_utf8"]).sum()), int(table["bytes"].max())))
     monkeypatch.setattr(vocabulary_tables, "script_bars_of",
-                        lambda tokenizer: script_bars_html(script_counts(from_the_table(tokenizer))))
+                        lambda tokenizer: script_bars_html(script_counts(from_the_table(tokenizer)["script"])))
     from_table = open_page()
     for kind in ("html", "markdown", "caption", "info", "expander"):
         assert [element.proto for element in first_view.get(kind)] == [element.proto for element in from_table.get(kind)], kind
@@ -298,14 +304,42 @@ def test_the_first_view_reads_no_table_and_shows_what_the_table_would(monkeypatc
     assert tables.size[0] == 1  # a search reads the table, once
 
 
+FIRST_VIEW_THEN_A_SEARCH = """
+import json, sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file({app!r}, default_timeout=120)
+at.switch_page("pages/vocabulary.py")
+at.run()
+first_view = ["pandas" in sys.modules, [caption.value for caption in at.caption], [element.exception for element in at.exception]]
+at.text_input(key="vocab_text").input(" the").run()
+print(json.dumps([first_view, "pandas" in sys.modules, [caption.value for caption in at.caption]]))
+"""
+
+
+@pytest.mark.slow  # seconds: a fresh process, as a fresh server
+def test_a_first_visit_imports_no_pandas_and_a_search_does():
+    """Importing pandas is half a second of a first visit's server time: the
+    first view (every token in id order) lists its first rows without it;
+    the first search, filter, sort or grid reads the whole table into a
+    DataFrame, importing it then."""
+    code = FIRST_VIEW_THEN_A_SEARCH.format(app=str(ROOT / "app.py"))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    (loaded, captions, exceptions), loaded_by_search, searched = json.loads(result.stdout.strip().splitlines()[-1])
+    assert not exceptions and any(caption.startswith("The first 20 of 100,261 matches") for caption in captions)
+    assert not loaded
+    assert loaded_by_search and any(re.match(r"The first 20 of [\d,]+ matches", caption) for caption in searched)
+
+
 def test_the_first_rows_and_figures_read_alone_are_the_tables(xss_tokenizer):
     """Of a tokenizer trained here too (its steps), and of one whose two special tokens share an id (gpt-oss)."""
     from bpe_core import load_encoding
-    from bpe_core.analysis.vocabulary import vocabulary_table
+    from bpe_core.analysis.vocabulary_search import vocabulary_table
+    from bpe_core.drawing.tables import table_rows
     from bpe_core.vocabularies.catalogue import CATALOGUE
     from pages.common.vocabulary_tables import FIRST_ROWS, figures_of, first_rows_of
 
     table = vocabulary_table(xss_tokenizer)
-    pd.testing.assert_frame_equal(first_rows_of(xss_tokenizer), table.head(FIRST_ROWS))
+    assert first_rows_of(xss_tokenizer) == table_rows(table.head(FIRST_ROWS))
     assert figures_of(xss_tokenizer) == (len(table), (~table["valid_utf8"]).sum(), table["bytes"].max())
     assert figures_of(load_encoding("o200k_harmony")).tokens == CATALOGUE["o200k_harmony"].n_vocab  # each id once

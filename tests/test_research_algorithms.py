@@ -435,7 +435,8 @@ def test_every_algorithm_goes_through_the_pages_analyses(research_tokenizers, na
     from bpe_core.analysis.comparison import differing_stretches, summary_rows
     from bpe_core.analysis.compression import checkpoints, held_out_curve, training_curve
     from bpe_core.analysis.replay import merge_tree, replay
-    from bpe_core.analysis.vocabulary import token_detail, vocabulary_table
+    from bpe_core.analysis.vocabulary import token_detail
+    from bpe_core.analysis.vocabulary_search import vocabulary_table
 
     tokenizer = research_tokenizers[name]
     text = ENGLISH_SAMPLE[70_000:71_000]

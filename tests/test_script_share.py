@@ -8,7 +8,7 @@ from bpe_core import load_encoding, train
 from bpe_core.analysis.script_share import passage_scripts, script_shares
 from bpe_core.analysis.shipped_health import shipped
 from bpe_core.analysis.tax import languages, parallel_text, premiums
-from bpe_core.analysis.vocabulary import script_counts, vocabulary_table
+from bpe_core.analysis.vocabulary import script_counts, vocabulary_columns
 
 
 def test_each_passage_language_is_under_the_script_of_most_of_its_letters():
@@ -44,7 +44,7 @@ def test_under_cl100k_base_arabic_holds_a_sliver_of_the_vocabulary_and_pays_over
 def test_a_vocabulary_trained_on_arabic_gives_it_a_share():
     text = parallel_text("en") * 20 + parallel_text("ar") * 20
     tokenizer = train(text, vocab_size=600)
-    counts = script_counts(vocabulary_table(tokenizer)).to_dict()
+    counts = script_counts(vocabulary_columns(tokenizer)["script"])
     cost = premiums({"mine": tokenizer})["mine"]
     shares = {share.script: share for share in script_shares(counts, cost)}
     assert shares["Arabic"].tokens == counts["Arabic"] > 50

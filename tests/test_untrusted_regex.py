@@ -147,7 +147,7 @@ def test_a_split_deadline_counts_its_own_threads_time_not_the_servers():
     process's, which runs four times as fast as each thread's: each stopped
     at three quarters of its work."""
     text = "word " * 2_000
-    while own_seconds_to_split(text) < 0.2:  # long enough for the clocks to tell apart, on any machine
+    while own_seconds_to_split(text) < 0.05:  # long enough for the clocks to tell apart, on any machine
         text += text
     alone = own_seconds_to_split(text)
     results = []
@@ -164,16 +164,6 @@ def test_a_split_deadline_counts_its_own_threads_time_not_the_servers():
     for thread in threads:
         thread.join()
     assert results == [len(text)] * 4
-
-
-def test_a_tokenizer_file_that_found_no_probe_is_tried_again_not_refused_for_good(monkeypatch):
-    from bpe_core.sandbox import untrusted_tokenizer
-
-    document = hf_tokenizer_json(train("aaab aaab", num_merges=2, pattern="gpt2"))
-    monkeypatch.setattr(untrusted_tokenizer, "helper_context", lambda: NoProcesses)
-    assert "no process to try it in" in untrusted_tokenizer.check_untrusted_tokenizer(document)
-    monkeypatch.undo()
-    assert untrusted_tokenizer.check_untrusted_tokenizer(document) is None
 
 
 @pytest.mark.slow  # a probe's wait

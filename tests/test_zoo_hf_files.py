@@ -158,6 +158,28 @@ def test_gemmas_merge_list_ranks_pairs_not_tokens():
     assert len(merges) // 2 > len(set(gemma.merge_list.made))  # several pairs make one token
 
 
+def test_gemmas_kept_form_answers_as_its_merge_list_read_plainly():
+    """The compact form keeps the merges grouped by left piece and each
+    token's first merge, so that a load builds no dict of half a million
+    pairs: every pair's rank and every token's first pair agree with the
+    list itself, and the form reads back as it was written."""
+    from bpe_core.vocabularies.merge_list_bpe import MergeList
+
+    gemma = load_encoding("gemma3")
+    merges, made = gemma.merge_list.merges, gemma.merge_list.made
+    pairs = list(zip(merges[::2], merges[1::2]))
+    rank_of = {pair: rank for rank, pair in enumerate(pairs)}
+    first_pair = {}
+    for rank, token_id in enumerate(made):
+        first_pair.setdefault(token_id, pairs[rank])
+    sample = range(0, len(pairs), 997)
+    assert [gemma.rank_of_pair(*pairs[rank]) for rank in sample] == [rank_of[pairs[rank]] for rank in sample]
+    assert gemma.rank_of_pair(pairs[0][1], pairs[0][0]) == rank_of.get((pairs[0][1], pairs[0][0]))
+    assert all(gemma.merge_parts(token_id) == first_pair.get(token_id) for token_id in range(0, gemma.n_vocab, 101))
+    assert gemma.token_bytes(gemma.pieces.index("▁Hello")) == b" Hello"
+    assert MergeList.unpack(gemma.merge_list.pack()) == gemma.merge_list
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_special_tokens_follow_tiktokens_rules_and_gemmas_other_added_tokens_are_always_found(name):
     tokenizer = load_encoding(name)

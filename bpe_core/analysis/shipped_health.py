@@ -29,7 +29,7 @@ from pathlib import Path
 from ..corpora.samples import SAMPLES_DIR
 from ..vocabularies.catalogue import encoding_source
 from .vocab_health import MAX_RATIO, MIN_SEEN, Residue, Unreachable, VocabularyHealth, vocabulary_health
-from .vocabulary import script_counts, vocabulary_table
+from .vocabulary import script_counts, vocabulary_columns
 
 SHIPPED_FILE = SAMPLES_DIR / "vocab_health.json"
 PARTIAL_IDS_SHIPPED = 64  # the first ones, as examples: the Vocabulary page's filter lists them all
@@ -49,7 +49,7 @@ class ShippedHealth:
 def measure(name: str, tokenizer, texts: list[str]) -> ShippedHealth:
     """A bundled tokenizer's entry, measured now on `texts` (the bundled corpus)."""
     health = vocabulary_health(tokenizer, texts)
-    scripts = {script: int(count) for script, count in script_counts(vocabulary_table(tokenizer)).items()}
+    scripts = script_counts(vocabulary_columns(tokenizer)["script"])
     return ShippedHealth(encoding_source(name), tokenizer.fingerprint, health, len(health.partial_characters), scripts)
 
 

@@ -6,25 +6,25 @@ of a character (byte-level BPE learns many of those), which writing system
 it belongs to, whether it starts with a space (" the" and "the" are
 different tokens), and, for a tokenizer trained here, at which merge it was
 learned. A SentencePiece model's table also holds each piece as it spells
-it ("▁Hello", "<0xE3>") and its score. Pure functions, no Streamlit: the Vocabulary page filters and
-shows these tables, and the tests check them without a browser.
+it ("▁Hello", "<0xE3>") and its score. Pure functions, no Streamlit and no
+pandas: the table's columns, a few rows, the tokens per script and one
+token in detail are plain Python (a page that shows a vocabulary's first
+rows does without pandas, half a second of its first visit);
+`vocabulary_search` makes the whole table a DataFrame and searches it.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-import pandas as pd
 import regex
 
 from ..engine.tokenizer import Tokenizer
 from ..engine.utf8 import text_of
-from ..sandbox.untrusted_regex import compile_untrusted
-from ..sandbox.untrusted_split import within_own_time
 from ..vocabularies.merge_list_bpe import MergeListTokenizer
 from ..vocabularies.sentencepiece_model import SentencePieceTokenizer
 from .labels import label_text, split_stray_bytes
@@ -93,17 +93,6 @@ _SCRIPT_OF = regex.compile("|".join(rf"(?P<{name}>\p{{Script={name}}})" for name
 _LETTER = regex.compile(r"[\p{L}\p{M}]")  # marks too: Indic vowel signs are marks
 _NO_SCRIPT = regex.compile(r"[\p{Script=Common}\p{Script=Inherited}]")  # "ー", a combining accent
 
-# A regex search of one token normally takes microseconds; this much means
-# exponential backtracking (see `regex_matches`) ...
-REGEX_SECONDS_PER_TOKEN = 0.05
-# ... and a search of a whole vocabulary normally well under a second. Both
-# are seconds of processor time, not of the clock: on a busy machine a
-# search waits for a core without doing more work, and must not be refused
-# for it (the `regex` module's own timeout counts processor time too).
-REGEX_SECONDS_IN_ALL = 3.0
-
-COLUMNS = ["id", "text", "bytes", "characters", "valid_utf8", "script", "leading_space", "learned_at_step",
-           "special", "string"]
 SORTS = {"id": "id", "length": "longest first", "step": "step learned"}
 
 
@@ -151,10 +140,11 @@ def table_ids(tokenizer: Tokenizer) -> list[int]:
     return sorted([*tokenizer.vocab, *set(tokenizer.special_tokens.values())])  # two names may share an id
 
 
-def vocabulary_table(tokenizer: Tokenizer, ids: list[int] | None = None) -> pd.DataFrame:
-    """One row per token, ordinary and special, in id order; with `ids`
-    (some of `table_ids`, in order), those rows only: the first rows of a
-    large vocabulary are read in a moment, all of them take most of a second.
+def vocabulary_columns(tokenizer: Tokenizer, ids: list[int] | None = None) -> dict[str, list]:
+    """The table's columns (name -> one value per token), ordinary and
+    special tokens in id order; with `ids` (some of `table_ids`, in order),
+    those rows only: the first rows of a large vocabulary are read in a
+    moment, all of them take most of a second.
 
     Columns: id; text (as `labels.label_text` shows it: a space as ·, part
     of a character as <E3 81>); bytes (length); characters (None when not
@@ -171,33 +161,37 @@ def vocabulary_table(tokenizer: Tokenizer, ids: list[int] | None = None) -> pd.D
     texts = [text_of(token) for token in raw]
     special = [token_id in special_ids for token_id in ids]
     steps = learned_steps(tokenizer)
-    table = pd.DataFrame(
-        {
-            "id": ids,
-            "text": [label_text(token) for token in raw],
-            "bytes": [len(token) for token in raw],
-            "characters": pd.array([None if text is None else len(text) for text in texts], dtype="Int64"),
-            "valid_utf8": [text is not None for text in texts],
-            "script": [
-                UNKNOWN if token_id == tokenizer.unknown_id else _category(text, is_special)
-                for token_id, text, is_special in zip(ids, texts, special)
-            ],
-            "leading_space": [token.startswith(b" ") and not is_special for token, is_special in zip(raw, special)],
-            "learned_at_step": pd.array([steps.get(token_id) for token_id in ids], dtype="Int64"),
-            "special": special,
-            "string": [token.decode("utf-8", errors="replace") for token in raw],
-        },
-        columns=COLUMNS,
-    )
+    columns = {
+        "id": ids,
+        "text": [label_text(token) for token in raw],
+        "bytes": [len(token) for token in raw],
+        "characters": [None if text is None else len(text) for text in texts],
+        "valid_utf8": [text is not None for text in texts],
+        "script": [
+            UNKNOWN if token_id == tokenizer.unknown_id else _category(text, is_special)
+            for token_id, text, is_special in zip(ids, texts, special)
+        ],
+        "leading_space": [token.startswith(b" ") and not is_special for token, is_special in zip(raw, special)],
+        "learned_at_step": [steps.get(token_id) for token_id in ids],
+        "special": special,
+        "string": [token.decode("utf-8", errors="replace") for token in raw],
+    }
     if isinstance(tokenizer, SentencePieceTokenizer):  # its own spelling, and the scores that order merges
-        table["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
-        table["score"] = [tokenizer.scores[token_id] for token_id in ids]
+        columns["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
+        columns["score"] = [tokenizer.scores[token_id] for token_id in ids]
     elif isinstance(tokenizer, MergeListTokenizer):  # its own spelling, and where the list first makes it
-        table["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
+        columns["piece"] = [tokenizer.pieces[token_id] for token_id in ids]
         parts = [tokenizer.merge_parts(token_id) for token_id in ids]
-        table["first_merge"] = pd.array([None if pair is None else tokenizer.rank_of_pair(*pair) for pair in parts],
-                                        dtype="Int64")
-    return table
+        columns["first_merge"] = [None if pair is None else tokenizer.rank_of_pair(*pair) for pair in parts]
+    return columns
+
+
+def vocabulary_rows(tokenizer: Tokenizer, ids: list[int]) -> list[dict]:
+    """The table's rows for `ids` (some of `table_ids`, in order), one dict
+    each: a page's first rows, read without building (or importing) a
+    DataFrame."""
+    columns = vocabulary_columns(tokenizer, ids)
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
 
 
 def _category(text: str | None, is_special: bool) -> str:
@@ -206,124 +200,13 @@ def _category(text: str | None, is_special: bool) -> str:
     return NOT_UTF8 if text is None else script_of(text)
 
 
-# ------------------------------------------------------- searching, sorting
-
-
-def search(
-    table: pd.DataFrame,
-    text: str | None = None,
-    regex: str | None = None,
-    id: int | None = None,
-    *,
-    ignore_case: bool = False,
-) -> pd.DataFrame:
-    """The rows that match every criterion given (None or "" means "any").
-
-    `text` is a substring of the token's own text (" the") or of the text
-    as the table shows it ("·the", "<E3 81>"), so whatever a reader types or
-    copies out of the table finds the token. `regex` (the `regex` module's
-    syntax, so \\p{Han} works) is searched in the token's own text, where a
-    space is a space. A bad regex raises ValueError saying what is wrong.
-    With no criteria, the table itself: everything, and no copy of it."""
-    if not text and not regex and id is None:
-        return table
-    keep = pd.Series(True, index=table.index)
-    if text:
-        keep &= contains(table["string"], text, ignore_case) | contains(table["text"], text, ignore_case)
-    if regex:
-        keep &= regex_matches(table["string"], compile_search(regex, ignore_case=ignore_case))
-    if id is not None:
-        keep &= table["id"] == id
-    return table[keep]
-
-
-def contains(strings: pd.Series, text: str, ignore_case: bool) -> pd.Series:
-    return strings.str.contains(text, case=not ignore_case, regex=False)
-
-
-def compile_search(pattern: str, *, ignore_case: bool = False) -> regex.Pattern:
-    """`pattern` compiled as an untrusted regex (see `untrusted_regex`), or a
-    ValueError a reader can act on."""
-    try:
-        return compile_untrusted(pattern, regex.IGNORECASE if ignore_case else 0)
-    except ValueError as error:
-        raise ValueError(f"{pattern!r} cannot be searched for: {error}.") from None
-
-
-def regex_matches(strings: pd.Series, pattern: regex.Pattern) -> pd.Series:
-    """Whether `pattern` occurs in each string. Each search, and the whole
-    pass, has a time limit: a pattern such as (a|aa)+$ takes exponential time
-    on a long token, one like (.*)*(.*)*(?!) is merely slow on every token,
-    and one visitor's typo must not freeze the app for everyone else."""
-    deadline = time.thread_time() + REGEX_SECONDS_IN_ALL
-    found = []
-    for index, string in enumerate(strings):
-        try:
-            found.append(_search(pattern, string) is not None)
-        except TimeoutError:
-            raise ValueError(
-                f"{pattern.pattern!r} takes too long on some tokens (it backtracks exponentially); "
-                "simplify it, e.g. avoid nested repetition such as (a+)+."
-            ) from None
-        if index % 1_000 == 999 and time.thread_time() > deadline:
-            raise ValueError(
-                f"{pattern.pattern!r} takes too long over the whole vocabulary; simplify it, "
-                "e.g. avoid repeating a repetition such as (.*)*."
-            )
-    return pd.Series(found, index=strings.index, dtype=bool)
-
-
-def _search(pattern: regex.Pattern, string: str) -> regex.Match | None:
-    """`pattern.search(string)` within REGEX_SECONDS_PER_TOKEN of this
-    thread's processor time. The `regex` module's timeout counts the whole
-    server's: one that runs out is looked at again by this thread's clock
-    (see `untrusted_split.within_own_time`), which costs a clock reading
-    only where a token took long."""
-    try:
-        return pattern.search(string, timeout=REGEX_SECONDS_PER_TOKEN)
-    except TimeoutError:
-        return within_own_time(lambda timeout: pattern.search(string, timeout=timeout), REGEX_SECONDS_PER_TOKEN)
-
-
-def filter_tokens(
-    table: pd.DataFrame,
-    scripts: Iterable[str] = (),
-    *,
-    only_not_utf8: bool = False,
-    only_leading_space: bool = False,
-) -> pd.DataFrame:
-    """The rows in any of `scripts` (all when empty), optionally only those
-    that are not valid UTF-8, or only those starting with a space."""
-    keep = pd.Series(True, index=table.index)
-    scripts = list(scripts)
-    if scripts:
-        keep &= table["script"].isin(scripts)
-    if only_not_utf8:
-        keep &= ~table["valid_utf8"]
-    if only_leading_space:
-        keep &= table["leading_space"]
-    return table[keep]
-
-
-def sort_tokens(table: pd.DataFrame, by: str) -> pd.DataFrame:
-    """Sorted by id, by length (longest first), or by the step that learned
-    the token (tokens not learned by a merge last); ties in id order."""
-    if by == "length":
-        return table.sort_values(["bytes", "id"], ascending=[False, True], kind="stable")
-    if by == "step":
-        return table.sort_values(["learned_at_step", "id"], na_position="last", kind="stable")
-    if by == "id":
-        return table.sort_values("id", kind="stable")
-    raise ValueError(f"Cannot sort by {by!r}; choose one of {', '.join(SORTS)}.")
-
-
 # ------------------------------------------------------------ the chart
 
 
-def script_counts(table: pd.DataFrame) -> pd.Series:
-    """How many tokens each script (or category) has, most first."""
-    counts = table["script"].value_counts()
-    return counts.sort_values(ascending=False, kind="stable").rename("tokens")
+def script_counts(scripts: Iterable[str]) -> dict[str, int]:
+    """How many tokens each script (or category) has, most first: `scripts`
+    is the table's script column."""
+    return dict(Counter(scripts).most_common())
 
 
 # ------------------------------------------------------------------ detail
@@ -357,7 +240,7 @@ def token_detail(tokenizer: Tokenizer, token_id: int) -> TokenDetail:
     )
 
 
-def code_points(token_bytes: bytes) -> pd.DataFrame:
+def code_points(token_bytes: bytes) -> list[dict[str, str]]:
     """Each character of a token with its code point and Unicode name, so
     that look-alikes (a no-break space, a Cyrillic "а") can be told apart.
     Bytes that are only part of a character appear as one row each."""
@@ -367,4 +250,4 @@ def code_points(token_bytes: bytes) -> pd.DataFrame:
             rows.extend((f"<{byte}>", "", "part of a character (not valid UTF-8 alone)") for byte in run.split())
         else:
             rows.extend((label_text(char.encode()), f"U+{ord(char):04X}", unicodedata.name(char, "(no name)")) for char in run)
-    return pd.DataFrame(rows, columns=["character", "code point", "name"])
+    return [dict(zip(("character", "code point", "name"), row)) for row in rows]

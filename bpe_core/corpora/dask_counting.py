@@ -227,7 +227,7 @@ def count_on_cluster(
         bytes_done = 0
         for tasks_done in range(1, len(every_task) + 1):
             future = _next_finished(finished, client)
-            if future.status != "finished":
+            if future.status in ("error", "cancelled"):  # "lost": it finished, on a worker since gone; made again
                 _raise_clearly(future)
             bytes_done += bytes_of.get(future.key, 0)
             if progress is not None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pandas as pd
-
 from ..analysis.labels import label_text
 from ..analysis.vocab_health import MAX_RATIO, MIN_SEEN, Residue, Unreachable, VocabularyHealth
 from .tables import table_html
@@ -47,12 +45,10 @@ def _label(tokenizer, token_id: int) -> str:
 def unreachable_html(tokenizer, unreachable: Sequence[Unreachable], shown: int = ROWS_SHOWN) -> str:
     """The first `shown` unreachable tokens: each, and the tokens its text is
     encoded as instead."""
-    frame = pd.DataFrame(
-        [(found.id, _label(tokenizer, found.id), " + ".join(_label(tokenizer, part) for part in found.becomes),
-          " ".join(map(str, found.becomes))) for found in unreachable[:shown]],
-        columns=["id", "token", "its text becomes", "ids"],
-    )
-    return table_html(frame, {"id": "{:d}"}, tokens=("token", "its text becomes"),
+    rows = [{"id": found.id, "token": _label(tokenizer, found.id),
+             "its text becomes": " + ".join(_label(tokenizer, part) for part in found.becomes),
+             "ids": " ".join(map(str, found.becomes))} for found in unreachable[:shown]]
+    return table_html(rows, {"id": "{:d}"}, tokens=("token", "its text becomes"),
                       helps={"its text becomes": "The tokens that encoding the token's own text gives instead"})
 
 
@@ -60,13 +56,11 @@ def residues_html(tokenizer, residues: Sequence[Residue], shown: int = ROWS_SHOW
     """The first `shown` residues (the most often absorbed first): how
     often the corpus kept each and absorbed it, and the token that absorbed
     it most."""
-    frame = pd.DataFrame(
-        [(residue.id, _label(tokenizer, residue.id), residue.kept, residue.absorbed, residue.ratio,
-          _label(tokenizer, residue.into)) for residue in residues[:shown]],
-        columns=["id", "token", "kept", "absorbed", "kept share", "absorbed most into"],
-    )
+    rows = [{"id": residue.id, "token": _label(tokenizer, residue.id), "kept": residue.kept,
+             "absorbed": residue.absorbed, "kept share": residue.ratio, "absorbed most into": _label(tokenizer, residue.into)}
+            for residue in residues[:shown]]
     return table_html(
-        frame, {"id": "{:d}", "kept": "{:,}", "absorbed": "{:,}", "kept share": "{:.1%}"},
+        rows, {"id": "{:d}", "kept": "{:,}", "absorbed": "{:,}", "kept share": "{:.1%}"},
         tokens=("token", "absorbed most into"),
         helps={"kept": "Times it stood in the output (F1)",
                "absorbed": "Times a merge made it and a later merge took it into a longer token (F2)",

@@ -10,7 +10,9 @@ first (see `merge_loop`). What makes it fast:
   a generated table (native/unicode_classes.h) of the Unicode version
   tiktoken's regex engine has (16.0), so that the pieces are tiktoken's;
 - token bytes -> rank in an open-addressing hash table, whose slots hold a
-  token's first eight bytes (one memory read finds a short token);
+  token's first eight bytes (one memory read finds a short token), placed
+  by SipHash-1-3 under a key drawn per process (no vocabulary can be made
+  whose tokens all collide there: see native/bpe.c);
 - the pieces of a text that had to merge are remembered for the rest of
   that text (a text repeats them), in a table that lives for one call, so
   threads share nothing and no memory outlives the call;
@@ -26,6 +28,8 @@ tokenizer encodes in Python alone: the same ids, more slowly.
 
 from __future__ import annotations
 
+import os
+import struct
 from collections.abc import Mapping, Sequence
 
 from .patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, WHOLE_TEXT_PATTERN
@@ -35,6 +39,14 @@ try:
     from . import _native
 except ImportError:  # not built: see setup.py
     _native = None
+
+if _native is not None:
+    # The key of the hash that places tokens in an Encoder's table and pieces
+    # in its cache (SipHash-1-3, native/siphash.h), drawn once per process
+    # as native_training.draw_hash_key draws the training modules': a
+    # vocabulary of tokens that all land in one run of slots, making every
+    # lookup walk them all, cannot be made without it.
+    _native.seed_hash(*struct.unpack("<QQ", os.urandom(16)))
 
 # The regexes native/split.c implements, character for character, by the
 # number split.h gives each. Besides the presets, the makers' variants that

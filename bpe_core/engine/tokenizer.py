@@ -73,7 +73,7 @@ class TokenSpans(Sequence[TokenSpan]):
     for (`tiling`); under a pattern that drops text, starts and ends are
     given."""
 
-    __slots__ = ("_ids", "_ends", "_starts", "_sizes")
+    __slots__ = ("_ends", "_ids", "_sizes", "_starts")
 
     def __init__(self, ids: list[int], ends: list[int], starts: list[int] | None = None):
         self._ids, self._ends, self._starts = ids, ends, starts
@@ -693,11 +693,12 @@ class Tokenizer(EncodingBase):
                                               special_tokens=self.special_tokens)
 
     def _arguments(self) -> dict:
-        return dict(
-            name=self.name, pattern=self.pattern, vocab=self.vocab, units=self.units,
-            special_tokens=self.special_tokens, merges=self._learned_merges, trace=self.trace,
-            stop_reason=self.stop_reason, unknown_id=self.unknown_id, algorithm=self.algorithm, settings=self.settings,
-        )
+        return {
+            "name": self.name, "pattern": self.pattern, "vocab": self.vocab, "units": self.units,
+            "special_tokens": self.special_tokens, "merges": self._learned_merges, "trace": self.trace,
+            "stop_reason": self.stop_reason, "unknown_id": self.unknown_id, "algorithm": self.algorithm,
+            "settings": self.settings,
+        }
 
     def __reduce__(self) -> tuple:
         """Pickled as its constructor's arguments (see `EncodingBase`), the
@@ -722,6 +723,9 @@ def _made_with_trace(kind: type, arguments: dict, trace_columns: tuple) -> Token
 
 
 def _as_token_id(token_id: object, tokenizer: Tokenizer) -> int:
+    """`token_id`, if it is a whole number (`token_bytes` says whether it
+    is one of `tokenizer`'s); anything else (a string, a float, True) is a
+    TypeError, as tiktoken's decode makes it."""
     if isinstance(token_id, bool) or not isinstance(token_id, int):
-        raise ValueError(tokenizer._unknown_id_message(token_id))
+        raise TypeError(tokenizer._unknown_id_message(token_id))
     return token_id

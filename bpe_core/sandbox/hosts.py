@@ -2,9 +2,9 @@
 
 A visitor's tokenizer.json is code of a sort: Hugging Face's `tokenizers`
 runs its regexes in Rust, holding the interpreter lock and reading no
-clock. A probe at upload (`untrusted_tokenizer`) shows that a file loads and
-encodes a sample within bounds, but no sample shows what every text costs:
-a Split pattern such as `\\s*x|\\S` splits the sample at once and spends
+clock. Making it (`untrusted_tokenizer`) shows that a file loads and encodes
+a sample within bounds, but no sample shows what every text costs: a Split
+pattern such as `\\s*x|\\S` splits the sample at once and spends
 seconds on one run of 20,000 spaces, which in the server's own process
 would hold every visitor's page meanwhile. So the server never runs such
 an object itself. A *host* process makes it (once, not at every call) and
@@ -55,6 +55,11 @@ class HostProblem(ValueError):
     """A call that did not finish, said as what the object did ("took more than 3 s ...")."""
 
 
+class HostUnavailable(HostProblem):
+    """A call that found no host, or no answer in time: the server's state
+    then, not the object's doing (the same call may succeed later)."""
+
+
 class _Retired(Exception):
     """The host was ended by the pool while a call waited for it: the call is made again in a fresh one."""
 
@@ -88,7 +93,7 @@ class Host:
             self._process.start()
         except (OSError, EOFError) as error:  # no process to be had now (too many open files, no memory to fork)
             self._close()
-            raise HostProblem(f"found no process to run in ({error}); try again in a minute") from None
+            raise HostUnavailable(f"found no process to run in ({error}); try again in a minute") from None
         finally:
             theirs.close()
             their_lifeline.close()
@@ -108,7 +113,7 @@ class Host:
                 self._connection.send((method, arguments, seconds))
                 if not self._connection.poll(WAIT_SECONDS + seconds):
                     self._end()
-                    raise HostProblem(f"did not finish within {WAIT_SECONDS:g} s of the clock: the server is too "
+                    raise HostUnavailable(f"did not finish within {WAIT_SECONDS:g} s of the clock: the server is too "
                                       "busy now; try again in a minute")
                 kind, value = self._connection.recv()
             except (EOFError, OSError):  # the host is gone: the kernel ended it, or the pool, or its idleness
@@ -167,7 +172,7 @@ class Hosts:
             except HostProblem:
                 self._forget(recipe.key, host)
                 raise
-        raise HostProblem(f"found the server's {self.max_hosts} hosts taken by other visitors at every try; try "
+        raise HostUnavailable(f"found the server's {self.max_hosts} hosts taken by other visitors at every try; try "
                           "again in a minute")
 
     def host(self, recipe: Recipe) -> Host:
@@ -212,9 +217,9 @@ def _turn(turns: MachineTurns, line: str) -> Iterator[None]:
         with turns.turn(wait_seconds=WAIT_SECONDS):
             yield
     except NoTurnError:
-        raise HostProblem(f"found the server busy with other visitors' {line}; try again in a minute") from None
+        raise HostUnavailable(f"found the server busy with other visitors' {line}; try again in a minute") from None
     except UnsafeFolderError as error:
-        raise HostProblem(f"cannot run on this server now ({error})") from None
+        raise HostUnavailable(f"cannot run on this server now ({error})") from None
 
 
 def _memory_words(memory_bytes: int) -> str:

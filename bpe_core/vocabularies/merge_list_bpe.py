@@ -60,6 +60,9 @@ class MergeListError(ValueError):
 # ------------------------------------------------------------ the file
 
 
+NONE = 0xFFFFFFFF  # in `MergeList.first_made`: no merge makes this id
+
+
 @dataclass(frozen=True)
 class MergeList:
     """What encoding needs from the tokenizer.json: every piece by its id
@@ -67,7 +70,16 @@ class MergeList:
     after them have their text), the merges as pairs of ids in listed
     order (left, right, left, right, ...) and the id each makes, the added
     tokens as (id, special), and the characters a merged piece joins to a
-    following "▁" (see `_word_pattern`)."""
+    following "▁" (see `_word_pattern`).
+
+    The rest is worked out from those once, when the form is made, so that
+    a load does no work per piece or per merge (half a million merges take
+    a Python dict most of a second to build): `by_left` the merges' ranks
+    grouped by their left id, listed order within a group, the group of id
+    i from `left_starts[i]` to `left_starts[i + 1]`; `first_made[i]` the
+    rank of the first merge that makes id i (`NONE` if none does); the ids
+    of the pieces that are one character, and of the 256 byte pieces
+    ("<0x00>" to "<0xFF>") in byte order."""
 
     pieces: list[str]
     model_pieces: int
@@ -75,35 +87,67 @@ class MergeList:
     made: array.array
     added: tuple[tuple[int, bool], ...]
     joins: str
+    by_left: array.array
+    left_starts: array.array
+    first_made: array.array
+    characters: array.array
+    byte_pieces: array.array
 
-    def pack(self) -> bytes:
-        """A compact form that reads back in a fraction of the JSON's time
-        (kept by `derived_files`): a header, each piece's length in
-        characters, the pieces, the merges."""
+    @classmethod
+    def build(cls, pieces: list[str], model_pieces: int, merges: array.array, made: array.array,
+              added: tuple[tuple[int, bool], ...], joins: str) -> MergeList:
+        """The merge list, with what a load would otherwise work out (see the class's note)."""
+        lefts = merges[::2]
+        by_left = array.array("I", sorted(range(len(made)), key=lefts.__getitem__))  # stable: listed order kept
+        per_left = [0] * (len(pieces) + 1)
+        for left in lefts:
+            per_left[left + 1] += 1
+        first_made = array.array("I", [NONE]) * len(pieces)
+        for rank in reversed(range(len(made))):
+            first_made[made[rank]] = rank
+        model = pieces[:model_pieces]
+        byte_pieces = {int(match[1], 16): token_id for token_id, piece in enumerate(model)
+                       if (match := _BYTE_PIECE.fullmatch(piece))}
+        if sorted(byte_pieces) != list(range(256)):
+            raise MergeListError("Byte fallback needs the 256 byte pieces <0x00> to <0xFF>.")
+        return cls(pieces, model_pieces, merges, made, added, joins, by_left,
+                   array.array("I", itertools.accumulate(per_left)),
+                   first_made, array.array("I", (token_id for token_id, piece in enumerate(model) if len(piece) == 1)),
+                   array.array("I", (byte_pieces[byte] for byte in range(256))))
+
+    def defining_bytes(self) -> bytes:
+        """The fields that decide every id, as bytes (what a fingerprint
+        digests; the layout of this module's first compact form, so that
+        data shipped under the fingerprint stays current): a header, each
+        piece's length in characters, the pieces, the merges, the ids made."""
         header = json.dumps({"model_pieces": self.model_pieces, "added": self.added, "joins": self.joins}).encode()
         lengths = array.array("I", map(len, self.pieces))
         text = "".join(self.pieces).encode("utf-8")
         return (struct.pack("<IIII", len(header), len(lengths), len(text), len(self.merges)) + header
                 + lengths.tobytes() + text + self.merges.tobytes() + self.made.tobytes())
 
+    _ARRAYS = ("merges", "made", "by_left", "left_starts", "first_made", "characters", "byte_pieces")
+
+    def pack(self) -> bytes:
+        """A compact form that reads back in a fraction of the JSON's time
+        (kept by `derived_files`): a JSON header (the small fields, the
+        pieces, each array's length), then the arrays' bytes."""
+        header = json.dumps({"model_pieces": self.model_pieces, "added": self.added, "joins": self.joins,
+                             "pieces": self.pieces, "arrays": [len(getattr(self, name)) for name in self._ARRAYS]},
+                            ensure_ascii=False).encode("utf-8")
+        arrays = b"".join(getattr(self, name).tobytes() for name in self._ARRAYS)
+        return struct.pack("<I", len(header)) + header + arrays
+
     @classmethod
     def unpack(cls, data: bytes) -> MergeList:
-        header_size, count, text_size, merge_count = struct.unpack_from("<IIII", data)
-        position = 16
-        header = json.loads(data[position : position + header_size])
-        position += header_size
-        lengths = array.array("I")
-        lengths.frombytes(data[position : position + 4 * count])
-        position += 4 * count
-        text = data[position : position + text_size].decode("utf-8")
-        position += text_size
-        merges, made = array.array("I"), array.array("I")
-        merges.frombytes(data[position : position + 4 * merge_count])
-        made.frombytes(data[position + 4 * merge_count : position + 6 * merge_count])
-        ends = list(itertools.accumulate(lengths))
-        pieces = list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+        (header_size,) = struct.unpack_from("<I", data)
+        header = json.loads(data[4 : 4 + header_size])
+        position, arrays = 4 + header_size, {}
+        for name, length in zip(cls._ARRAYS, header["arrays"]):
+            arrays[name] = array.array("I", data[position : position + 4 * length])
+            position += 4 * length
         added = tuple((token_id, special) for token_id, special in header["added"])
-        return cls(pieces, header["model_pieces"], merges, made, added, header["joins"])
+        return cls(header["pieces"], header["model_pieces"], added=added, joins=header["joins"], **arrays)
 
 
 def merge_list_from_json(document: dict) -> MergeList:
@@ -134,7 +178,7 @@ def merge_list_from_json(document: dict) -> MergeList:
         made.append(vocab[left + right])
         joins.update(match[1] for match in _JOINED_SPACE.finditer(left + right))
     added = tuple((token["id"], bool(token["special"])) for token in added)
-    return MergeList(pieces, len(vocab), merges, made, added, "".join(sorted(joins)))
+    return MergeList.build(pieces, len(vocab), merges, made, added, "".join(sorted(joins)))
 
 
 # ------------------------------------------------------------ the tokenizer
@@ -159,14 +203,10 @@ class MergeListTokenizer(EncodingBase):
         self.always_found = frozenset(self.pieces[token_id] for token_id, special in added.items() if not special)
         self._added_ids = {self.pieces[token_id]: token_id for token_id in added}
         self.unknown_id = self.special_tokens.get("<unk>")
-        model = self.pieces[: merge_list.model_pieces]
-        self._character_ids = {piece: token_id for token_id, piece in enumerate(model) if len(piece) == 1}
-        self.byte_pieces = {int(match[1], 16): token_id for token_id, piece in enumerate(model)
-                            if (match := _BYTE_PIECE.fullmatch(piece))}
+        self._character_ids = {self.pieces[token_id]: token_id for token_id in merge_list.characters}
+        self.byte_pieces = dict(enumerate(merge_list.byte_pieces))
         self._byte_of = {token_id: byte for byte, token_id in self.byte_pieces.items()}
-        self._shift = len(self.pieces).bit_length()
-        merges, shift = merge_list.merges, self._shift
-        self._rank = {left << shift | right: rank for rank, (left, right) in enumerate(zip(merges[::2], merges[1::2]))}
+        self._ranks_after: dict[int, dict[int, int]] = {}  # left id -> {right id: rank}, made as merging meets them
         self._word = _word_pattern(merge_list.joins)
         self._words: dict[str, tuple[int, ...]] = {}
 
@@ -179,7 +219,7 @@ class MergeListTokenizer(EncodingBase):
     @functools.cached_property
     def fingerprint(self) -> str:
         """A digest of everything that decides this tokenizer's output (caches and shipped data key on it)."""
-        return hashlib.sha256(self.merge_list.pack()).hexdigest()
+        return hashlib.sha256(self.merge_list.defining_bytes()).hexdigest()
 
     @functools.cached_property
     def _special_by_id(self) -> dict[int, str]:
@@ -197,13 +237,13 @@ class MergeListTokenizer(EncodingBase):
         return self.pieces[token_id].replace(SPACE, " ").encode("utf-8")
 
     def token_bytes(self, token_id: int) -> bytes:
-        """The bytes a token stands for: "▁Hello" is b" Hello", "<0xE3>" is b"\\xe3"."""
-        token = self.vocab.get(token_id) if isinstance(token_id, int) and not isinstance(token_id, bool) else None
-        if token is not None:
-            return token
+        """The bytes a token stands for: "▁Hello" is b" Hello", "<0xE3>" is b"\\xe3". Worked out
+        for the one token, not read from `vocab`: a token's card needs no table of 262k pieces."""
+        if not isinstance(token_id, int) or isinstance(token_id, bool) or not 0 <= token_id < len(self.pieces):
+            raise ValueError(f"{token_id!r} is not a token id of {self.name!r}: ids run from 0 to {self.n_vocab - 1}.")
         if token_id in self._special_by_id:
             return self._special_by_id[token_id].encode("utf-8")
-        raise ValueError(f"{token_id!r} is not a token id of {self.name!r}: ids run from 0 to {self.n_vocab - 1}.")
+        return self._piece_bytes(token_id)
 
     def is_byte_fallback(self, token_id: int) -> bool:
         return token_id in self._byte_of
@@ -216,7 +256,12 @@ class MergeListTokenizer(EncodingBase):
 
     def rank_of_pair(self, left: int, right: int) -> int | None:
         """Where the merge of these two pieces is listed (0 first), or None."""
-        return self._rank.get(left << self._shift | right)
+        ranks = self._ranks_after.get(left)
+        if ranks is None:  # the first pair with this left piece: its merges, from the list grouped by left piece
+            merges, group = self.merge_list.merges, self.merge_list.left_starts
+            listed = self.merge_list.by_left[group[left] : group[left + 1]] if 0 <= left < len(self.pieces) else ()
+            ranks = self._ranks_after[left] = {merges[2 * rank + 1]: rank for rank in listed}
+        return ranks.get(right)
 
     # --------------------------------------------------------------- encoding
 
@@ -305,27 +350,20 @@ class MergeListTokenizer(EncodingBase):
         merge the pair listed first (the leftmost on a tie). Returns the
         tokens as (id, start, end) spans of symbol indices; `on_merge` hears
         every merge."""
-        rank, made, shift = self._rank, self.merge_list.made, self._shift
+        rank_of_pair, made = self.rank_of_pair, self.merge_list.made
 
         def made_by(left: int, right: int, start: int, end: int) -> int | None:
-            listed = rank.get(left << shift | right)
+            listed = rank_of_pair(left, right)
             return None if listed is None else made[listed]
 
-        return merge_lowest_rank_first(symbol_ids, made_by, on_merge,
-                                       pair_priority=lambda left, right: rank[left << shift | right])
-
-    @functools.cached_property
-    def _first_pair(self) -> dict[int, tuple[int, int]]:
-        """Each merged token's first listed pair."""
-        merges, first = self.merge_list.merges, {}
-        for made, left, right in zip(self.merge_list.made, merges[::2], merges[1::2]):
-            first.setdefault(made, (left, right))
-        return first
+        return merge_lowest_rank_first(symbol_ids, made_by, on_merge, pair_priority=rank_of_pair)
 
     def merge_parts(self, token_id: int) -> tuple[int, int] | None:
         """The first listed pair that makes `token_id`, or None (a character,
         a byte piece, an added token no merge makes)."""
-        return self._first_pair.get(token_id)
+        first = self.merge_list.first_made
+        rank = first[token_id] if 0 <= token_id < len(first) else NONE
+        return None if rank == NONE else (self.merge_list.merges[2 * rank], self.merge_list.merges[2 * rank + 1])
 
     # --------------------------------------------------------------- decoding
 

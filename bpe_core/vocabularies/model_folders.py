@@ -11,17 +11,16 @@ template, if it has one, renders as transformers renders it (see
 
 A visitor's tokenizer.json is also code of a sort: regexes that
 `tokenizers` compiles and runs in Rust, holding the interpreter lock, where
-no deadline reaches. So it is first loaded and tried on awkward text in a
-throwaway process with a memory cap and a limit on processor time
-(`sandbox.untrusted_tokenizer`); and a file that passes is still never run
-in the server's process, since no sample shows what every text costs
-(`\\s*x|\\S` splits the sample at once and a run of 20,000 spaces in
-seconds). It is loaded in a host process, where every encoding has a
-deadline of its own processor time (`sandbox.hosts`); the server keeps
-only what pages read (its pieces, its special tokens). Files the user
-trusts (a folder on the command line) and anything in a capped process (a
-visitor's job, whose caps bound it) load in place: `LoadedTokenizer`,
-called directly.
+no deadline reaches. So it is never run in the server's process: it is
+loaded, once, in a host process with a memory cap and a limit on processor
+time (`sandbox.hosts`), and tried there on awkward text before it is kept
+(`sandbox.untrusted_tokenizer`); since no sample shows what every text
+costs (`\\s*x|\\S` splits the sample at once and a run of 20,000 spaces in
+seconds), every encoding there has a deadline of its own processor time.
+The server keeps only what pages read (its pieces, its special tokens).
+Files the user trusts (a folder on the command line) load in place, as is;
+anything in a capped process (a visitor's job, whose caps bound it) in
+place and tried: `LoadedTokenizer`, called directly.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ import hashlib
 import itertools
 import json
 import re
+import threading
 from collections.abc import Iterable, Sequence
 
 from ..engine.encoding_base import EncodingBase
@@ -41,13 +41,14 @@ from ..engine.utf8 import encodable
 from ..formats.hf_folder import ModelFolder
 from ..formats.hf_json import byte_to_unicode
 from ..formats.reading import TokenizerFileError
-from ..sandbox.hosts import HOSTS, HostProblem, Recipe
+from ..sandbox.hosts import HOSTS, HostProblem, HostUnavailable, Recipe
 from ..sandbox.untrusted_tokenizer import (
-    PROBE_CPU_SECONDS,
-    PROBE_MEMORY_BYTES,
-    check_untrusted_tokenizer,
+    RefusedTokenizer,
     first_line,
     is_panic,
+    refusal,
+    remember_refusal,
+    tried_tokenizer,
 )
 from ..sandbox.worker_processes import in_capped_process
 from .chat import Template
@@ -74,13 +75,14 @@ def _steps(component: object) -> list[dict]:
 class LoadedTokenizer:
     """A tokenizer.json loaded in `tokenizers`: what `HuggingFaceTokenizer`
     asks of the library, in whichever process holds it (the caller's, or a
-    host's: see the module's note)."""
+    host's: see the module's note). A visitor's file (`tried`) is made to
+    encode awkward text first (RefusedTokenizer if it cannot)."""
 
-    def __init__(self, tokenizer_json: str):
+    def __init__(self, tokenizer_json: str, tried: bool = False):
         import tokenizers
 
-        self.tokenizer_json = tokenizer_json
-        self.hf = tokenizers.Tokenizer.from_str(tokenizer_json)
+        self.hf = tried_tokenizer(tokenizer_json) if tried else tokenizers.Tokenizer.from_str(tokenizer_json)
+        self._reading = threading.Lock()  # `encoding` switches how special tokens are read, for one call
 
     def description(self) -> dict:
         """What the tokenizer is, as `HuggingFaceTokenizer` keeps it: its kind,
@@ -104,12 +106,15 @@ class LoadedTokenizer:
 
     def encoding(self, text: str, specials_as_text: bool) -> tuple[list[int], list[tuple[int, int]]]:
         """The ids of `text` and the characters each covers; with
-        `specials_as_text`, special-token text is read as text (a second
-        instance, `encode_special_tokens`). Other added tokens are found
-        always, as Hugging Face finds them."""
+        `specials_as_text`, special-token text is read as text
+        (`encode_special_tokens`, set on the one instance for the call: a
+        second instance would parse the file again, Gemma 3's in 1.9 s).
+        Other added tokens are found always, as Hugging Face finds them."""
         try:
-            encoding = (self._specials_as_text if specials_as_text else self.hf).encode(text, add_special_tokens=False)
-        except BaseException as error:  # noqa: BLE001 - a Rust panic is a BaseException
+            with self._reading:
+                self.hf.encode_special_tokens = specials_as_text
+                encoding = self.hf.encode(text, add_special_tokens=False)
+        except BaseException as error:  # a Rust panic is a BaseException
             if not is_panic(error):
                 raise
             raise PatternError(f"Hugging Face's tokenizers gave up encoding this text ({first_line(error)}): a regex "
@@ -119,21 +124,15 @@ class LoadedTokenizer:
     def decode(self, ids: list[int]) -> str:
         return self.hf.decode(ids, skip_special_tokens=False)
 
-    @functools.cached_property
-    def _specials_as_text(self):
-        import tokenizers
 
-        tokenizer = tokenizers.Tokenizer.from_str(self.tokenizer_json)
-        tokenizer.encode_special_tokens = True
-        return tokenizer
-
-
-# What a visitor's tokenizer may take in its host: loading it, as its probe
-# allowed (`untrusted_tokenizer`); each encoding, what a view may take
-# (`jobs.budgeted_encoding.VIEW_SECONDS`), in the host's own processor time.
-LOADING_SECONDS = PROBE_CPU_SECONDS
+# What a visitor's tokenizer may take in its host: to be loaded and tried on
+# awkward text (`untrusted_tokenizer`), 30 s of processor time, and 2 GB all
+# its life (Gemma 3's 33 MB file loads in about 3 s and takes about 300 MB);
+# each encoding, what a view may take (`jobs.budgeted_encoding.VIEW_SECONDS`),
+# in the host's own processor time.
+LOADING_SECONDS = 30
 ENCODING_SECONDS = 3
-HOST_MEMORY_BYTES = PROBE_MEMORY_BYTES
+HOST_MEMORY_BYTES = 2_000_000_000
 
 
 class HostedTokenizer:
@@ -142,7 +141,7 @@ class HostedTokenizer:
     is a PatternError that says so, as a custom split pattern's is."""
 
     def __init__(self, tokenizer_json: str, fingerprint: str):
-        self.recipe = Recipe(fingerprint, LoadedTokenizer, (tokenizer_json,), LOADING_SECONDS, HOST_MEMORY_BYTES)
+        self.recipe = Recipe(fingerprint, LoadedTokenizer, (tokenizer_json, True), LOADING_SECONDS, HOST_MEMORY_BYTES)
 
     def description(self) -> dict:
         return HOSTS.call(self.recipe, "description", seconds=LOADING_SECONDS)
@@ -179,7 +178,7 @@ class HuggingFaceTokenizer(EncodingBase):
         if untrusted and not in_capped_process():
             self._tokenizer = HostedTokenizer(tokenizer_json, self.fingerprint)
         else:
-            self._tokenizer = LoadedTokenizer(tokenizer_json)
+            self._tokenizer = LoadedTokenizer(tokenizer_json, tried=untrusted)
         description = self._tokenizer.description()
         self.kind, self.byte_level = description["kind"], description["byte_level"]
         self.byte_fallback, self.normalizes = description["byte_fallback"], description["normalizes"]
@@ -285,7 +284,7 @@ class HuggingFaceTokenizer(EncodingBase):
         return self.decode(tokens).encode("utf-8")
 
     def _arguments(self) -> dict:
-        return dict(name=self.name, tokenizer_json=self.tokenizer_json, untrusted=self.untrusted)
+        return {"name": self.name, "tokenizer_json": self.tokenizer_json, "untrusted": self.untrusted}
 
     def __repr__(self) -> str:
         return f"<HuggingFaceTokenizer {self.name!r}: {self.kind}, {self.n_vocab} ids, {len(self.special_tokens)} special>"
@@ -293,18 +292,24 @@ class HuggingFaceTokenizer(EncodingBase):
 
 def tokenizer_from_folder(folder: ModelFolder, probe: bool = True) -> HuggingFaceTokenizer:
     """A folder's tokenizer, with its chat template (`chat`, None if it has
-    none); with `probe` (a visitor's folder), once its tokenizer.json has
-    loaded and encoded awkward text within bounds in a throwaway process,
-    run in a host process (see the module's note). TokenizerFileError if
-    it cannot be used."""
-    problem = check_untrusted_tokenizer(folder.tokenizer_json) if probe else None
+    none); with `probe` (a visitor's folder), loaded in a host process once
+    it has encoded awkward text there within bounds (see the module's
+    note). TokenizerFileError if it cannot be used; a file refused for what
+    it did is refused at once if brought again."""
+    fingerprint = hashlib.sha256(folder.tokenizer_json.encode("utf-8")).hexdigest()  # as `fingerprint` makes it
+    problem = refusal(fingerprint) if probe else None
     if problem is None:
         try:
             tokenizer = HuggingFaceTokenizer(name=folder.name, tokenizer_json=folder.tokenizer_json, untrusted=probe)
             tokenizer.chat = folder_chat(folder)
             return tokenizer
+        except HostUnavailable as busy:  # not the file's doing: tried again next time
+            problem = f"loading it in Hugging Face's tokenizers {busy}"
         except HostProblem as host_problem:
-            problem = f"loading it in Hugging Face's tokenizers {host_problem}"
+            problem = remember_refusal(fingerprint, f"loading it and encoding a short text in Hugging Face's "
+                                                    f"tokenizers {host_problem}")
+        except RefusedTokenizer as refused:
+            problem = remember_refusal(fingerprint, str(refused))
         except Exception as error:  # noqa: BLE001 - tokenizers refuses a file with its own exception types
             problem = f"Hugging Face's tokenizers cannot load it ({str(error).splitlines()[0][:300] if str(error) else error!r})"
     raise TokenizerFileError(f"{folder.name}'s tokenizer.json cannot be used: {problem}.")

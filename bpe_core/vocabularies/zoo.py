@@ -273,7 +273,7 @@ def gemma3(name: str) -> MergeListTokenizer:
 def _gemma3_compact_form() -> bytes:
     import json
 
-    return derived("gemma3", GEMMA3_FILE.sha256, lambda: merge_list_from_json(json.loads(GEMMA3_FILE.read())).pack())
+    return derived("gemma3-merge-list-2", GEMMA3_FILE.sha256, lambda: merge_list_from_json(json.loads(GEMMA3_FILE.read())).pack())
 
 
 def keep_compact_forms() -> None:

@@ -12,7 +12,7 @@ serves at once. The thread does, in order:
    whether it runs in a REPL); then what the page asked for first needs
    of its own (`FirstPageAsked` notes its address as the browser asks for
    it, half a second or more before its script runs): its modules (the
-   page's own import lines: pandas for the Tax page and Vocabulary) and what its first
+   page's own import lines: pandas for the Tax page) and what its first
    view loads (`make_first_view`: its tokenizers, Algorithms' shipped
    tokenizers, Vocabulary's first rows),
    made as the page would make it, so the server holds nothing the page

@@ -1,5 +1,7 @@
 /* Byte pair encoding in C; see bpe.h. */
 
+#include "siphash.h" /* hash_bytes: where a token, or a piece, goes in a table */
+
 #include "bpe.h"
 
 #include <stdlib.h>
@@ -8,34 +10,20 @@
 
 #define HUGE_PAGE (2u << 20)
 
-/* ------------------------------------------------------------- hashing */
-
-/* A fast hash of short byte strings (most tokens are under 8 bytes):
-   eight bytes at a time, each mixed by a multiplication. */
-static inline uint64_t hash_bytes(const uint8_t *bytes, size_t length) {
-    const uint64_t multiplier = 0x9E3779B97F4A7C15ull;
-    uint64_t hash = length * 0xFF51AFD7ED558CCDull;
-    while (length >= 8) {
-        uint64_t word;
-        memcpy(&word, bytes, 8);
-        hash = (hash ^ word) * multiplier;
-        hash ^= hash >> 32;
-        bytes += 8;
-        length -= 8;
-    }
-    if (length) {
-        uint64_t word = 0;
-        memcpy(&word, bytes, length);
-        hash = (hash ^ word) * multiplier;
-    }
-    hash ^= hash >> 29;
-    hash *= 0xBF58476D1CE4E5B9ull;
-    return hash ^ (hash >> 32);
-}
-
 /* ---------------------------------------------------------- the table */
 
-/* A slot holds a token's first eight bytes itself, so that looking up a
+/* A token's slot is where siphash.h's hash_bytes, under the module's key
+   (drawn as the module is imported, see c_encoder.py), points, or the next
+   free one after it. Were the hash fixed, a visitor's vocabulary (a
+   tiktoken file, a model folder) could be made of tokens that all land in
+   one run of slots, and each lookup would walk the run: building the table
+   would take time in the square of the tokens, and so would a text of
+   them. Which tokens collide under a key drawn at random cannot be known
+   without it; the same goes for the pieces of a text in `bpe_cache`.
+   SipHash-1-3 of a short token costs more than a multiply and a shift,
+   but a lookup's time is the memory it reads: encoding measured as fast.
+
+   A slot holds a token's first eight bytes itself, so that looking up a
    short token (most are) reads one 16-byte slot and nothing else; a longer
    token's remaining bytes are in `bytes`, at `tails[slot]`. The table is
    at most half full, and for a large vocabulary asks the kernel for huge
@@ -87,6 +75,7 @@ int bpe_ranks_init(bpe_ranks *ranks, size_t count, const uint8_t *const *token, 
         return -1;
     }
     ranks->mask = capacity - 1;
+    keep_hash_key(); /* the slots are placed by the key: it stays */
     for (int byte = 0; byte < 256; byte++) {
         ranks->byte_ranks[byte] = BPE_NO_RANK;
     }
@@ -365,11 +354,6 @@ typedef struct cached_piece {
 
 #define CACHED_PIECE_BYTES 256      /* longer pieces (long runs) rarely repeat */
 #define CACHED_PIECES_MAX (1u << 20) /* then it stops growing */
-/* The hash is fixed, so a visitor could write a text whose pieces all land
-   in one run of slots, and each lookup would walk the whole run: quadratic
-   in the text. A piece whose search is longer than this is merged again
-   and not remembered, which costs what encoding without a cache does. */
-#define CACHE_PROBES_MAX 64
 
 static int cache_grow(bpe_cache *cache) {
     size_t capacity = cache->capacity ? 2 * cache->capacity : 1024;
@@ -413,12 +397,9 @@ static int encode_cached(const bpe_ranks *ranks, const uint8_t *text, size_t sta
     if (length > CACHED_PIECE_BYTES) {
         return merge(ranks, piece, length, out);
     }
-    size_t at = 0, probes = 0;
+    size_t at = 0;
     if (cache->capacity) {
         for (at = hash & (cache->capacity - 1); cache->entries[at].length; at = (at + 1) & (cache->capacity - 1)) {
-            if (++probes > CACHE_PROBES_MAX) {
-                return merge(ranks, piece, length, out);
-            }
             cached_piece *seen = &cache->entries[at];
             if (seen->hash == hash && seen->length == length && !memcmp(text + seen->start, piece, length)) {
                 for (size_t i = 0; i < seen->count; i++) {
@@ -439,11 +420,9 @@ static int encode_cached(const bpe_ranks *ranks, const uint8_t *text, size_t sta
         if (cache_grow(cache)) {
             return 0; /* no room to remember it: encoding goes on all the same */
         }
-        probes = 0;
-        for (at = hash & (cache->capacity - 1); cache->entries[at].length; at = (at + 1) & (cache->capacity - 1)) {
-            if (++probes > CACHE_PROBES_MAX) {
-                return 0;
-            }
+        at = hash & (cache->capacity - 1); /* the free slot it goes to, in the larger table */
+        while (cache->entries[at].length) {
+            at = (at + 1) & (cache->capacity - 1);
         }
     }
     cache->entries[at] = (cached_piece){hash, start, length, first, out->size - first};

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bpe.h"
+#include "siphash.h"
 #include "split.h"
 
 typedef struct {
@@ -420,10 +421,24 @@ static PyObject *class_table(PyObject *module, PyObject *unused) {
     return table;
 }
 
+static PyObject *token_hash(PyObject *module, PyObject *argument) {
+    (void)module;
+    Py_buffer data;
+    if (PyObject_GetBuffer(argument, &data, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    uint64_t hash = hash_bytes(data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    return PyLong_FromUnsignedLongLong(hash);
+}
+
 static PyMethodDef module_methods[] = {
     {"split", split_text, METH_VARARGS, "split(text, pattern) -> the pieces of `text` (a split pattern's number)."},
     {"class_table", class_table, METH_NOARGS,
      "class_table() -> bytes: the CLASS_* bits the split patterns see, for each code point 0..0x10FFFF."},
+    {"seed_hash", seed_hash, METH_VARARGS, seed_hash_doc},
+    {"token_hash", token_hash, METH_O,
+     "token_hash(data) -> int: the hash that places the token, or piece, `data` (bytes) in an Encoder's tables."},
     {NULL, NULL, 0, NULL},
 };
 

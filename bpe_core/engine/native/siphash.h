@@ -1,14 +1,16 @@
 /* SipHash-1-3 (Python's own hash of strings), under a 128-bit key: the
- * hash that places things in the training's tables, byte strings (count.c's
- * pieces, research.c's tokens, pretokens and phrases) and pairs of ids
- * (learn.c's count_pairs, research.c's Picky BPE). Were the hash fixed, a
- * corpus could be made of strings or pairs that all land in one place, and
- * counting them would take time in the square of their number; under a key
- * drawn once per process, which collide cannot be known without it.
+ * hash that places things in the engine's tables, byte strings (count.c's
+ * pieces, research.c's tokens, pretokens and phrases, bpe.c's tokens and the
+ * pieces it caches) and pairs of ids (learn.c's count_pairs, research.c's
+ * Picky BPE). Were the hash fixed, a corpus (or a vocabulary) could be made
+ * of strings or pairs that all land in one place, and counting them (or
+ * looking them up) would take time in the square of their number; under a
+ * key drawn once per process, which collide cannot be known without it.
  *
  * The key lives in siphash.c, which each extension module compiles in (so
- * each has its own, which native_training.draw_hash_key sets as the module
- * is imported), and is shared by every file of that module. */
+ * each has its own, which native_training.draw_hash_key, or c_encoder.py for
+ * the encoder's, sets as the module is imported), and is shared by every
+ * file of that module. */
 #ifndef BPE_CORE_SIPHASH_H
 #define BPE_CORE_SIPHASH_H
 

@@ -139,8 +139,8 @@ def script_spreads_html(rows: Sequence[AtlasRow], about: Mapping[str, Declaratio
     median premium of the script's declarations on a bar over its middle
     half, lower to upper quartile (log scale, the base's 1× dashed); the
     lowest and highest on hover. Plain HTML (`bars.spread_rows_html`): it
-    needs nothing of a chart library, and plotly.js drew its 150 points and
-    bars in a tenth of a second of a laptop's time."""
+    needs nothing of a chart library, and is one figure fewer for plotly.js
+    to lay out and draw beside the map."""
     order = script_order(rows, about, tokenizers[0])
     sizes = {script: sum(1 for row in rows_of(rows, tokenizers[0]).values() if about[row.code].script == script)
              for script in order}

@@ -53,7 +53,7 @@ from bpe_core.drawing.atlas import (
     atlas_summary,
     language_frame,
     parts,
-    script_figure,
+    script_spreads_html,
     tokens_to_show,
 )
 from bpe_core.drawing.markdown import markdown_literal
@@ -679,7 +679,7 @@ def show_language(rows, about, base: str, mapped: str) -> None:
 def show_declaration_tokens(text: str, spans, tokenizer, first: int) -> None:
     """A declaration's token view: its `first` tokens, then how many more there are."""
     st.html(token_html(text, spans, cards=token_origins(tokenizer, [span.id for span in spans[:first]]),
-                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values())))
+                       max_tokens=first, special_ids=set(tokenizer.special_tokens.values()), styled=False))
 
 
 def show_atlas() -> None:
@@ -706,7 +706,7 @@ def show_atlas() -> None:
                "costs more, blue less. Hover for the numbers, click a point to read it below.")
     show_language(rows, about, base, mapped)
     st.subheader("The tax follows scripts")
-    show_figure(script_figure(rows, about, list(counts), base), key="tax_scripts")
+    st.html(script_spreads_html(rows, about, list(counts), base))
     st.caption("Each row is one writing system (how many declarations in brackets): per tokenizer, a dot at the median "
                "premium of its declarations and a bar over the middle half of them. Scripts are ordered by their "
                "median under the first tokenizer.")

@@ -138,7 +138,8 @@ def test_the_page_shows_each_algorithms_splits_and_numbers():
     assert list(table.index) == list(ALGORITHMS.values())
     views = dict(zip(ALGORITHMS, [element.value for element in at.html if 'class="bpe-text"' in element.value]))
     assert len(views) == 6
-    framed, dropped = 'class="bpe-tok bpe-special"', 'class="bpe-dropped"'
+    assert sum(element.value.count(".bpe-tok {") for element in at.html) == 1  # one stylesheet for the six views
+    framed, dropped = 'class="bpe-tok bpe-special ', 'class="bpe-dropped"'
     assert framed in views["wordpiece"] and dropped in views["wordpiece"]  # its unknown words framed, spaces dropped
     # Each row's count is the tokens it draws; a byte-level row's tokens hold every byte of the box's text.
     markdown = "\n".join(element.value for element in at.markdown)

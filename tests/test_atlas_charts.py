@@ -1,7 +1,9 @@
 """The atlas's figures and tables, as plain functions (no browser): from the
 shipped counts, checked against the numbers they are drawn from."""
 
+import html
 import math
+import re
 import statistics
 
 import pytest
@@ -15,7 +17,7 @@ from bpe_core.drawing.atlas import (
     atlas_map_figure,
     atlas_summary,
     language_frame,
-    script_figure,
+    script_spreads_html,
     tokens_to_show,
 )
 
@@ -56,25 +58,53 @@ def test_the_maps_hover_says_name_script_premium_tokens_and_characters(rows):
         assert part in figure.data[0].hovertemplate
 
 
+def drawn_spreads(markup: str) -> dict[str, list[tuple[float, float, float, str, str]]]:
+    """The script view as a reader sees it: per row, each spread's range bar
+    (left and right edge, % of the row), its dot (%), colour and hover."""
+    figure = re.sub(r"<style>.*?</style>", "", markup, flags=re.S)
+    rows = {}
+    for chunk in figure.split('<div class="bpe-hbars-name">')[1:]:
+        name, spreads = chunk.split("</div>", 1)
+        rows[html.unescape(name)] = [
+            (float(left), float(left) + float(width), float(dot), colour, html.unescape(hover))
+            for hover, left, width, colour, dot, dot_colour in re.findall(
+                r'<div class="bpe-spread" title="([^"]*)"><i class="bpe-spread-range" style="left: ([\d.]+)%; '
+                r'width: ([\d.]+)%; background: ([^"]*)"></i><i class="bpe-spread-median" style="left: ([\d.]+)%; '
+                r'background: ([^"]*)"></i></div>', spreads)
+            if dot_colour == colour
+        ]
+    return rows
+
+
 def test_names_reach_the_figures_escaped():
     stored = precomputed()
     hostile = "<img src=x onerror=alert(1)>"
     rows = atlas_rows({hostile: TokenizerCounts("x", stored.tokenizers["gpt2"].tokens)}, stored.words)
-    figure = script_figure(rows, declarations(), [hostile], "eng")
-    assert figure.data[0].name == "&lt;img src=x onerror=alert(1)&gt;"
+    markup = script_spreads_html(rows, declarations(), [hostile], "eng")
+    assert "<img" not in markup and "&lt;img src=x onerror=alert(1)&gt;" in markup
+    assert all(hostile in spread[4] for spreads in drawn_spreads(markup).values() for spread in spreads)
 
 
-def test_the_script_view_gives_each_scripts_median_and_quartiles(rows):
+def test_the_script_view_gives_each_scripts_median_and_quartiles_on_a_log_scale(rows):
     about = declarations()
-    figure = script_figure(rows, about, ["gpt2", "o200k_base"], "eng")
-    gpt2 = figure.data[0]
+    markup = script_spreads_html(rows, about, ["gpt2", "o200k_base"], "eng")
+    drawn = drawn_spreads(markup)
     cyrillic = [row.premium for row in rows if row.tax.tokenizer == "gpt2" and about[row.code].script == "Cyrillic"]
-    at = list(gpt2.y).index(f"Cyrillic ({len(cyrillic)})")
     lower, median, upper = statistics.quantiles(cyrillic, n=4, method="inclusive")
-    assert gpt2.x[at] == median
-    assert gpt2.error_x.array[at] == upper - median and gpt2.error_x.arrayminus[at] == median - lower
-    assert list(gpt2.x) == sorted(gpt2.x, reverse=True)  # the most taxed script first
-    assert figure.layout.scattermode == "group" and figure.layout.xaxis.type == "log"
+    gpt2, o200k = drawn[f"Cyrillic ({len(cyrillic)})"]
+    assert gpt2[4] == (f"Cyrillic ({len(cyrillic)}), gpt2\nmedian {median:.2f}×\nquartiles {lower:.2f}× – {upper:.2f}×\n"
+                       f"lowest {min(cyrillic):.2f}×, highest {max(cyrillic):.2f}×")
+    assert gpt2[3] != o200k[3] and "o200k_base" in o200k[4]
+    # One log scale: equal ratios are equal distances (the 1× line, the range bar's ends, the dot).
+    mark = float(re.search(r"--bpe-mark: ([\d.]+)%", markup).group(1))
+    ticks = {label: float(left) for left, label in re.findall(r'<span style="left: ([\d.]+)%">([\d.]+)×</span>', markup)}
+    per_doubling = ticks["2"] - ticks["1"]
+    assert ticks["1"] == pytest.approx(mark, abs=0.01) and ticks["4"] - ticks["2"] == pytest.approx(per_doubling, abs=0.02)
+    for value, position in ((lower, gpt2[0]), (median, gpt2[2]), (upper, gpt2[1])):
+        assert position == pytest.approx(mark + per_doubling * math.log2(value), abs=0.05)
+    medians = [float(re.search(r"median ([\d.]+)×", spreads[0][4]).group(1)) for spreads in drawn.values()]
+    assert medians == sorted(medians, reverse=True)  # the most taxed script first
+    assert all(0 <= left <= dot <= right <= 100 for spreads in drawn.values() for left, right, dot, *_ in spreads)
 
 
 def test_the_table_has_a_row_per_declaration_the_most_taxed_first(rows):

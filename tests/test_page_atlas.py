@@ -4,6 +4,8 @@ Every number is checked against tiktoken run here on the shipped
 declarations, independently of the page and of the precomputed counts.
 """
 
+import html
+import re
 import unicodedata
 
 import pytest
@@ -17,6 +19,7 @@ from bpe_core.vocabularies.openai import tiktoken_encoding
 from pages.common.widgets import MAX_RENDERED_TOKENS
 from tests.apptest import all_html, charts, html_tables
 from tests.apptest import open_page as open_app
+from tests.test_atlas_charts import drawn_spreads
 
 pytestmark = pytest.mark.slow  # each opens the page: seconds
 
@@ -167,13 +170,15 @@ def test_the_most_taxed_are_a_plain_table_and_the_grid_of_every_declaration_open
 
 def test_the_script_view_ranks_writing_systems_per_tokenizer():
     at = open_atlas(tax_tokenizers=["gpt2", "o200k_base"])
-    scripts = charts(at)[1]
-    assert [trace["name"] for trace in scripts["data"]] == ["gpt2", "o200k_base"]
-    rows = scripts["data"][0]["y"]
+    view = next(element.value for element in at.html if "bpe-spreads" in element.value)
+    assert [html.unescape(label) for label in re.findall(r"</i>([^<]*)</span>", view)] == ["gpt2", "o200k_base"]
+    drawn = drawn_spreads(view)
+    rows = list(drawn)
     assert f"Latin ({sum(d.script == 'Latin' for d in declarations().values())})" in rows
-    medians = dict(zip(rows, scripts["data"][0]["x"], strict=True))
+    medians = {row: float(re.search(r"median ([\d.]+)×", spreads[0][4]).group(1)) for row, spreads in drawn.items()}
     assert medians[rows[0]] == max(medians.values())  # the most taxed script on top
     assert medians["Myanmar (3)"] > 4 * medians[next(row for row in rows if row.startswith("Latin"))]
+    assert all(len(spreads) == 2 for spreads in drawn.values())  # a spread per tokenizer in every row
 
 
 def test_every_openai_and_zoo_tokenizer_is_measured_and_four_are_by_default():

@@ -89,7 +89,7 @@ def test_a_character_split_across_tokens_is_drawn_once_as_its_glyph():
     markup = token_html(text, tok.encode_with_offsets(text))
     assert visible_text(markup) == "aあ"  # no <E3> chips, no "�"
     glyph = re.search(r'<span class="bpe-cluster".*?</span></span></span>', markup, flags=re.S).group(0)
-    assert glyph.count('class="bpe-tok bpe-part"') == 3 and "linear-gradient" in glyph  # a bar of three tokens under it
+    assert glyph.count('class="bpe-tok bpe-part ') == 3 and "linear-gradient" in glyph  # a bar of three tokens under it
     assert [card.splitlines()[1] for card in cards(markup)[1:]] == ["bytes: E3 (1 byte)", "bytes: 81 (1 byte)", "bytes: 82 (1 byte)"]
     assert all("part of 'あ' U+3042" in card for card in cards(markup)[1:])
     assert "\ufffd" not in markup
@@ -124,7 +124,7 @@ def test_lines_break_only_between_tokens_where_the_text_could_break():
     word = visible_text(markup.split("<wbr>")[0])
     assert word == "unbelievably"  # no break opportunity between the word's tokens ...
     assert markup.count("<wbr>") >= 4  # ... but before each space, and between the CJK characters' tokens
-    assert ".bpe-tok { position: relative; white-space: pre;" in markup  # none inside a token
+    assert ".bpe-tok { white-space: pre;" in markup  # none inside a token
 
 
 def test_user_markup_is_escaped_never_interpreted():
@@ -142,6 +142,19 @@ def test_neighbours_differ_in_colour_by_position_and_ids_keep_theirs():
     colours = [colour_for(i, 7) for i in range(len(PALETTE) + 1)]
     assert all(a != b for a, b in zip(colours, colours[1:]))
     assert colour_for(0, 42, "id") == colour_for(99, 42, "id")
+
+
+def test_each_token_is_painted_by_a_class_of_the_views_stylesheet_not_an_inline_style():
+    tok = load_encoding("cl100k_base")
+    text = "Hello world, こんにちは and 👍🏽"
+    spans = tok.encode_with_offsets(text)
+    for colour_by in ("position", "id"):
+        markup = token_html(text, spans, colour_by=colour_by)
+        rules = dict(re.findall(r"\.(bpe-c\d) \{ background: (#[0-9A-F]{6}); \}", markup))
+        painted = [rules[name] for name in re.findall(r'<span class="bpe-tok[^"]* (bpe-c\d)"', markup)]
+        assert painted == [colour_for(index, span.id, colour_by) for index, span in enumerate(spans)]
+        assert "background:" not in re.sub(r"<style>.*?</style>", "", markup, flags=re.S).replace(
+            "background:linear-gradient", "")  # only a split character's bar has a style of its own
 
 
 def test_show_ids_replaces_text_with_ids():

@@ -100,7 +100,7 @@ def test_a_token_view_page_has_cards_and_counts():
     tokens = load_encoding("o200k_base").encode(text)
     assert page.count('class="bpe-tok') == len(tokens)
     assert f"Tokens<b>{len(tokens)}</b>" in page
-    assert "data-card=\"token 1 · id " in page and "rank 4,421: &#x27;T&#x27; (51) + &#x27;oken&#x27; (2488)" in page
+    assert "data-card=\"token 1 · id " in page and "rank 4,421: 'T' (51) + 'oken' (2488)" in page
 
 
 @pytest.mark.parametrize("make, message", [

@@ -5,7 +5,7 @@ and the declarations' metadata (`udhr.declarations()`):
 
 - `atlas_map_figure`: every declaration a point at its place on a world
   map, coloured by its premium on a log scale centred on the base's 1×;
-- `script_figure`: the premiums of each writing system's declarations
+- `script_spreads_html`: the premiums of each writing system's declarations
   (median and quartiles), per tokenizer, so it shows that the tax follows
   scripts;
 - `atlas_frame`: every declaration, sortable by any column;
@@ -32,8 +32,9 @@ import plotly.graph_objects as go
 
 from ..analysis.atlas import AtlasRow
 from ..corpora.udhr import ARTICLES, Declaration
+from .bars import Spread, spread_rows_html
 from .palette import series_colour
-from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, LEGEND_ON_TOP, PREMIUM_TICKS, TICK_FONT_SIZE
+from .tax import BASE_LINE_COLOUR, FONT_SIZE, HEATMAP_COLOURS, PREMIUM_TICKS, TICK_FONT_SIZE
 
 # Where plotly.js finds world_110m.json: the app's static files (see static/topojson/README.md).
 TOPOJSON_URL = "app/static/topojson/"
@@ -131,45 +132,32 @@ def script_order(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], tok
     return sorted(by_script, key=lambda script: (-statistics.median(by_script[script]), script))
 
 
-def script_figure(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], tokenizers: Sequence[str],
-                  base: str) -> go.Figure:
+def script_spreads_html(rows: Sequence[AtlasRow], about: Mapping[str, Declaration], tokenizers: Sequence[str],
+                        base: str) -> str:
     """One row per writing system (how many declarations in brackets), the
     most taxed under the first tokenizer on top; per tokenizer a dot at the
-    median premium of the script's declarations and a bar from its lowest
-    to its highest quartile (log scale, the base's 1× dashed)."""
+    median premium of the script's declarations on a bar over its middle
+    half, lower to upper quartile (log scale, the base's 1× dashed); the
+    lowest and highest on hover. Plain HTML (`bars.spread_rows_html`): it
+    needs nothing of a chart library, and is one figure fewer for plotly.js
+    to lay out and draw beside the map."""
     order = script_order(rows, about, tokenizers[0])
     sizes = {script: sum(1 for row in rows_of(rows, tokenizers[0]).values() if about[row.code].script == script)
              for script in order}
-    labels = [f"{html.escape(script)} ({sizes[script]})" for script in order]
-    figure = go.Figure()
-    for index, name in enumerate(tokenizers):
+    colours = {name: series_colour(index) for index, name in enumerate(tokenizers)}
+    spreads: dict[str, list[Spread]] = {f"{script} ({sizes[script]})": [] for script in order}
+    for name in tokenizers:
         premiums: dict[str, list[float]] = {script: [] for script in order}
         for row in rows_of(rows, name).values():
             premiums[about[row.code].script].append(row.premium)
-        spreads = [_spread(premiums[script]) for script in order]
-        figure.add_trace(go.Scatter(
-            x=[spread[2] for spread in spreads], y=labels, name=html.escape(name), mode="markers", orientation="h",
-            marker=dict(color=series_colour(index), size=11, line=dict(width=1, color="#333")),
-            error_x=dict(type="data", symmetric=False, array=[spread[3] - spread[2] for spread in spreads],
-                         arrayminus=[spread[2] - spread[1] for spread in spreads], thickness=2, width=0,
-                         color=series_colour(index)),
-            customdata=[[spread[0], spread[1], spread[3], spread[4]] for spread in spreads],
-            hovertemplate="<b>%{y}</b>, %{meta}<br>median %{x:.2f}×<br>quartiles %{customdata[1]:.2f}× – "
-                          "%{customdata[2]:.2f}×<br>lowest %{customdata[0]:.2f}×, highest %{customdata[3]:.2f}×"
-                          "<extra></extra>",
-            meta=html.escape(name),
-        ))
-    figure.add_vline(x=1.0, line=dict(color=BASE_LINE_COLOUR, width=2, dash="dash"))
-    figure.update_layout(
-        scattermode="group", height=150 + 30 * len(order), font=dict(size=FONT_SIZE),
-        margin=dict(l=10, r=10, t=110, b=10), legend=LEGEND_ON_TOP, hoverlabel=dict(font_size=TICK_FONT_SIZE),
-        xaxis=dict(type="log", tickvals=PREMIUM_TICKS, ticktext=[f"{tick:g}×" for tick in PREMIUM_TICKS], side="top",
-                   title=dict(text=f"premium against {html.escape(about[base].name)} (log scale): median and "
-                              "quartiles of each script's declarations")),
-        yaxis=dict(categoryorder="array", categoryarray=labels, autorange="reversed", showgrid=True,
-                   tickfont=dict(size=TICK_FONT_SIZE)),
-    )
-    return figure
+        for script in order:
+            lowest, lower, median, upper, highest = _spread(premiums[script])
+            label = f"{script} ({sizes[script]})"
+            spreads[label].append(Spread(lower, median, upper, colours[name], (
+                f"{label}, {name}\nmedian {median:.2f}×\nquartiles {lower:.2f}× – {upper:.2f}×\n"
+                f"lowest {lowest:.2f}×, highest {highest:.2f}×")))
+    return spread_rows_html(f"Premium against {about[base].name} (log scale): median and quartiles of each script's "
+                            "declarations", spreads, colours, PREMIUM_TICKS, mark=1.0)
 
 
 def _spread(values: list[float]) -> tuple[float, float, float, float, float]:

@@ -9,7 +9,10 @@ a second to load and draw them. Two shapes, one style:
   side (Compare's tokens per tokenizer, Algorithms' two measures);
 - `horizontal_bars_html`: a row per name, longest list first, each row one
   bar or a group of them (Tax's premium per language and tokenizer,
-  Vocabulary's tokens per script), with a legend and a marked value.
+  Vocabulary's tokens per script), with a legend and a marked value;
+- `spread_rows_html`: a row per name, each a group of spreads (a bar over
+  the middle half of some values and a dot at their median) on a log
+  scale, with its ticks (the atlas's premiums per script and tokenizer).
 
 Sizes are in rem, so presenter mode's larger type makes them larger too.
 Every name and text is escaped: tokenizers can be named after uploaded files.
@@ -18,6 +21,7 @@ Every name and text is escaped: tokenizers can be named after uploaded files.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -50,6 +54,13 @@ BARS_CSS = """
   border-left: none; border-radius: 0 2px 2px 0; }
 .bpe-hbar-value { font-size: 0.75rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .bpe-hbar:only-child .bpe-hbar-value { font-size: 0.875rem; }
+.bpe-spreads .bpe-hbars-group { background: var(--bpe-grid); padding: 0.2rem 0; }
+.bpe-spread { position: relative; height: 0.45rem; }
+.bpe-spread-range { position: absolute; top: 0.15rem; height: 0.15rem; min-width: 2px; }
+.bpe-spread-median { position: absolute; top: -0.075rem; width: 0.6rem; height: 0.6rem; margin-left: -0.3rem;
+  box-sizing: border-box; border-radius: 50%; border: 1px solid #333; }
+.bpe-spread-axis { position: relative; height: 1.3rem; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
+.bpe-spread-axis > span { position: absolute; bottom: 0.2rem; transform: translateX(-50%); }
 .bpe-hbars-marked .bpe-hbars-group::after { content: ""; position: absolute; top: 0; bottom: 0; left: var(--bpe-mark);
   border-left: 2px dashed #444; pointer-events: none; }
 </style>
@@ -116,3 +127,53 @@ def horizontal_bars_html(title: str, rows: Mapping[str, Sequence[Bar]], legend: 
             f'<div class="bpe-bars-title">{html.escape(title)}</div>'
             + (f'<div class="bpe-bars-legend">{keys}</div>' if keys else "")
             + f'<div class="bpe-hbars-rows">{lines}</div></div>')
+
+
+class Spread(NamedTuple):
+    """Some values (a script's declarations, under one tokenizer) as the middle
+    of a box plot: a bar from the lower to the upper quartile, a dot at the median."""
+
+    lower: float
+    median: float
+    upper: float
+    colour: str
+    hover: str  # the spread's tooltip
+
+
+def spread_rows_html(title: str, rows: Mapping[str, Sequence[Spread]], legend: Mapping[str, str],
+                     ticks: Sequence[float], mark: float | None = None) -> str:
+    """`title` over a row per name (`rows`: name -> its spreads, top to
+    bottom), all on one logarithmic scale over every spread (and `mark`),
+    labelled at those of `ticks` within it ("2×") with a faint line across
+    the rows at each; `legend` (label -> colour) says what the colours mean;
+    `mark` draws a dashed line at that value (a premium's 1.0). Values must
+    be positive."""
+    values = [value for spreads in rows.values() for spread in spreads for value in (spread.lower, spread.upper)]
+    values += [mark] if mark is not None else []
+    low, high = math.log(min(values, default=1)), math.log(max(values, default=1))
+    margin = 0.05 * (high - low) or 0.5  # a spread is never drawn on the figure's edge
+
+    def at(value: float) -> float:  # percent of the row's width
+        return 100 * (math.log(value) - low + margin) / (high - low + 2 * margin)
+
+    def spread_html(spread: Spread) -> str:
+        return (f'<div class="bpe-spread" title="{html.escape(spread.hover)}">'
+                f'<i class="bpe-spread-range" style="left: {at(spread.lower):.2f}%; '
+                f'width: {at(spread.upper) - at(spread.lower):.2f}%; background: {html.escape(spread.colour)}"></i>'
+                f'<i class="bpe-spread-median" style="left: {at(spread.median):.2f}%; '
+                f'background: {html.escape(spread.colour)}"></i></div>')
+
+    shown_ticks = [tick for tick in ticks if 0 <= at(tick) <= 100]
+    labels = "".join(f'<span style="left: {at(tick):.2f}%">{tick:g}×</span>' for tick in shown_ticks)
+    grid = ", ".join(f"linear-gradient(#e4e6eb, #e4e6eb) {at(tick):.2f}% 0 / 1px 100% no-repeat" for tick in shown_ticks)
+    lines = "".join(f'<div class="bpe-hbars-name">{html.escape(name)}</div>'
+                    f'<div class="bpe-hbars-group">{"".join(spread_html(spread) for spread in spreads)}</div>'
+                    for name, spreads in rows.items())
+    keys = "".join(f'<span><i style="background: {html.escape(colour)}"></i>{html.escape(label)}</span>'
+                   for label, colour in legend.items())
+    classes = "bpe-hbars bpe-spreads" + (" bpe-hbars-marked" if mark is not None else "")
+    style = f"--bpe-grid: {grid or 'none'}" + (f"; --bpe-mark: {at(mark):.2f}%" if mark is not None else "")
+    return (f'{BARS_CSS}<div class="{classes}" style="{style}" role="figure" '
+            f'aria-label="{html.escape(title)}"><div class="bpe-bars-title">{html.escape(title)}</div>'
+            f'<div class="bpe-bars-legend">{keys}</div>'
+            f'<div class="bpe-hbars-rows"><div></div><div class="bpe-spread-axis">{labels}</div>{lines}</div></div>')

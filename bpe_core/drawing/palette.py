@@ -25,6 +25,13 @@ def colour_for(index: int, token_id: int, colour_by: str = "position") -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def colour_class(colour: str) -> str:
+    """The class that paints `colour` (one of PALETTE) as a token's or a
+    chip's background (the rules are `drawing.tokens.COLOUR_CSS`): a few
+    bytes per token, where an inline style took 26."""
+    return f"bpe-c{PALETTE.index(colour)}"
+
+
 def series_colour(index: int) -> str:
     """The colour of a chart's `index`-th series (a tokenizer): the same
     first colours as tokens have, and no repeat for fifteen series."""

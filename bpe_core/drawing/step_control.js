@@ -288,8 +288,8 @@ class TrainingView {
   }
 
   chip(id) {
-    const [label, colour] = this.data.labels[id];
-    return `<span class="bpe-chip" style="background:${colour}">${label}<small>${id}</small></span>`;
+    const [label, colour] = this.data.labels[id];  // colour: its class, bpe-c0 ... bpe-c8
+    return `<span class="bpe-chip ${colour}">${label}<small>${id}</small></span>`;
   }
 
   showMetrics(step, merge) {

@@ -34,14 +34,22 @@ import regex
 from ..analysis.labels import byte_offsets, label_text, split_stray_bytes, visible_marker
 from ..engine.tokenizer import TokenSpan
 from ..engine.utf8 import encodable
-from .palette import PALETTE, colour_for
+from .palette import PALETTE, colour_class, colour_for
 
+# A token's or a chip's colour is a class (bpe-c0 ... bpe-c8), one rule per
+# palette colour in each stylesheet, not an inline style on each of the
+# thousands of spans of a view: fewer bytes to send, and to parse and match.
+COLOUR_CSS = "".join(f".{colour_class(colour)} {{ background: {colour}; }}\n" for colour in PALETTE)
+
+# A token is positioned (the anchor of its card) only while its card shows:
+# a positioned inline box is a paint layer of its own to the browser, and a
+# view of thousands of them was thousands of layers to lay out and paint.
 TOKEN_CSS = """
 <style>
 .bpe-text { font-family: ui-monospace, "DejaVu Sans Mono", "Noto Sans Mono", monospace;
   font-size: var(--bpe-font-size, 1.05rem); line-height: 2.1; color: #111; white-space: pre-wrap; }
 .bpe-text:focus { outline: 2px solid #225588; outline-offset: 4px; }
-.bpe-tok { position: relative; white-space: pre; unicode-bidi: isolate; border-radius: 3px;
+.bpe-tok { white-space: pre; unicode-bidi: isolate; border-radius: 3px;
   padding: 1px 0; margin-right: 1px; box-decoration-break: clone; -webkit-box-decoration-break: clone;
   cursor: default; }
 .bpe-tok:focus { outline: 2px solid #111; outline-offset: 1px; }
@@ -59,12 +67,13 @@ TOKEN_CSS = """
 .bpe-parts { display: flex; gap: 1px; height: 0.45em; }
 .bpe-part { flex: var(--bytes) 1 0; min-width: 4px; padding: 0; margin: 0; border: 1px solid #333;
   border-radius: 2px; }
+.bpe-tok[data-card]:hover, .bpe-tok[data-card]:focus { position: relative; }
 .bpe-tok[data-card]:hover::after, .bpe-tok[data-card]:focus::after { content: attr(data-card);
   position: absolute; left: 0; top: calc(100% + 4px); z-index: 1000; white-space: pre; direction: ltr;
   font: 0.8rem/1.45 system-ui, sans-serif; font-weight: 400; color: #111; background: #fff;
   border: 1px solid #333; border-radius: 4px; padding: 4px 8px; box-shadow: 0 2px 6px rgba(0, 0, 0, 0.25);
   pointer-events: none; }
-</style>
+""" + COLOUR_CSS + """</style>
 """
 
 # In a token view, the arrow keys walk from token to token (each shows its
@@ -101,7 +110,7 @@ def _visible_char(char: str) -> str:
     """One character of a token label, escaped, with whitespace made visible."""
     marker = visible_marker(char)
     if marker is None:
-        return html.escape(char)
+        return html.escape(char, quote=False)  # text, not an attribute: quotes need no escape
     return f'<span class="bpe-ws">{marker}</span>' + ("\n" if char == "\n" else "")
 
 
@@ -113,6 +122,13 @@ def label_html(token_bytes: bytes) -> str:
         f'<span class="bpe-bytes">&lt;{run}&gt;</span>' if stray else "".join(map(_visible_char, run))
         for run, stray in split_stray_bytes(token_bytes)
     )
+
+
+def _attribute(text: str) -> str:
+    """`text` escaped for an attribute value in double quotes: & < > and "
+    (an apostrophe is harmless there, and as &#x27; it took six bytes of
+    many a card, which quotes the tokens a token was merged from)."""
+    return html.escape(text, quote=False).replace('"', "&quot;")
 
 
 def _hex(data: bytes, limit: int = 24) -> str:
@@ -244,13 +260,16 @@ def token_html(
     pieces: bool = False,
     highlight_ids: Collection[int] = (),
     max_tokens: int | None = None,
+    styled: bool = True,
 ) -> str:
     """`text` as a row of coloured tokens (spans from `encode_with_offsets`).
 
     `cards` says where each id comes from (see `analysis.token_cards`), for
     its card; `highlight_ids` are outlined (e.g. the token the current merge
     made); with `max_tokens`, the view stops there and says how many are
-    left. With `pieces`, the spans are pre-token pieces and have no ids."""
+    left. With `pieces`, the spans are pre-token pieces and have no ids.
+    Without `styled`, the view comes without its stylesheet (TOKEN_CSS):
+    for a page that carries it once for all its views."""
     data = encodable(text).encode("utf-8")
     shown = spans if max_tokens is None or len(spans) <= max_tokens else spans[:max_tokens]
     view = _View(data, cards or {}, frozenset(special_ids), frozenset(highlight_ids), show_ids, colour_by, pieces)
@@ -263,7 +282,7 @@ def token_html(
     elif not shown and data:
         body += view.dropped(0, len(data))
     style = f' style="--bpe-font-size:{html.escape(font_size)}"' if font_size else ""
-    return f'{TOKEN_CSS}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
+    return f'{TOKEN_CSS if styled else ""}<div class="bpe-text" tabindex="0"{style}>{body}</div>'
 
 
 def token_markup(data: bytes, spans: Sequence[TokenSpan], *, special_ids: Collection[int] = ()) -> list[str]:
@@ -370,10 +389,11 @@ class _View:
             number = f"token {token.index + 1} · " if self.numbered else ""
             about = self.cards.get(span.id) if self.cards is not None else None
             card = card_text(f"{number}id {span.id}", token_bytes, about, part_of)
-        card_attribute = f' data-card="{html.escape(card)}"' if card else ""
+        card_attribute = f' data-card="{_attribute(card)}"' if card else ""
+        style_attribute = f' style="{style}"' if style else ""
         return (
-            f'<span class="{classes}" tabindex="-1" data-id="{span.id}" '
-            f'style="background:{self.colour(token)}{style}"{card_attribute}>{label}</span>'
+            f'<span class="{classes} {colour_class(self.colour(token))}" tabindex="-1" data-id="{span.id}"'
+            f"{style_attribute}{card_attribute}>{label}</span>"
         )
 
     def cluster(self, unit: _Unit, text: str) -> str:
@@ -388,7 +408,7 @@ class _View:
             done += length
         part_of = _character_names(text)
         segments = "".join(
-            self.token(token, "", extra_class=" bpe-part", style=f";--bytes:{token.span.end - token.span.start}",
+            self.token(token, "", extra_class=" bpe-part", style=f"--bytes:{token.span.end - token.span.start}",
                        part_of=part_of)
             for token in unit.tokens
         )
@@ -463,15 +483,16 @@ CHIP_CSS = """
 .bpe-merge { font-size: var(--bpe-font-size, 1.6rem); line-height: 2.2; }
 .bpe-merge .bpe-op { margin: 0 0.4em; color: #444; }
 .bpe-vocab { line-height: 1.9; }
-</style>
+""" + COLOUR_CSS + """</style>
 """
 
 
 def chip_html(token_bytes: bytes, token_id: int, colour: str) -> str:
-    """One token as a labelled chip: its text (or bytes) and its id."""
-    card = html.escape(card_text(f"id {token_id}", token_bytes, None))
+    """One token as a labelled chip: its text (or bytes) and its id, on
+    `colour` (one of PALETTE)."""
+    card = _attribute(card_text(f"id {token_id}", token_bytes, None))
     return (
-        f'<span class="bpe-chip" style="background:{colour}" title="{card}">'
+        f'<span class="bpe-chip {colour_class(colour)}" title="{card}">'
         f"{label_html(token_bytes)}<small>{token_id}</small></span>"
     )
 

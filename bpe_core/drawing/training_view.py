@@ -23,7 +23,7 @@ from ..engine.replay_tokenizer import RemovalStep, ReplayTokenizer
 from ..engine.superwords import SuperwordTokenizer
 from ..engine.tokenizer import Tokenizer
 from ..engine.utf8 import encodable
-from .palette import colour_for
+from .palette import colour_class, colour_for
 from .tokens import card_text, dropped_markup, flow, label_html, token_markup
 
 CURVE_POINTS = 300  # the curve of the corpus's length is drawn through at most this many points
@@ -150,7 +150,7 @@ def training_view_data(
         "merges": merges,
         "pairs": [[[left, right, count] for (left, right), count in ranking] for ranking in leading_pairs],
         "labels": {
-            token_id: [label_html(tokenizer.token_bytes(token_id)), colour_for(0, token_id, "id")]
+            token_id: [label_html(tokenizer.token_bytes(token_id)), colour_class(colour_for(0, token_id, "id"))]
             for token_id in sorted(labelled)
             if token_id < n_vocab or token_id in getattr(tokenizer, "removed_tokens", {})
         },
@@ -180,7 +180,7 @@ def _made_at(tokenizer: Tokenizer, trace: Sequence, step: int) -> int | None:
 
 def _chip(tokenizer: Tokenizer, token_id: int) -> str:
     """A token as the step control's script draws one (`chip` in step_control.js)."""
-    return (f'<span class="bpe-chip" style="background:{colour_for(0, token_id, "id")}">'
+    return (f'<span class="bpe-chip {colour_class(colour_for(0, token_id, "id"))}">'
             f"{label_html(tokenizer.token_bytes(token_id))}<small>{token_id}</small></span>")
 
 

@@ -29,7 +29,7 @@ from pages.common.presenter import PAGE_KEYS_HTML, presenter_navigation, present
 from pages.common.tokenizers import restore_trained_from_link, session_trained
 from pages.common.url_state import copy_link_button, link_value
 from pages.common.warming import page_drawn
-from pages.common.widgets import TOKEN_KEYS_HTML
+from pages.common.widgets import TOKEN_VIEWS_HTML
 
 _frame = threading.local()  # each session's script runs in a thread of its own
 _modules_frozen = 0  # how many modules were loaded when the collector last froze what they hold
@@ -92,9 +92,10 @@ def page_header(title: str, intro: str, *, carries_trained: bool = True) -> None
         if presenting():
             presenter_navigation(_frame.page)
         presenter_switch()
-        # the page's keys, and plotly.js loading as the page opens (or cached for later pages), in the
-        # copy-link button's element: on their own they would add an element (and a gap) of their own
-        copy_link_button(scripts=TOKEN_KEYS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page))
+        # the token views' stylesheet, the page's keys, and plotly.js loading as the page opens (or cached
+        # for later pages), in the copy-link button's element: on their own they would add an element
+        # (and a gap) of their own
+        copy_link_button(scripts=TOKEN_VIEWS_HTML + PAGE_KEYS_HTML + bundle_html(_frame.page))
     if not presenting():  # a projector shows no intro
         st.caption(intro)
     if carries_trained:

@@ -18,7 +18,7 @@ from bpe_core import PRESETS, PatternError, Tokenizer, TokenizerFileError
 from bpe_core.analysis.token_cards import token_origins
 from bpe_core.corpora.corpus_files import BOM
 from bpe_core.drawing.markdown import markdown_literal
-from bpe_core.drawing.tokens import TOKEN_KEYS_JS, counts_html, token_html
+from bpe_core.drawing.tokens import TOKEN_CSS, TOKEN_KEYS_JS, counts_html, token_html
 from bpe_core.engine.specials import found_in
 from bpe_core.jobs.budgeted_encoding import encode_within_budget
 from bpe_core.jobs.budgeted_reading import folder_from_upload, tokenizer_from_upload
@@ -248,9 +248,11 @@ def _read_upload(uploaded) -> str | Refused:
 
 # ------------------------------------------------------------- token view
 
-# In a token view, the arrow keys walk from token to token (the script is the
-# core's: a saved page has the same keys).
-TOKEN_KEYS_HTML = f"<script>{TOKEN_KEYS_JS}</script>"
+# What every page carries once for all its token views (each drawn without
+# them): their stylesheet, one copy where each view had its own, and the
+# keys that walk from token to token (the core's script: a saved page has
+# the same keys).
+TOKEN_VIEWS_HTML = f"{TOKEN_CSS}<script>{TOKEN_KEYS_JS}</script>"
 
 
 def special_token_notice(text: str, tokenizers, allow_special: bool) -> None:
@@ -308,6 +310,7 @@ def show_tokens(text: str, spans, tokenizer: Tokenizer, *, show_ids=False, colou
             show_ids=show_ids,
             colour_by=colour_by,
             highlight_ids=highlight_ids,
+            styled=False,
         )
     )
 

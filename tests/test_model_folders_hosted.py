@@ -3,7 +3,6 @@ in a host process (see `bpe_core.sandbox.hosts`), every encoding within a
 deadline of that process's own processor time, while the server's other
 threads (every other visitor's page) keep running."""
 
-import errno
 import json
 import multiprocessing
 import multiprocessing.process
@@ -21,6 +20,7 @@ from bpe_core.sandbox import hosts, untrusted_tokenizer
 from bpe_core.vocabularies import model_folders
 from bpe_core.vocabularies.model_folders import HuggingFaceTokenizer, tokenizer_from_folder
 from tests.test_model_folders import small_folder
+from tests.test_untrusted_regex import NoProcesses
 
 SLOW_SPLIT = r"\s*x|\S"  # at each space, `\s*` runs to the end of the run looking for an "x": quadratic in the run
 
@@ -279,19 +279,6 @@ def test_a_refused_file_is_refused_at_once_when_brought_again_and_kept_by_its_fi
     assert str(again.value) == str(first.value) and started == []
     document = files["tokenizer.json"].decode()
     assert all(len(key) == 64 and document not in (key, why) for key, why in untrusted_tokenizer._REFUSALS.items())
-
-
-class NoProcesses:
-    """A machine where no process can be started (too many open files)."""
-
-    Pipe = staticmethod(multiprocessing.Pipe)
-
-    class Process:
-        def __init__(self, *args, **kwargs):
-            pass
-
-        def start(self):
-            raise OSError(errno.EMFILE, "Too many open files")
 
 
 def test_a_file_that_found_no_process_is_tried_again_not_refused_for_good(tmp_path, monkeypatch):

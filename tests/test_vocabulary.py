@@ -22,7 +22,6 @@ from bpe_core.analysis.vocabulary import (
     script_counts,
     script_of,
     token_detail,
-    vocabulary_rows,
 )
 from bpe_core.analysis.vocabulary_search import filter_tokens, regex_matches, search, sort_tokens, vocabulary_table
 from bpe_core.drawing.palette import PALETTE
